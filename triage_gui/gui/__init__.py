@@ -1,0 +1,1 @@
+"""The thin Qt layer: window, widgets, table models and the worker threads that drive the engine."""

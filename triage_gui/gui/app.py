@@ -1,0 +1,58 @@
+"""Start the window: a QApplication with asyncio running on the Qt event loop (qasync)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication
+
+from ..engine.prompt import resources_dir
+
+APP_ID = "ticket-triage"
+
+
+def app_icon() -> QIcon:
+    icons = resources_dir() / "icons"
+    icon = QIcon()
+    for size in (16, 32, 48, 64, 128, 256):
+        png = icons / f"{APP_ID}-{size}.png"
+        if png.is_file():
+            icon.addFile(str(png))
+    svg = icons / f"{APP_ID}.svg"
+    if svg.is_file():
+        icon.addFile(str(svg))
+    return icon
+
+
+def make_application(argv: list[str] | None = None) -> QApplication:
+    app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv)
+    app.setApplicationName("Ticket Triage")
+    app.setOrganizationName("Ticket Triage")
+    app.setDesktopFileName(APP_ID)
+    app.setWindowIcon(app_icon())
+    return app
+
+
+def run_app(model: str | None = None, device: str = "auto") -> int:
+    import qasync
+
+    from .main_window import MainWindow
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    app = make_application()
+
+    async def main() -> None:
+        closed = asyncio.Event()
+        app.aboutToQuit.connect(closed.set)
+        window = MainWindow(model, device)
+        window.show()
+        await closed.wait()
+
+    try:
+        qasync.run(main())
+    except asyncio.CancelledError:
+        pass
+    return 0

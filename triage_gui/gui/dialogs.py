@@ -1,0 +1,117 @@
+"""Model picker and About dialog."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QGridLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QRadioButton,
+    QWidget,
+)
+
+from ..engine.model_loader import BUNDLED, RECOMMENDED_ONLINE
+
+
+class ModelDialog(QDialog):
+    """Pick the bundled model, a Hub id, a local folder or a .gguf file."""
+
+    def __init__(self, current: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Choose model")
+        self.bundled = QRadioButton("Bundled SmolLM2-135M-Instruct (offline)")
+        self.hub = QRadioButton("Hugging Face Hub id (needs network the first time)")
+        self.folder = QRadioButton("Local model folder")
+        self.gguf = QRadioButton("Local .gguf file (converted once, then cached)")
+        self.group = QButtonGroup(self)
+        self.hub_id = QLineEdit(RECOMMENDED_ONLINE)
+        self.hub_id.setAccessibleName("Hub model id")
+        self.folder_path = QLineEdit()
+        self.folder_path.setAccessibleName("Model folder")
+        self.gguf_path = QLineEdit()
+        self.gguf_path.setAccessibleName("GGUF file")
+        browse_folder = QPushButton("Browse…")
+        browse_folder.clicked.connect(self._browse_folder)
+        browse_gguf = QPushButton("Browse…")
+        browse_gguf.clicked.connect(self._browse_gguf)
+        grid = QGridLayout(self)
+        for row, (radio, edit, button) in enumerate(
+            [
+                (self.bundled, None, None),
+                (self.hub, self.hub_id, None),
+                (self.folder, self.folder_path, browse_folder),
+                (self.gguf, self.gguf_path, browse_gguf),
+            ]
+        ):
+            self.group.addButton(radio)
+            grid.addWidget(radio, row, 0)
+            if edit is not None:
+                grid.addWidget(edit, row, 1)
+            if button is not None:
+                grid.addWidget(button, row, 2)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        grid.addWidget(QLabel(f"Recommended online model: {RECOMMENDED_ONLINE}"), 4, 0, 1, 3)
+        grid.addWidget(buttons, 5, 0, 1, 3)
+        self._select(current)
+
+    def _select(self, spec: str) -> None:
+        if not spec or spec == BUNDLED:
+            self.bundled.setChecked(True)
+        elif spec.lower().endswith(".gguf"):
+            self.gguf.setChecked(True)
+            self.gguf_path.setText(spec)
+        elif spec.count("/") == 1 and not spec.startswith(("/", ".", "~")):
+            self.hub.setChecked(True)
+            self.hub_id.setText(spec)
+        else:
+            self.folder.setChecked(True)
+            self.folder_path.setText(spec)
+
+    def spec(self) -> str:
+        if self.hub.isChecked():
+            return self.hub_id.text().strip()
+        if self.folder.isChecked():
+            return self.folder_path.text().strip()
+        if self.gguf.isChecked():
+            return self.gguf_path.text().strip()
+        return BUNDLED
+
+    def _browse_folder(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Model folder")
+        if path:
+            self.folder_path.setText(path)
+            self.folder.setChecked(True)
+
+    def _browse_gguf(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "GGUF model file", "", "GGUF models (*.gguf)")
+        if path:
+            self.gguf_path.setText(path)
+            self.gguf.setChecked(True)
+
+
+def show_about(parent: QWidget, model_name: str, licence: str) -> None:
+    from ..cli import version_text
+
+    versions = version_text().replace("\n", "<br>")
+    QMessageBox.about(
+        parent,
+        "About Ticket Triage",
+        f"<h3>Ticket Triage</h3><p>Labels support tickets live with a small local language model, "
+        f"re-using the prompt's key/value cache for every ticket.</p><p>{versions}<br>Qt {_qt_version()}</p>"
+        f"<p>Model: {model_name}<br>Model licence: {licence}</p>"
+        "<p>Sample data: BANKING77 (CC-BY-4.0, Casanueva et al. 2020).</p>",
+    )
+
+
+def _qt_version() -> str:
+    from PySide6.QtCore import qVersion
+
+    return qVersion()

@@ -1,0 +1,293 @@
+"""The prompt editor: instruction, a labels table and few-shot examples, with undo/redo and inline errors."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QIcon, QUndoCommand, QUndoStack
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QStyle,
+    QStyledItemDelegate,
+    QTableWidget,
+    QTableWidgetItem,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..engine.prompt import Example, Label, Problem, PromptProfile
+
+ERROR_BRUSH = QBrush(QColor(230, 60, 60, 90))
+
+
+class _Snapshot(QUndoCommand):
+    """One edit, stored as whole-profile snapshots: simple and exact for a small form."""
+
+    def __init__(self, editor: PromptEditor, before: dict, after: dict) -> None:
+        super().__init__("edit prompt")
+        self.editor, self.before, self.after = editor, before, after
+        self._first = True
+
+    def redo(self) -> None:
+        if self._first:  # the widgets already show the new state
+            self._first = False
+            return
+        self.editor._restore(self.after)
+
+    def undo(self) -> None:
+        self.editor._restore(self.before)
+
+
+class _LabelChoice(QStyledItemDelegate):
+    """Examples pick their label from the labels table."""
+
+    def __init__(self, editor: PromptEditor) -> None:
+        super().__init__(editor)
+        self.editor = editor
+
+    def createEditor(self, parent, option, index):
+        box = QComboBox(parent)
+        box.addItems([n for n in self.editor.label_names() if n.strip()])
+        return box
+
+    def setEditorData(self, editor: QComboBox, index) -> None:
+        editor.setCurrentText(index.data() or "")
+
+    def setModelData(self, editor: QComboBox, model, index) -> None:
+        model.setData(index, editor.currentText())
+
+
+class PromptEditor(QWidget):
+    changed = Signal()  # any edit, after the undo snapshot was taken
+    save_requested = Signal()
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.undo_stack = QUndoStack(self)
+        self._state = PromptProfile("", []).to_dict()
+        self._restoring = False
+        self._snapshot_timer = QTimer(self, singleShot=True, interval=300)
+        self._snapshot_timer.timeout.connect(self._take_snapshot)
+
+        self.name = ""
+        self.instruction = QPlainTextEdit()
+        self.instruction.setAccessibleName("Instruction")
+        self.instruction.setPlaceholderText("What the model should do with each ticket…")
+        self.instruction.setTabChangesFocus(True)
+
+        self.labels = self._table(["Label", "Description"], "Labels")
+        self.examples = self._table(["Example ticket", "Label"], "Few-shot examples")
+        self.examples.setItemDelegateForColumn(1, _LabelChoice(self))
+
+        self.errors = QLabel()
+        self.errors.setWordWrap(True)
+        self.errors.setStyleSheet("color: #d23c3c; font-weight: bold;")
+        self.errors.setAccessibleName("Prompt problems")
+        self.errors.hide()
+
+        self.save_button = QPushButton("Save and re-label")
+        self.save_button.setToolTip("Validate the prompt, rebuild the prefix cache and re-label all tickets (Ctrl+S)")
+        self.save_button.clicked.connect(self.save_requested)
+        self.state_label = QLabel()
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("<b>Instruction</b>"))
+        layout.addWidget(self.instruction, 2)
+        layout.addLayout(self._header("<b>Labels</b>", self.labels, reorder=True))
+        layout.addWidget(self.labels, 3)
+        layout.addLayout(self._header("<b>Few-shot examples</b>", self.examples, reorder=True))
+        layout.addWidget(self.examples, 3)
+        layout.addWidget(self.errors)
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.state_label, 1)
+        bottom.addWidget(self.save_button)
+        layout.addLayout(bottom)
+
+        self.instruction.textChanged.connect(self._edited)
+        self.labels.itemChanged.connect(self._edited)
+        self.examples.itemChanged.connect(self._edited)
+
+    # ---------------------------------------------------------------- building
+
+    def _table(self, headers: list[str], name: str) -> QTableWidget:
+        table = QTableWidget(0, len(headers))
+        table.setHorizontalHeaderLabels(headers)
+        table.setAccessibleName(name)
+        table.verticalHeader().setVisible(False)
+        table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        table.horizontalHeader().setStretchLastSection(True)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.setEditTriggers(
+            QAbstractItemView.EditTrigger.DoubleClicked
+            | QAbstractItemView.EditTrigger.EditKeyPressed
+            | QAbstractItemView.EditTrigger.AnyKeyPressed
+        )
+        table.setTabKeyNavigation(False)
+        table.setWordWrap(True)
+        return table
+
+    def _header(self, title: str, table: QTableWidget, reorder: bool) -> QHBoxLayout:
+        row = QHBoxLayout()
+        row.addWidget(QLabel(title), 1)
+        style = self.style()
+        buttons = [
+            ("Add", QStyle.StandardPixmap.SP_FileDialogNewFolder, lambda: self._add_row(table)),
+            ("Remove", QStyle.StandardPixmap.SP_TrashIcon, lambda: self._remove_row(table)),
+        ]
+        if reorder:
+            buttons += [
+                ("Move up", QStyle.StandardPixmap.SP_ArrowUp, lambda: self._move_row(table, -1)),
+                ("Move down", QStyle.StandardPixmap.SP_ArrowDown, lambda: self._move_row(table, 1)),
+            ]
+        what = "label" if table is self.labels else "example"
+        for text, icon, slot in buttons:
+            button = QToolButton()
+            button.setIcon(QIcon(style.standardIcon(icon)))
+            button.setToolTip(f"{text} {what}")
+            button.setAccessibleName(f"{text} {what}")
+            button.clicked.connect(slot)
+            row.addWidget(button)
+        return row
+
+    # ------------------------------------------------------------------- state
+
+    def label_names(self) -> list[str]:
+        return [self._cell(self.labels, r, 0) for r in range(self.labels.rowCount())]
+
+    @staticmethod
+    def _cell(table: QTableWidget, row: int, column: int) -> str:
+        item = table.item(row, column)
+        return item.text() if item is not None else ""
+
+    def profile(self) -> PromptProfile:
+        return PromptProfile(
+            name=self.name or "Untitled prompt",
+            instruction=self.instruction.toPlainText(),
+            labels=[
+                Label(self._cell(self.labels, r, 0), self._cell(self.labels, r, 1))
+                for r in range(self.labels.rowCount())
+            ],
+            examples=[
+                Example(self._cell(self.examples, r, 0), self._cell(self.examples, r, 1))
+                for r in range(self.examples.rowCount())
+            ],
+        )
+
+    def set_profile(self, profile: PromptProfile, clear_undo: bool = True) -> None:
+        self._restore(profile.to_dict())
+        if clear_undo:
+            self.undo_stack.clear()
+
+    def _restore(self, data: dict) -> None:
+        self._restoring = True
+        profile = PromptProfile.from_dict(data)
+        self.name = profile.name
+        with QSignalBlocker(self.instruction), QSignalBlocker(self.labels), QSignalBlocker(self.examples):
+            if self.instruction.toPlainText() != profile.instruction:
+                self.instruction.setPlainText(profile.instruction)
+            self._fill(self.labels, [(x.name, x.description) for x in profile.labels])
+            self._fill(self.examples, [(x.text, x.label) for x in profile.examples])
+        self._state = profile.to_dict()
+        self._restoring = False
+        self.clear_problems()
+        self.changed.emit()
+
+    @staticmethod
+    def _fill(table: QTableWidget, rows: list[tuple[str, str]]) -> None:
+        table.setRowCount(len(rows))
+        for r, values in enumerate(rows):
+            for c, value in enumerate(values):
+                table.setItem(r, c, QTableWidgetItem(value))
+
+    def _edited(self) -> None:
+        if self._restoring:
+            return
+        self._snapshot_timer.start()
+        self.changed.emit()
+
+    def _take_snapshot(self) -> None:
+        after = self.profile().to_dict()
+        if after != self._state:
+            self.undo_stack.push(_Snapshot(self, self._state, after))
+            self._state = after
+
+    def flush_snapshot(self) -> None:
+        """Record a pending edit in the undo history now (before a save, say)."""
+        if self._snapshot_timer.isActive():
+            self._snapshot_timer.stop()
+            self._take_snapshot()
+
+    # --------------------------------------------------------------- row edits
+
+    def _add_row(self, table: QTableWidget) -> None:
+        row = table.rowCount()
+        with QSignalBlocker(table):
+            table.insertRow(row)
+            default = "" if table is self.labels else next(iter(self.label_names()), "")
+            table.setItem(row, 0, QTableWidgetItem(""))
+            table.setItem(row, 1, QTableWidgetItem(default if table is self.examples else ""))
+        table.setCurrentCell(row, 0)
+        table.editItem(table.item(row, 0))
+        self._edited()
+
+    def _remove_row(self, table: QTableWidget) -> None:
+        rows = sorted({i.row() for i in table.selectedIndexes()} or {table.currentRow()}, reverse=True)
+        with QSignalBlocker(table):
+            for row in rows:
+                if row >= 0:
+                    table.removeRow(row)
+        self._edited()
+
+    def _move_row(self, table: QTableWidget, delta: int) -> None:
+        row = table.currentRow()
+        target = row + delta
+        if row < 0 or not 0 <= target < table.rowCount():
+            return
+        with QSignalBlocker(table):
+            for c in range(table.columnCount()):
+                a, b = table.takeItem(row, c), table.takeItem(target, c)
+                table.setItem(row, c, b)
+                table.setItem(target, c, a)
+        table.setCurrentCell(target, table.currentColumn())
+        self._edited()
+
+    # -------------------------------------------------------------- validation
+
+    def clear_problems(self) -> None:
+        self.errors.hide()
+        self.errors.clear()
+        self.instruction.setStyleSheet("")
+        for table in (self.labels, self.examples):
+            for r in range(table.rowCount()):
+                for c in range(table.columnCount()):
+                    item = table.item(r, c)
+                    if item is not None:
+                        item.setData(Qt.ItemDataRole.BackgroundRole, None)
+
+    def show_problems(self, problems: list[Problem]) -> None:
+        """Point at each offending field; nothing the user typed is changed."""
+        self.clear_problems()
+        with QSignalBlocker(self.labels), QSignalBlocker(self.examples):
+            for problem in problems:
+                self._mark(problem.field)
+        self.errors.setText("Not saved:\n" + "\n".join(f"• {p.message}" for p in problems))
+        self.errors.show()
+
+    def _mark(self, field: str) -> None:
+        if field == "instruction":
+            self.instruction.setStyleSheet("QPlainTextEdit { border: 2px solid #d23c3c; }")
+            return
+        for prefix, table in (("labels", self.labels), ("examples", self.examples)):
+            if not field.startswith(prefix + "["):
+                continue
+            row = int(field[len(prefix) + 1 : field.index("]")])
+            column = 1 if field.endswith((".label", ".description")) else 0
+            item = table.item(row, column)
+            if item is not None:
+                item.setBackground(ERROR_BRUSH)
