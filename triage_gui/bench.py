@@ -106,7 +106,10 @@ def run_bench(args: argparse.Namespace) -> int:
     ticket_tokens = statistics.median(scorer.encode(t).ticket_tokens for t in texts)
     fallbacks = sum(scorer.encode(t).split_fallback for t in texts)
     print(f"machine: {cpu_name()}, {os.cpu_count()} logical CPUs, torch threads {torch.get_num_threads()}")
-    print(f"software: Python {platform.python_version()}, torch {torch.__version__}, transformers {transformers.__version__}")
+    print(
+        f"software: Python {platform.python_version()}, torch {torch.__version__}, "
+        f"transformers {transformers.__version__}"
+    )
     print(
         f"model: {loaded.name} on {loaded.device}, float32; prompt: {len(scorer.labels)} labels, "
         f"prefix {scorer.prefix_length} tokens, median ticket {ticket_tokens:g} tokens, "
@@ -114,7 +117,7 @@ def run_bench(args: argparse.Namespace) -> int:
         + (f"; {fallbacks} split fallbacks" if fallbacks else "")
     )
     print()
-    print(f"| path | ms/ticket | tickets/s | speed-up vs naive | same label as naive |")
+    print("| path | ms/ticket | tickets/s | speed-up vs naive | same label as naive |")
     print("|---|---:|---:|---:|---|")
     rows = [
         ("naive full re-encode", naive_ms, "-"),

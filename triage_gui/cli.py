@@ -156,7 +156,9 @@ def classify(args: argparse.Namespace) -> int:
     if truncated:
         notes.append(f"{truncated} tickets truncated to fit the model's context")
     if args.baseline:
-        notes.append(f"baseline agreement {stats.agree}/{stats.total}, max log-prob difference {stats.max_logprob_diff:.2e}")
+        notes.append(
+            f"baseline agreement {stats.agree}/{stats.total}, max log-prob difference {stats.max_logprob_diff:.2e}"
+        )
     for note in notes:
         print(note, file=sys.stderr)
     return 0

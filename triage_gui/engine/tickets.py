@@ -285,7 +285,7 @@ def _has_header(rows: list[list[str]]) -> bool:
         return False
     if len(rows) < 2:
         return len(first) > 1
-    body = rows[1 : 50]
+    body = rows[1:50]
     first_len = sum(len(c) for c in first) / len(first)
     body_len = sum(len(c) for r in body for c in r) / max(1, sum(len(r) for r in body))
     return len(first) > 1 or first_len * 1.5 < body_len

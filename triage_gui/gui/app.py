@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sys
 
@@ -51,8 +52,6 @@ def run_app(model: str | None = None, device: str = "auto") -> int:
         window.show()
         await closed.wait()
 
-    try:
+    with contextlib.suppress(asyncio.CancelledError):
         qasync.run(main())
-    except asyncio.CancelledError:
-        pass
     return 0

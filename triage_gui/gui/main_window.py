@@ -351,9 +351,7 @@ class MainWindow(QMainWindow):
     def _model_progress(self, fraction: float, message: str) -> None:
         if "Dequantizing" in message or "Reading" in message or "Saving" in message:
             if self.progress_dialog is None:
-                self.progress_dialog = QProgressDialog(
-                    "Preparing the model (first start only)…", "", 0, 100, self
-                )
+                self.progress_dialog = QProgressDialog("Preparing the model (first start only)…", "", 0, 100, self)
                 self.progress_dialog.setWindowTitle("Preparing the model")
                 self.progress_dialog.setCancelButton(None)
                 self.progress_dialog.setMinimumDuration(0)
@@ -743,9 +741,9 @@ class MainWindow(QMainWindow):
             " ".join(notes),
         )
         self.summary.chart.set_series(cached[-2000:], base[-2000:])
-        if self.proxy.label or self.proxy.max_confidence is not None or self.proxy.only_disagreements:
-            if self.outstanding:
-                self.proxy.invalidate()
+        filtering = self.proxy.label or self.proxy.max_confidence is not None or self.proxy.only_disagreements
+        if filtering and self.outstanding:
+            self.proxy.invalidate()
 
     def _gold_report(self):
         column = self.model.gold_column
@@ -785,9 +783,7 @@ class MainWindow(QMainWindow):
         """Write exactly what the table holds, in table order, with the prompt hash; atomically."""
         rows = [([r.values.get(c, "") for c in self.columns], r.cached, r.baseline) for r in self.model.rows]
         try:
-            write_results(
-                path, self.columns, rows, self.saved_profile.content_hash(), self.baseline_toggle.isChecked()
-            )
+            write_results(path, self.columns, rows, self.saved_profile.content_hash(), self.baseline_toggle.isChecked())
         except OSError as exc:
             self.show_error("Export failed", f"Cannot write {path}: {exc}. Nothing was overwritten.")
             return False
@@ -821,4 +817,3 @@ class MainWindow(QMainWindow):
         with contextlib.suppress(RuntimeError):
             self.loader.stop()
             self.engine.stop()
-

