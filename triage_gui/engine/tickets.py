@@ -167,6 +167,11 @@ def detect_encoding(raw: bytes, name: str = "file") -> tuple[str, str | None]:
     if b"\x00" in raw:
         return "utf-8", None  # binary; refused by the caller
     try:
+        raw.decode("cp1252")  # Western Excel's default; every byte but five is defined
+        return "cp1252", "not UTF-8: read as cp1252"
+    except UnicodeDecodeError:
+        pass
+    try:
         from charset_normalizer import from_bytes
 
         best = from_bytes(raw, cp_isolation=["cp1252", "latin_1", "cp1250", "iso8859_15", "mac_roman"]).best()
@@ -242,7 +247,8 @@ def _open_csv(path: Path, encoding: str, sample: str, notes: list[str], suffix: 
     if not rows:
         raise TicketFileError(f"{path.name} has no rows.")
     has_header = _has_header(rows)
-    width = max(len(r) for r in rows[:200])
+    widths = [len(r) for r in rows[1 if has_header else 0 : 200]] or [len(rows[0])]
+    width = max(len(rows[0]) if has_header else 1, max(set(widths), key=widths.count))
     if has_header:
         header = [h.strip() or f"column {i + 1}" for i, h in enumerate(rows[0])]
         header += [f"column {i + 1}" for i in range(len(header), width)]
@@ -259,21 +265,24 @@ def _open_csv(path: Path, encoding: str, sample: str, notes: list[str], suffix: 
 
 
 def _sniff_delimiter(sample: str, suffix: str) -> str:
+    """The delimiter that splits the sample into the most consistent number (>1) of columns."""
     if suffix in (".tsv", ".tab"):
         return "\t"
-    try:
-        return csv.Sniffer().sniff(sample[:65536], delimiters=",;\t|").delimiter
-    except csv.Error:
-        pass
-    # Count delimiters outside quotes on the first lines; the most consistent one wins.
-    lines = [line for line in sample.splitlines()[:20] if line.strip()]
-    best, best_score = ",", 0
+    text = sample[: sample.rfind("\n") + 1] if "\n" in sample[:-1] else sample
+    best, best_score = ",", (0.0, 0)
     for candidate in ",;\t|":
-        counts = [len(next(csv.reader([line], delimiter=candidate), [])) - 1 for line in lines]
-        if counts and min(counts) > 0:
-            score = min(counts) * 10 + (len(set(counts)) == 1)
-            if score > best_score:
-                best, best_score = candidate, score
+        try:
+            widths = [len(r) for r in csv.reader(io.StringIO(text[:65536]), delimiter=candidate) if r][:200]
+        except csv.Error:
+            continue
+        if not widths:
+            continue
+        modal = max(set(widths), key=widths.count)
+        if modal < 2:
+            continue
+        score = (widths.count(modal) / len(widths), modal)
+        if score > best_score:
+            best, best_score = candidate, score
     return best
 
 

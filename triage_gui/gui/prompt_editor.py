@@ -84,6 +84,12 @@ class PromptEditor(QWidget):
         self.labels = self._table(["Label", "Description"], "Labels")
         self.examples = self._table(["Example ticket", "Label"], "Few-shot examples")
         self.examples.setItemDelegateForColumn(1, _LabelChoice(self))
+        self.labels.horizontalHeader().resizeSection(0, 120)
+        header = self.examples.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(False)
+        header.resizeSection(1, 110)
 
         self.errors = QLabel()
         self.errors.setWordWrap(True)

@@ -82,11 +82,14 @@ class LatencyChart(QWidget):
         painter.setPen(text_color)
         legend_y = plot.bottom() + 6
         painter.drawText(QRectF(plot.left(), legend_y, plot.width(), 18), Qt.AlignmentFlag.AlignLeft, "ms per ticket")
-        x = plot.right() - 210
-        for name, color in (("cached prefix", CACHED_COLOR), ("baseline (full re-encode)", BASELINE_COLOR)):
+        metrics = painter.fontMetrics()
+        entries = [("cached prefix", CACHED_COLOR), ("baseline (full re-encode)", BASELINE_COLOR)]
+        x = plot.right() - sum(metrics.horizontalAdvance(name) + 34 for name, _ in entries)
+        for name, color in entries:
             painter.fillRect(QRectF(x, legend_y + 5, 12, 8), color)
-            painter.drawText(QRectF(x + 16, legend_y, 200, 18), Qt.AlignmentFlag.AlignLeft, name)
-            x += 90
+            width = metrics.horizontalAdvance(name) + 4
+            painter.drawText(QRectF(x + 16, legend_y, width, 18), Qt.AlignmentFlag.AlignLeft, name)
+            x += width + 30
 
 
 class SummaryPanel(QTabWidget):

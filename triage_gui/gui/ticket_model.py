@@ -236,9 +236,10 @@ class TicketFilterProxy(QSortFilterProxyModel):
     def set_filters(
         self, label: str | None, max_confidence: float | None, only_disagreements: bool, text: str = ""
     ) -> None:
+        self.beginFilterChange()
         self.label, self.max_confidence, self.only_disagreements = label, max_confidence, only_disagreements
         self.text_filter = text.casefold()
-        self.invalidateFilter()
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
     def filterAcceptsRow(self, source_row: int, source_parent) -> bool:
         row = self.sourceModel().rows[source_row]

@@ -1,0 +1,285 @@
+"""The window, driven for real with pytest-qt on the bundled model: drops, pastes, saves, stops, exports."""
+
+from __future__ import annotations
+
+import csv
+import time
+
+import pytest
+from PySide6.QtCore import QMimeData, QPoint, Qt, QTimer, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication, QTextCursor
+from PySide6.QtWidgets import QApplication
+
+from conftest import SAMPLE, banking_tickets
+from triage_gui.engine.prompt import PromptProfile
+from triage_gui.gui.main_window import MainWindow
+
+LABELS = {"billing", "technical", "account"}
+
+
+@pytest.fixture
+def config_dir(tmp_path, monkeypatch):
+    path = tmp_path / "config"
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(path))
+    return path
+
+
+def open_window(qtbot) -> MainWindow:
+    window = MainWindow(device="cpu")
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window.scorer is not None and not window.is_busy(), timeout=120_000)
+    return window
+
+
+@pytest.fixture
+def window(qtbot, config_dir, loaded):
+    win = open_window(qtbot)
+    yield win
+    close(win)
+
+
+def close(window: MainWindow) -> None:
+    window.close()
+    assert not window.engine.thread.isRunning(), "engine thread left running"
+    assert not window.loader.thread.isRunning(), "file thread left running"
+
+
+def labelled(window) -> int:
+    return sum(r.cached is not None for r in window.model.rows)
+
+
+def wait_all_labelled(qtbot, window, n=None, timeout=180_000):
+    qtbot.waitUntil(
+        lambda: (
+            bool(window.model.rows)
+            and (n is None or len(window.model.rows) == n)
+            and labelled(window) == len(window.model.rows)
+            and not window.is_busy()
+        ),
+        timeout=timeout,
+    )
+
+
+def drop_files(window, paths) -> None:
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    pos = window.rect().center()
+    enter = QDragEnterEvent(
+        pos, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    )
+    QApplication.sendEvent(window, enter)
+    assert enter.isAccepted()
+    drop = QDropEvent(
+        QPoint(pos).toPointF(),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(window, drop)
+
+
+def write_tickets(path, texts, extra=None):
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["text", *([extra[0]] if extra else [])])
+        for i, text in enumerate(texts):
+            writer.writerow([text, *([extra[1][i]] if extra else [])])
+    return path
+
+
+class Heartbeat:
+    """A 10 ms timer on the GUI thread: ticks prove the event loop kept running."""
+
+    def __init__(self) -> None:
+        self.ticks = 0
+        self.worst_gap = 0.0
+        self._last = time.perf_counter()
+        self.timer = QTimer(interval=10)
+        self.timer.timeout.connect(self._tick)
+        self.timer.start()
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.worst_gap = max(self.worst_gap, now - self._last)
+        self._last = now
+        self.ticks += 1
+
+    def stop(self) -> None:
+        self.timer.stop()
+
+
+def test_dropped_file_is_labelled_live_with_gold_accuracy(qtbot, window):
+    drop_files(window, [SAMPLE])
+    qtbot.waitUntil(lambda: 0 < labelled(window) < 60 or labelled(window) == 60, timeout=60_000)
+    wait_all_labelled(qtbot, window, 60)
+    assert {r.cached.label for r in window.model.rows} <= LABELS
+    assert window.model.gold_column == "team"  # values are label names: offered as gold
+    assert "Accuracy" in window.summary.accuracy.text()
+    assert window.summary.confusion.rowCount() == 3
+    view_labels = {window.proxy.index(r, 1).data() for r in range(window.proxy.rowCount())}
+    assert view_labels - {""} and all(v.lstrip("⚠ ") in LABELS for v in view_labels)
+
+
+def test_paste_several_lines_is_several_tickets(qtbot, window):
+    QGuiApplication.clipboard().setText("My card payment was declined\n\nI was charged twice\nHow do I reset my PIN?\n")
+    window.table.setFocus()
+    window.paste_action.trigger()
+    wait_all_labelled(qtbot, window, 3)
+    assert [r.text for r in window.model.rows][1] == "I was charged twice"
+    assert all(r.cached.latency_ms > 0 for r in window.model.rows)
+
+
+def test_saving_the_prompt_rebuilds_once_and_relabels(qtbot, window):
+    window.add_pasted_text("\n".join(banking_tickets(8)))
+    wait_all_labelled(qtbot, window, 8)
+    rebuilds, relabels = window.rebuilds_started, window.relabels_started
+    first_generation = window.ready_generation
+    # Rapid edits: many keystrokes, a label description change, then one save.
+    window.editor.instruction.moveCursor(QTextCursor.MoveOperation.End)
+    for word in (" Be", " brief", " and", " exact."):
+        window.editor.instruction.insertPlainText(word)
+    window.editor.labels.item(0, 1).setText("money: charges, fees, refunds")
+    heartbeat = Heartbeat()
+    window.save_action.trigger()
+    assert window.cache_status.text() == "cache: rebuilding…"
+    wait_all_labelled(qtbot, window, 8)
+    heartbeat.stop()
+    print(f"worst event-loop gap during rebuild + re-label: {heartbeat.worst_gap * 1000:.0f} ms")
+    assert window.rebuilds_started == rebuilds + 1
+    assert window.relabels_started == relabels + 1
+    assert window.ready_generation > first_generation
+    assert heartbeat.ticks > 5  # the event loop ran while the worker rebuilt and scored
+    saved = PromptProfile.load(window.profile_path)
+    assert saved.instruction.endswith("Be brief and exact.")
+    assert window.cache_status.text().startswith("cache: ready")
+
+
+def test_saving_twice_quickly_applies_only_the_newest_prompt(qtbot, window):
+    window.add_pasted_text("my card is lost\nthe app crashes")
+    wait_all_labelled(qtbot, window, 2)
+    relabels = window.relabels_started
+    window.editor.instruction.setPlainText("First version of the instruction.")
+    window.save_action.trigger()
+    window.editor.instruction.setPlainText("Second version of the instruction.")
+    window.save_action.trigger()
+    wait_all_labelled(qtbot, window, 2)
+    qtbot.wait(300)
+    assert window.relabels_started == relabels + 1  # the stale rebuild never re-labelled anything
+    assert window.ready_generation == window.generation
+    assert window.scorer.layout.profile.instruction == "Second version of the instruction."
+
+
+def test_invalid_prompt_is_refused_inline_and_nothing_is_lost(qtbot, window):
+    before = window.profile_path.read_text() if window.profile_path.exists() else None
+    rebuilds = window.rebuilds_started
+    window.editor.labels.item(1, 0).setText("Billing ")
+    window.save_action.trigger()
+    assert window.editor.errors.isVisible()
+    assert "has spaces around it" in window.editor.errors.text()
+    assert window.editor.labels.item(1, 0).text() == "Billing "  # what the user typed stays
+    assert window.rebuilds_started == rebuilds
+    assert (window.profile_path.read_text() if window.profile_path.exists() else None) == before
+
+
+def test_prompt_too_long_keeps_the_previous_cache(qtbot, window):
+    old = window.scorer
+    window.editor.instruction.setPlainText("Classify carefully. " * 3000)
+    window.save_action.trigger()
+    qtbot.waitUntil(lambda: window.editor.errors.isVisible(), timeout=60_000)
+    assert "no room for a ticket" in window.editor.errors.text()
+    assert window.scorer is old
+    assert "previous prompt's cache stays in use" in window.cache_status.text()
+    window.add_pasted_text("my card is lost")  # still usable with the old cache
+    qtbot.waitUntil(
+        lambda: labelled(window) == 1, timeout=60_000
+    ) if window.ready_generation == window.generation else None
+
+
+def test_baseline_toggle_adds_agreeing_columns(qtbot, window, tmp_path):
+    drop_files(window, [write_tickets(tmp_path / "few.csv", banking_tickets(6))])
+    wait_all_labelled(qtbot, window, 6)
+    window.baseline_toggle.setChecked(True)
+    assert "Agree" in window.model.columns()
+    qtbot.waitUntil(
+        lambda: all(r.baseline is not None for r in window.model.rows) and not window.is_busy(), timeout=120_000
+    )
+    assert all(r.agree for r in window.model.rows)
+    assert "Agreement <b>6/6</b>" in window.summary.stats.text()
+    assert "Speed-up" in window.summary.stats.text()
+
+
+def test_stop_keeps_finished_labels(qtbot, window, tmp_path):
+    path = write_tickets(tmp_path / "many.csv", banking_tickets(400))
+    drop_files(window, [path])
+    qtbot.waitUntil(lambda: labelled(window) >= 16, timeout=60_000)
+    heartbeat = Heartbeat()
+    window.stop_button.click()
+    qtbot.waitUntil(lambda: not window.outstanding, timeout=60_000)
+    heartbeat.stop()
+    done = labelled(window)
+    qtbot.wait(500)
+    assert labelled(window) == done  # nothing more arrives after Stop
+    assert 16 <= done < 400
+    assert all(r.cached.label in LABELS for r in window.model.rows if r.cached is not None)
+    assert window.rate_label.text().startswith("Stopped")
+
+
+def test_export_writes_what_the_table_shows(qtbot, window, tmp_path):
+    drop_files(window, [SAMPLE])
+    wait_all_labelled(qtbot, window, 60)
+    out = tmp_path / "export.csv"
+    assert window.export(str(out))
+    rows = list(csv.DictReader(open(out, encoding="utf-8")))
+    assert [r["text"] for r in rows] == [r.text for r in window.model.rows]
+    assert [r["label"] for r in rows] == [r.cached.label for r in window.model.rows]
+    assert {r["prompt_hash"] for r in rows} == {window.saved_profile.content_hash()}
+    shown = [window.model.index(i, 1).data().lstrip("⚠ ") for i in range(len(rows))]
+    assert shown == [r["label"] for r in rows]
+
+
+def test_bad_file_shows_a_message_and_the_app_stays_usable(qtbot, window, tmp_path):
+    bad = tmp_path / "photo.csv"
+    bad.write_bytes(bytes(range(256)) * 40)
+    drop_files(window, [bad])
+    qtbot.waitUntil(lambda: window.last_message is not None, timeout=30_000)
+    assert "not a text file" in window.last_message.text()
+    window.last_message.close()
+    window.add_pasted_text("my card is lost")
+    wait_all_labelled(qtbot, window, 1)
+
+
+def test_bad_model_keeps_the_previous_model(qtbot, window):
+    old = window.loaded
+    window.load_model("/nowhere/model.gguf")
+    qtbot.waitUntil(lambda: window.last_message is not None, timeout=30_000)
+    assert "Model file not found" in window.last_message.text()
+    assert window.loaded is old
+    window.add_pasted_text("I need a refund")
+    wait_all_labelled(qtbot, window, 1)
+
+
+def test_settings_and_draft_survive_a_restart(qtbot, config_dir, loaded):
+    first = open_window(qtbot)
+    first.resize(1111, 777)
+    first.threshold.setValue(0.65)
+    first.main_split.setSizes([300, 900])
+    drop_files(first, [SAMPLE])
+    wait_all_labelled(qtbot, first, 60)
+    first.editor.instruction.setPlainText("A draft nobody saved.")
+    qtbot.waitUntil(lambda: first.settings.draft_path.is_file(), timeout=5_000)
+    sizes = first.main_split.sizes()
+    close(first)
+
+    second = open_window(qtbot)
+    try:
+        assert second.threshold.value() == pytest.approx(0.65)
+        # The offscreen platform adds its own frame margins; the size must come back, not the default 1400x860.
+        assert abs(second.width() - 1111) < 40 and abs(second.height() - 777) < 40
+        assert second.main_split.sizes()[0] == sizes[0]  # the editor keeps its width
+        assert str(SAMPLE) in second.settings.recent_files()
+        assert second.editor.instruction.toPlainText() == "A draft nobody saved."  # restored, not lost
+        assert second.isWindowModified()
+    finally:
+        close(second)
