@@ -1,12 +1,12 @@
 """The headless command line, run as a user runs it: a separate process, real model, real files."""
 
 import csv
+import io
 import os
 import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT, SAMPLE
 
 
@@ -39,7 +39,7 @@ def test_classify_banking77_end_to_end_with_baseline(banking_file, tmp_path):
     out = tmp_path / "out.csv"
     result = run_cli("classify", str(banking_file), "--out", str(out), "--baseline", "--batch-size", "8")
     assert result.returncode == 0, result.stderr
-    rows = list(csv.DictReader(open(out, encoding="utf-8")))
+    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
     assert len(rows) == 24
     assert list(rows[0])[:2] == ["id", "text"]
     assert {"label", "confidence", "latency_ms", "baseline_label", "baseline_latency_ms", "agree"} <= set(rows[0])

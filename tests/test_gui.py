@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import csv
+import io
 import time
 
 import pytest
+from conftest import SAMPLE, banking_tickets
 from PySide6.QtCore import QMimeData, QPoint, Qt, QTimer, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication, QTextCursor
 from PySide6.QtWidgets import QApplication
 
-from conftest import SAMPLE, banking_tickets
 from triage_gui.engine.prompt import PromptProfile
 from triage_gui.gui.main_window import MainWindow
 
@@ -231,7 +232,7 @@ def test_export_writes_what_the_table_shows(qtbot, window, tmp_path):
     wait_all_labelled(qtbot, window, 60)
     out = tmp_path / "export.csv"
     assert window.export(str(out))
-    rows = list(csv.DictReader(open(out, encoding="utf-8")))
+    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
     assert [r["text"] for r in rows] == [r.text for r in window.model.rows]
     assert [r["label"] for r in rows] == [r.cached.label for r in window.model.rows]
     assert {r["prompt_hash"] for r in rows} == {window.saved_profile.content_hash()}

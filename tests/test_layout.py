@@ -1,10 +1,10 @@
 import copy
 
 import pytest
+from conftest import banking_tickets
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import banking_tickets
 from triage_gui.engine.layout import LabelTrie, LayoutError, PromptLayout
 from triage_gui.engine.prompt import Label, PromptProfile
 

@@ -6,7 +6,7 @@ from triage_gui.engine.prompt import Example, Label, ProfileError, PromptProfile
 
 
 def profile_with(labels, examples=()):
-    return PromptProfile("Classify.", [Label(n) for n in labels], [Example(t, l) for t, l in examples])
+    return PromptProfile("Classify.", [Label(n) for n in labels], [Example(text, label) for text, label in examples])
 
 
 def fields(profile):

@@ -4,8 +4,8 @@ import copy
 
 import pytest
 import torch
-
 from conftest import banking_tickets
+
 from triage_gui.engine.prompt import Example, Label, PromptProfile
 from triage_gui.engine.scorer import Scorer
 

@@ -83,7 +83,7 @@ def test_headerless_file_is_one_ticket_per_line(tmp_path):
 
 
 def test_txt_is_one_ticket_per_line(tmp_path):
-    data = "first, with comma\n\n  second  \n".encode()
+    data = b"first, with comma\n\n  second  \n"
     assert texts(write(tmp_path, "t.txt", data)) == ["first, with comma", "second"]
 
 

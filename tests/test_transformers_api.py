@@ -37,7 +37,7 @@ def test_prefix_view_broadcasts_without_storing(tiny):
     prefix = PrefixCache([(layer.keys, layer.values) for layer in out.cache.layers], 5, 0.0)
     view = prefix_view(prefix, 3)
     new = torch.randn(2, prefix.layers[0][0].shape[1], 2, prefix.layers[0][0].shape[-1])
-    keys, values = view.update(new, new, 0)
+    keys, _ = view.update(new, new, 0)
     assert keys.shape[0] == 2 and keys.shape[-2] == 5
     assert torch.equal(keys[1, :, :3], prefix.layers[0][0][0, :, :3])
     keys_again, _ = view.update(new, new, 0)
