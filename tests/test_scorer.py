@@ -88,6 +88,13 @@ def test_tiny_models_all_paths(tiny, profile):
         check_all_paths(scorer, banking_tickets(6) + EDGE_TICKETS)
 
 
+def test_concatenating_cache_path_matches_too(tiny, profile):
+    """The path for models that cannot switch attention: a read-only prefix view inside a Cache."""
+    scorer = Scorer(tiny, profile)
+    scorer.shared_attention = False
+    check_all_paths(scorer, banking_tickets(4) + EDGE_TICKETS[:3])
+
+
 def test_padding_does_not_change_results(tiny, profile):
     scorer = Scorer(tiny, profile)
     texts = ["short", "a much longer ticket about a card payment that was declined twice at the shop", "mid length one"]

@@ -54,14 +54,9 @@ def run_bench(args: argparse.Namespace) -> int:
     from .engine.tickets import open_tickets
 
     path = Path(args.tickets) if args.tickets else default_tickets()
-    seen: set[str] = set()
-    texts: list[str] = []
-    for ticket in open_tickets(path).read_all():
-        if ticket.text not in seen:
-            seen.add(ticket.text)
-            texts.append(ticket.text)
-        if len(texts) >= args.n:
-            break
+    distinct = list(dict.fromkeys(t.text for t in open_tickets(path).read_all()))
+    step = max(1, len(distinct) // max(1, args.n))
+    texts = distinct[::step][: args.n]  # spread over the file: every intent, every length
     if not texts:
         raise ValueError(f"{path} holds no tickets")
     profile = load_profile(args.prompt)

@@ -28,12 +28,12 @@ def build_parser() -> argparse.ArgumentParser:
     classify.add_argument("--column", help="column holding the ticket text (default: detected)")
     classify.add_argument("--out", help="output CSV (default: standard output)")
     classify.add_argument("--baseline", action="store_true", help="also run the naive full re-encode and compare")
-    classify.add_argument("--batch-size", type=int, default=16, help="tickets per forward pass (default 16)")
+    classify.add_argument("--batch-size", type=int, default=32, help="tickets per forward pass (default 32)")
 
     bench = sub.add_parser("bench", parents=[common], help="time naive, cached single and cached batched scoring")
     bench.add_argument("--tickets", help="ticket file (default: BANKING77 test set if present, else the sample)")
     bench.add_argument("--n", type=int, default=64, help="distinct tickets to score on every path (default 64)")
-    bench.add_argument("--batch-size", type=int, default=16)
+    bench.add_argument("--batch-size", type=int, default=32)
 
     gui = sub.add_parser("gui", help="open the window (the default)")
     gui.add_argument("--model", help="'bundled', a Hub id, a model folder or a .gguf file")

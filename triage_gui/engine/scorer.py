@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import torch
 from transformers.cache_utils import Cache, DynamicLayer
 
+from . import prefix_attention
 from .layout import EncodedTicket, PromptLayout
 from .model_loader import LoadedModel
 from .prompt import PromptProfile
@@ -83,6 +84,11 @@ class Scorer:
         for k, chain in enumerate(trie.ancestors):
             anc[k, chain] = True
         self._trie_ancestors = anc.to(self.device)
+        self._trie_tokens_cpu = torch.tensor(trie.node_tokens, dtype=torch.long)
+        self._trie_depth_cpu = torch.tensor(trie.node_depth, dtype=torch.long)
+        self._trie_ancestors_cpu = anc
+        self._causal_cache = torch.ones(256, 256, dtype=torch.bool).tril()
+        self.pack_tokens = 128
         width = max(len(s) for s in trie.steps)
         rows = torch.zeros(len(self.labels), width, dtype=torch.long)
         toks = torch.zeros(len(self.labels), width, dtype=torch.long)
@@ -102,6 +108,7 @@ class Scorer:
         self._min = torch.finfo(self.model.dtype).min
         vocab = self.model.get_output_embeddings().weight.shape[0]
         self.max_batch = max(1, _LOGITS_BUDGET // ((trie.n_nodes + 1) * vocab * 4))
+        self.shared_attention = prefix_attention.enable(self.model)
         self.prefix = self._build_prefix()
 
     @property
@@ -137,10 +144,12 @@ class Scorer:
         started = time.perf_counter()
         encoded = [self.encode(t) for t in texts]
         logprobs: list[torch.Tensor | None] = [None] * len(texts)
-        groups: dict[int, list[int]] = {}
+        # Tickets longer than a packed row go together, so they do not widen the rows of short ones.
+        groups: dict[tuple[int, bool], list[int]] = {}
         for i, enc in enumerate(encoded):
-            groups.setdefault(enc.prefix_len, []).append(i)
-        for prefix_len, members in groups.items():
+            long = len(enc.suffix_ids) + self.layout.trie.n_nodes > self.pack_tokens
+            groups.setdefault((enc.prefix_len, long), []).append(i)
+        for (prefix_len, _), members in groups.items():
             for start in range(0, len(members), self.max_batch):
                 chunk = members[start : start + self.max_batch]
                 lp = self._forward_cached([encoded[i].suffix_ids for i in chunk], prefix_len)
@@ -169,43 +178,78 @@ class Scorer:
     # ---------------------------------------------------------------- internals
 
     def _forward_cached(self, suffixes: list[list[int]], prefix_len: int) -> torch.Tensor:
+        """Score tickets packed into rows: no padding between tickets, a block mask keeps them apart.
+
+        Each ticket is its suffix tokens followed by the label trie. Tickets are spread over rows of
+        about ``pack_tokens`` tokens; inside a row a ticket sees the prefix, its own earlier
+        tokens and nothing of its neighbours, and its positions start at the prefix length.
+        """
         dev = self.device
-        batch, width = len(suffixes), max(len(s) for s in suffixes)
         n_trie = self.layout.trie.n_nodes
-        n = width + n_trie
-        lengths = torch.tensor([len(s) for s in suffixes], device=dev)
-        starts = width - lengths  # left padding: every row's last ticket token sits at width - 1
-        input_ids = torch.full((batch, width), self._pad_id, dtype=torch.long)
-        for b, s in enumerate(suffixes):
-            if s:
-                input_ids[b, width - len(s) :] = torch.tensor(s, dtype=torch.long)
-        input_ids = torch.cat([input_ids.to(dev), self._trie_tokens.expand(batch, -1)], dim=1)
+        sizes = [len(s) + n_trie for s in suffixes]
+        # Longest-first onto the least-loaded row: rows come out nearly equal, so little padding.
+        n_rows = max(1, min(len(sizes), -(-sum(sizes) // self.pack_tokens)))
+        rows: list[list[int]] = [[] for _ in range(n_rows)]
+        load = [0] * n_rows
+        for i in sorted(range(len(sizes)), key=lambda i: -sizes[i]):
+            r = min(range(n_rows), key=load.__getitem__)
+            rows[r].append(i)
+            load[r] += sizes[i]
+        width = max(load)
 
-        cols = torch.arange(width, device=dev)
-        ticket_pos = prefix_len + (cols[None, :] - starts[:, None]).clamp(min=0)
-        trie_pos = prefix_len + lengths[:, None] - 1 + self._trie_depth[None, :]
-        positions = torch.cat([ticket_pos, trie_pos], dim=1)
+        input_ids = torch.full((len(rows), width), self._pad_id, dtype=torch.long)
+        positions = torch.full((len(rows), width), prefix_len, dtype=torch.long)
+        allowed = torch.eye(width, dtype=torch.bool).repeat(len(rows), 1, 1)  # padding sees itself only
+        gather = torch.zeros(len(suffixes), n_trie + 1, dtype=torch.long)
+        trie_tokens, trie_depth, ancestors = self._trie_tokens_cpu, self._trie_depth_cpu, self._trie_ancestors_cpu
+        for r, members in enumerate(rows):
+            offset = 0
+            for i in members:
+                suffix = suffixes[i]
+                n = len(suffix)
+                a, b, c = offset, offset + n, offset + n + n_trie
+                input_ids[r, a:b] = torch.tensor(suffix, dtype=torch.long)
+                input_ids[r, b:c] = trie_tokens
+                positions[r, a:b] = torch.arange(prefix_len, prefix_len + n)
+                positions[r, b:c] = prefix_len + n - 1 + trie_depth
+                allowed[r, a:b, a:b] = self._causal(n)
+                allowed[r, b:c, a:b] = True
+                allowed[r, b:c, b:c] = ancestors
+                gather[i, 0] = r * width + b - 1  # last context token, then the trie nodes
+                gather[i, 1:] = torch.arange(r * width + b, r * width + c)
+                offset = c
 
-        real = cols[None, :] >= starts[:, None]  # (batch, width): which ticket columns are real tokens
-        allowed = torch.zeros(batch, n, n, dtype=torch.bool, device=dev)
-        causal = torch.ones(width, width, dtype=torch.bool, device=dev).tril()
-        allowed[:, :width, :width] = causal[None] & real[:, None, :]
-        allowed[:, width:, :width] = real[:, None, :]
-        allowed[:, width:, width:] = self._trie_ancestors[None]
-        allowed |= torch.eye(n, dtype=torch.bool, device=dev)[None]  # padding rows attend to themselves
-        prefix_cols = torch.ones(batch, n, prefix_len, dtype=torch.bool, device=dev)
-        mask = self._additive(torch.cat([prefix_cols, allowed], dim=2)[:, None])
-
-        cache = prefix_view(self.prefix, prefix_len) if prefix_len else None
-        out = self.model(
-            input_ids=input_ids,
+        extra: dict = {}
+        if prefix_len and self.shared_attention:
+            # Every prefix column is visible to every token, so the mask covers the new tokens only.
+            mask = self._additive(allowed[:, None].to(dev))
+            extra["shared_prefix"] = [(k[..., :prefix_len, :], v[..., :prefix_len, :]) for k, v in self.prefix.layers]
+        else:
+            prefix_cols = torch.ones(len(rows), width, prefix_len, dtype=torch.bool)
+            mask = self._additive(torch.cat([prefix_cols, allowed], dim=2)[:, None].to(dev))
+            if prefix_len:
+                extra["cache"] = prefix_view(self.prefix, prefix_len)
+        hidden = self.model.base_model(
+            input_ids=input_ids.to(dev),
             attention_mask=mask,
-            position_ids=positions,
-            cache=cache,
+            position_ids=positions.to(dev),
             use_cache=False,
-            logits_to_keep=n_trie + 1,
-        )
-        return self._label_logprobs(out.logits)
+            **extra,
+        ).last_hidden_state
+        picked = hidden.reshape(-1, hidden.shape[-1])[gather.to(dev)]  # (tickets, 1 + trie nodes, hidden)
+        return self._label_logprobs(self._logits(picked))
+
+    def _logits(self, hidden: torch.Tensor) -> torch.Tensor:
+        logits = self.model.get_output_embeddings()(hidden)
+        cap = getattr(self.model.config, "final_logit_softcapping", None)
+        if cap:
+            logits = torch.tanh(logits / cap) * cap
+        return logits
+
+    def _causal(self, n: int) -> torch.Tensor:
+        if self._causal_cache.shape[0] < n:
+            self._causal_cache = torch.ones(2 * n, 2 * n, dtype=torch.bool).tril()
+        return self._causal_cache[:n, :n]
 
     def _additive(self, allowed: torch.Tensor) -> torch.Tensor:
         zero = torch.zeros((), dtype=self.model.dtype, device=self.device)
