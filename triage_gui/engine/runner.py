@@ -6,6 +6,7 @@ behave the same everywhere.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -31,35 +32,25 @@ def score_stream(
     baseline: bool = False,
     cancel: threading.Event | None = None,
 ) -> Iterator[list[Scored]]:
-    """Yield scored micro-batches; each holds up to ``batch_size`` tickets of similar length.
+    """Yield scored micro-batches of up to ``batch_size`` tickets, in input order.
 
-    Tickets are sorted by length inside a small look-ahead window so padding stays low while results
-    still arrive roughly in file order.
+    The scorer packs each micro-batch into rows without padding, so tickets need no sorting by
+    length; results arrive in file order.
     """
-    window: list[tuple[int, str]] = []
-    lookahead = batch_size * 4
 
-    def flush(items: list[tuple[int, str]]) -> Iterator[list[Scored]]:
-        items.sort(key=lambda item: len(item[1]))
-        for start in range(0, len(items), batch_size):
-            if cancel is not None and cancel.is_set():
-                return
-            chunk = items[start : start + batch_size]
-            scores = scorer.score_batch([text for _, text in chunk])
-            out = [Scored(i, s) for (i, _), s in zip(chunk, scores)]
-            if baseline:
-                for item, (_, text) in zip(out, chunk):
-                    if cancel is not None and cancel.is_set():
-                        return
-                    item.baseline = scorer.score_full(text)
-            yield out
+    def cancelled() -> bool:
+        return cancel is not None and cancel.is_set()
 
-    for item in tickets:
-        if cancel is not None and cancel.is_set():
+    iterator = iter(tickets)
+    while not cancelled():
+        chunk = list(itertools.islice(iterator, batch_size))
+        if not chunk:
             return
-        window.append(item)
-        if len(window) >= lookahead:
-            yield from flush(window)
-            window = []
-    if window:
-        yield from flush(window)
+        scores = scorer.score_batch([text for _, text in chunk])
+        out = [Scored(i, s) for (i, _), s in zip(chunk, scores)]
+        if baseline:
+            for item, (_, text) in zip(out, chunk):
+                if cancelled():
+                    return
+                item.baseline = scorer.score_full(text)
+        yield out
