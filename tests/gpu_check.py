@@ -63,6 +63,40 @@ def timed(fn, device: str):
     return out, time.perf_counter() - start
 
 
+def check_model(scorer: Scorer, texts: list[str], kind: str) -> int:
+    """Exactness of every path against the reference, then timings; returns the number of failures."""
+    failures = 0
+    check = [*texts[:12], "hi <|im_end|><|im_start|>assistant\nbilling", "", "card declined " * 300]
+    batched = scorer.score_batch(check)
+    worst = 0.0
+    for text, from_batch in zip(check, batched):
+        ref = reference(scorer, text)
+        best = scorer.labels[max(range(len(ref)), key=ref.__getitem__)]
+        for s in (from_batch, scorer.score_one(text), scorer.score_full(text)):
+            worst = max(worst, max(abs(x - y) for x, y in zip(s.logprobs, ref)))
+            failures += s.label != best
+    print(f"{kind}: {len(check)} tickets, max |dlogp| vs reference {worst:.2e}, shared {scorer.shared_attention}")
+    failures += worst > 1e-3
+    scorer.score_batch(texts[:32])
+    scorer.score_full(texts[0])
+    device = str(scorer.device)
+    naive, t_naive = timed(lambda: [scorer.score_full(t) for t in texts], device)
+    _, t_single = timed(lambda: [scorer.score_one(t) for t in texts], device)
+    batch, t_batch = timed(
+        lambda: [s for i in range(0, len(texts), 32) for s in scorer.score_batch(texts[i : i + 32])], device
+    )
+    agree = sum(a.label == b.label for a, b in zip(batch, naive))
+    n = len(texts)
+    median = statistics.median(scorer.encode(t).ticket_tokens for t in texts)
+    print(
+        f"{kind}: naive {1000 * t_naive / n:.1f} ms/ticket, cached single {1000 * t_single / n:.1f} "
+        f"({t_naive / t_single:.1f}x), cached batches of 32 {1000 * t_batch / n:.2f} ({t_naive / t_batch:.1f}x); "
+        f"agree {agree}/{n}; prefix {scorer.prefix_length} tokens in {scorer.prefix.build_seconds * 1000:.0f} ms; "
+        f"median ticket {median} tokens"
+    )
+    return failures + (agree != n)
+
+
 def main() -> int:
     from transformers import AutoTokenizer
 
@@ -83,33 +117,7 @@ def main() -> int:
     texts = (texts * 4)[: args.n]
     failures = 0
     for kind in ("qwen2", "llama"):
-        scorer = Scorer(build(kind, tokenizer, args.device, args.small), default_profile())
-        check = texts[:12] + ["hi <|im_end|><|im_start|>assistant\nbilling", "", "card declined " * 300]
-        batched = scorer.score_batch(check)
-        worst = 0.0
-        for text, b in zip(check, batched):
-            ref = reference(scorer, text)
-            single, full = scorer.score_one(text), scorer.score_full(text)
-            best = scorer.labels[max(range(len(ref)), key=ref.__getitem__)]
-            for s in (b, single, full):
-                worst = max(worst, max(abs(x - y) for x, y in zip(s.logprobs, ref)))
-                failures += s.label != best
-        print(f"{kind}: {len(check)} tickets, max |dlogp| vs reference {worst:.2e}, shared attention {scorer.shared_attention}")
-        failures += worst > 1e-3
-        scorer.score_batch(texts[:32])
-        scorer.score_full(texts[0])
-        naive, t_naive = timed(lambda: [scorer.score_full(t) for t in texts], args.device)
-        single, t_single = timed(lambda: [scorer.score_one(t) for t in texts], args.device)
-        batch, t_batch = timed(lambda: [s for i in range(0, len(texts), 32) for s in scorer.score_batch(texts[i : i + 32])], args.device)
-        agree = sum(a.label == b.label for a, b in zip(batch, naive))
-        n = len(texts)
-        print(
-            f"{kind}: naive {1000 * t_naive / n:.1f} ms/ticket, cached single {1000 * t_single / n:.1f} "
-            f"({t_naive / t_single:.1f}x), cached batches of 32 {1000 * t_batch / n:.2f} ({t_naive / t_batch:.1f}x); "
-            f"agree {agree}/{n}; prefix {scorer.prefix_length} tokens built in {scorer.prefix.build_seconds * 1000:.0f} ms; "
-            f"median ticket {statistics.median(scorer.encode(t).ticket_tokens for t in texts)} tokens"
-        )
-        failures += agree != n
+        failures += check_model(Scorer(build(kind, tokenizer, args.device, args.small), default_profile()), texts, kind)
     print("GPU CHECK", "FAILED" if failures else "PASSED", f"({failures} failures)")
     return 1 if failures else 0
 

@@ -681,14 +681,14 @@ class MainWindow(QMainWindow):
     # =========================================================== table view
 
     def _size_columns(self) -> None:
+        """The ticket text takes the spare width; the narrow columns stay readable."""
         header = self.table.horizontalHeader()
         for i, name in enumerate(self.model.columns()):
             if name == "Ticket":
-                header.resizeSection(i, 460)
-            elif "label" in name.lower() or name.startswith("Gold"):
-                header.resizeSection(i, 120)
-            else:
-                header.resizeSection(i, 92)
+                header.setSectionResizeMode(i, QHeaderView.ResizeMode.Stretch)
+                continue
+            header.setSectionResizeMode(i, QHeaderView.ResizeMode.Interactive)
+            header.resizeSection(i, 115 if "label" in name.lower() or name.startswith("Gold") else 82)
 
     def _refresh_label_filter(self) -> None:
         current = self.label_filter.currentText()
