@@ -116,6 +116,7 @@ class MainWindow(QMainWindow):
         header.setStretchLastSection(False)
         header.setDefaultSectionSize(110)
         self.model.modelReset.connect(self._size_columns)
+        self._size_columns()
 
         self.text_column = QComboBox()
         self.text_column.setAccessibleName("Ticket text column")
