@@ -284,3 +284,45 @@ def test_settings_and_draft_survive_a_restart(qtbot, config_dir, loaded):
         assert second.isWindowModified()
     finally:
         close(second)
+
+
+def test_worker_exception_is_shown_and_the_app_continues(qtbot, window, monkeypatch):
+    scorer = window.engine.worker.scorer
+    real = scorer.score_batch
+    calls = {"n": 0}
+
+    def flaky(texts):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise RuntimeError("simulated fault in the scorer")
+        return real(texts)
+
+    monkeypatch.setattr(scorer, "score_batch", flaky)
+    window.add_pasted_text("first ticket about a refund")
+    qtbot.waitUntil(lambda: window.last_message is not None and not window.is_busy(), timeout=30_000)
+    assert "simulated fault" in window.last_message.text()
+    window.last_message.close()
+    window.add_pasted_text("second ticket about a refund")
+    qtbot.waitUntil(lambda: window.model.rows[-1].cached is not None, timeout=60_000)
+
+
+def test_huge_file_streams_in_and_can_be_stopped(qtbot, window, tmp_path):
+    path = tmp_path / "huge.csv"
+    base = banking_tickets(100)
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["text", "team"])
+        for i in range(200_000):
+            writer.writerow([f"{base[i % 100]} (#{i})", "billing"])
+    heartbeat = Heartbeat()
+    drop_files(window, [path])
+    qtbot.waitUntil(lambda: len(window.model.rows) >= 2048, timeout=60_000)
+    window.stop()
+    qtbot.waitUntil(lambda: not window.outstanding, timeout=60_000)
+    qtbot.wait(500)
+    heartbeat.stop()
+    rows = len(window.model.rows)
+    qtbot.wait(300)
+    assert len(window.model.rows) == rows < 200_000  # reading stopped too
+    assert heartbeat.ticks > 10
+    print(f"rows read before stop: {rows}; worst event-loop gap: {heartbeat.worst_gap * 1000:.0f} ms")

@@ -140,3 +140,19 @@ def test_confidence_is_softmax_over_sequence_logprobs(loaded, profile, batch):
         expected = torch.softmax(torch.tensor(score.logprobs), dim=0)
         assert torch.allclose(torch.tensor(score.probs), expected, atol=1e-6)
         assert score.confidence == pytest.approx(max(score.probs))
+
+
+def test_labels_merging_with_the_answer_head_are_scored_exactly(tiny, tokenizer, profile):
+    """A template whose answer head ends in a text run that a label merges with ('\\n\\n' + 'billing')."""
+    tok = copy.deepcopy(tokenizer)  # header markers from tokens the model already has
+    tok.chat_template = (
+        "{% for m in messages %}<|im_start|>{{ m['role'] }}<file_sep>\n\n"
+        "{{ m['content'] }}<|im_end|>{% endfor %}"
+        "{% if add_generation_prompt %}<|im_start|>assistant<file_sep>\n\n{% endif %}"
+    )
+    loaded = copy.copy(tiny)
+    loaded.tokenizer = tok
+    scorer = Scorer(loaded, profile)
+    head = tok.convert_ids_to_tokens(scorer.layout.label_sequences[0][:2])
+    assert head[0] == "Ċ"  # the head's newlines are part of every label's sequence now
+    check_all_paths(scorer, banking_tickets(4))

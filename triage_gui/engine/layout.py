@@ -229,14 +229,19 @@ class PromptLayout:
         # The run of plain text right before the label: the answer head after the last special token.
         gen_run = self._tail_text_run(self._post_fixed)
         gen_ids = self._plain(gen_run)
-        sequences = []
-        for i, name in enumerate(self.profile.label_names):
-            joint = self._plain(gen_run + name)
-            if joint[: len(gen_ids)] != gen_ids or len(joint) == len(gen_ids):
-                raise LayoutError(
-                    f"Label {name!r} does not tokenize cleanly after the answer prompt.", field=f"labels[{i}].name"
-                )
-            sequences.append(joint[len(gen_ids) :] + ([terminator] if terminator is not None else []))
+        tail = [terminator] if terminator is not None else []
+        joints = [self._plain(gen_run + name) for name in self.profile.label_names]
+        if all(joint[: len(gen_ids)] == gen_ids and len(joint) > len(gen_ids) for joint in joints):
+            sequences = [joint[len(gen_ids) :] + tail for joint in joints]
+        else:
+            # A label merges with the end of the answer head (e.g. "\n\n" + "billing" -> "\n", "\n", "b"...):
+            # the context then ends at the last special token and each label is scored with its own
+            # canonical encoding of that head. The shared head tokens cancel in the softmax.
+            self._post_ids = self._post_ids[: len(self._post_ids) - len(gen_ids)]
+            sequences = [joint + tail for joint in joints]
+            for i, joint in enumerate(joints):
+                if not joint:
+                    raise LayoutError(f"Label {i + 1} encodes to no tokens.", field=f"labels[{i}].name")
         if len({tuple(s) for s in sequences}) != len(sequences):
             raise LayoutError("Two labels tokenize to the same tokens.", field="labels")
         return sequences

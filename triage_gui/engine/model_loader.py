@@ -177,12 +177,14 @@ def load_model(
         model = AutoModelForCausalLM.from_pretrained(source, dtype=torch.float32)
     except OSError as exc:
         raise ModelLoadError(_hub_message(source, exc)) from exc
-    except MemoryError as exc:
+    except (MemoryError, torch.OutOfMemoryError) as exc:
         raise ModelLoadError(f"Not enough memory to load {name}.") from exc
     except Exception as exc:
         raise ModelLoadError(f"Cannot load {name}: {_short(exc)}") from exc
     try:
         model.to(device)
+    except torch.OutOfMemoryError as exc:
+        raise ModelLoadError(f"Not enough {device} memory for {name}.") from exc
     except RuntimeError as exc:
         raise ModelLoadError(f"Cannot move {name} to {device}: {_short(exc)}") from exc
     model.eval()
