@@ -1,0 +1,41 @@
+"""Build the PyInstaller bundle and check its headless classify matches the source run (slow: minutes)."""
+
+import csv
+import io
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT, SAMPLE
+
+pytestmark = pytest.mark.slow
+
+
+def labels(csv_text: str) -> list[str]:
+    return [row["label"] for row in csv.DictReader(io.StringIO(csv_text))]
+
+
+def test_frozen_classify_matches_the_source_run(tmp_path, loaded):
+    build = subprocess.run(["bash", "packaging/build_bundle.sh"], cwd=ROOT, capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-3000:]
+    frozen = ROOT / "dist" / "ticket-triage" / ("ticket-triage.exe" if os.name == "nt" else "ticket-triage")
+    env = dict(os.environ, TRIAGE_GUI_CACHE_DIR=str(tmp_path / "cache"))
+    out_frozen, out_source = tmp_path / "frozen.csv", tmp_path / "source.csv"
+    run = subprocess.run(
+        [str(frozen), "classify", str(SAMPLE), "--out", str(out_frozen)], env=env, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    source = subprocess.run(
+        [sys.executable, "-m", "triage_gui", "classify", str(SAMPLE), "--out", str(out_source)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert source.returncode == 0, source.stderr[-3000:]
+    frozen_labels = labels(out_frozen.read_text(encoding="utf-8"))
+    assert len(frozen_labels) == 60
+    assert frozen_labels == labels(out_source.read_text(encoding="utf-8"))
+    version = subprocess.run([str(frozen), "--version"], capture_output=True, text=True)
+    assert "Ticket Triage" in version.stdout and "torch" in version.stdout
+    assert not list((ROOT / "dist" / "ticket-triage").rglob("libcudart*"))
