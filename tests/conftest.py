@@ -75,3 +75,18 @@ def tiny_model(kind: str, tokenizer):
 @pytest.fixture(scope="session", params=["qwen2", "llama"])
 def tiny(request, tokenizer):
     return tiny_model(request.param, tokenizer)
+
+
+STALLS: dict[str, float] = {}
+
+
+def record_stall(what: str, seconds: float) -> None:
+    """Worst GUI event-loop gap seen by a test's heartbeat; reported at the end of the run."""
+    STALLS[what] = max(seconds, STALLS.get(what, 0.0))
+
+
+def pytest_terminal_summary(terminalreporter):
+    if STALLS:
+        terminalreporter.section("GUI event loop (10 ms heartbeat)")
+        for what, seconds in sorted(STALLS.items()):
+            terminalreporter.write_line(f"worst stall during {what}: {seconds * 1000:.0f} ms")

@@ -7,7 +7,7 @@ import io
 import time
 
 import pytest
-from conftest import SAMPLE, banking_tickets
+from conftest import SAMPLE, banking_tickets, record_stall
 from PySide6.QtCore import QMimeData, QPoint, Qt, QTimer, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication, QTextCursor
 from PySide6.QtWidgets import QApplication
@@ -147,7 +147,7 @@ def test_saving_the_prompt_rebuilds_once_and_relabels(qtbot, window):
     assert window.cache_status.text() == "cache: rebuilding…"
     wait_all_labelled(qtbot, window, 8)
     heartbeat.stop()
-    print(f"worst event-loop gap during rebuild + re-label: {heartbeat.worst_gap * 1000:.0f} ms")
+    record_stall("prefix rebuild + re-labelling", heartbeat.worst_gap)
     assert window.rebuilds_started == rebuilds + 1
     assert window.relabels_started == relabels + 1
     assert window.ready_generation > first_generation
@@ -325,4 +325,47 @@ def test_huge_file_streams_in_and_can_be_stopped(qtbot, window, tmp_path):
     qtbot.wait(300)
     assert len(window.model.rows) == rows < 200_000  # reading stopped too
     assert heartbeat.ticks > 10
-    print(f"rows read before stop: {rows}; worst event-loop gap: {heartbeat.worst_gap * 1000:.0f} ms")
+    record_stall("streaming a 200,000-row file while labelling", heartbeat.worst_gap)
+
+
+def test_new_prompt_lists_flipped_tickets_and_accuracy_change(qtbot, window):
+    drop_files(window, [SAMPLE])
+    wait_all_labelled(qtbot, window, 60)
+    before = {i: r.cached.label for i, r in enumerate(window.model.rows)}
+    # Swap the descriptions of two labels: many tickets must change label.
+    labels = window.editor.labels
+    billing, account = labels.item(0, 1).text(), labels.item(2, 1).text()
+    labels.item(0, 1).setText(account)
+    labels.item(2, 1).setText(billing)
+    window.save_action.trigger()
+    wait_all_labelled(qtbot, window, 60)
+    flipped = [i for i, r in enumerate(window.model.rows) if r.cached.label != before[i]]
+    assert flipped
+    assert window.summary.flips.count() == len(flipped)
+    assert window.summary.tabText(2) == f"Flipped ({len(flipped)})"
+    assert "since the previous prompt version" in window.summary.accuracy.text()
+    window.summary.flips.itemClicked.emit(window.summary.flips.item(0))
+    selected = window.table.selectionModel().selectedRows()
+    assert selected and window.proxy.mapToSource(selected[0]).row() == flipped[0]
+
+
+def test_filters_by_label_confidence_and_sorting(qtbot, window):
+    drop_files(window, [SAMPLE])
+    wait_all_labelled(qtbot, window, 60)
+    counts = {}
+    for r in window.model.rows:
+        counts[r.cached.label] = counts.get(r.cached.label, 0) + 1
+    label = max(counts, key=counts.get)
+    window.label_filter.setCurrentText(label)
+    window.label_filter.activated.emit(window.label_filter.currentIndex())
+    assert window.proxy.rowCount() == counts[label]
+    window.label_filter.setCurrentIndex(0)
+    window.label_filter.activated.emit(0)
+    window.threshold.setValue(0.99)
+    window.low_only.setChecked(True)
+    low = sum(r.cached.confidence < 0.99 for r in window.model.rows)
+    assert window.proxy.rowCount() == low
+    window.low_only.setChecked(False)
+    window.table.sortByColumn(2, Qt.SortOrder.DescendingOrder)  # confidence, as numbers not strings
+    shown = [float(window.proxy.index(i, 2).data()) for i in range(window.proxy.rowCount())]
+    assert shown == sorted(shown, reverse=True) and len(shown) == 60
