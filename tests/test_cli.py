@@ -91,6 +91,13 @@ def test_bench_prints_the_table(loaded):
     assert "6/6" in out and "prefix cache build" in out and "peak RSS" in out
 
 
+def test_bench_bfloat16_reports_agreement_with_float32(loaded):
+    result = run_cli("bench", "--tickets", str(SAMPLE), "--n", "4", "--batch-size", "4", "--dtype", "bfloat16")
+    assert result.returncode == 0, result.stderr
+    assert "naive full re-encode (float32)" in result.stdout
+    assert "batches of 4 (bfloat16)" in result.stdout and "/4 (max" in result.stdout
+
+
 def test_version():
     result = run_cli("--version")
     assert result.returncode == 0 and "Ticket Triage" in result.stdout and "transformers" in result.stdout
