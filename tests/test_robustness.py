@@ -9,7 +9,7 @@ import pytest
 from triage_gui.engine import export as export_module
 from triage_gui.engine.layout import PromptLayout
 from triage_gui.engine.model_loader import ModelLoadError, bundled_gguf, load_model
-from triage_gui.engine.scorer import TicketScore
+from triage_gui.engine.results import TicketScore
 
 
 def test_truncated_gguf_is_a_clear_error(tmp_path):

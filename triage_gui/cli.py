@@ -106,8 +106,9 @@ def load_profile(path: str | None):
 def classify(args: argparse.Namespace) -> int:
     from .engine.export import write_results
     from .engine.model_loader import load_model
+    from .engine.results import AgreementStats
     from .engine.runner import score_stream
-    from .engine.scorer import AgreementStats, Scorer
+    from .engine.scorer import Scorer
     from .engine.tickets import open_tickets
 
     if args.batch_size < 1:

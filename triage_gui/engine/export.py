@@ -7,7 +7,7 @@ import os
 from collections.abc import Sequence
 
 from .atomic import atomic_open
-from .scorer import TicketScore
+from .results import TicketScore
 
 RESULT_COLUMNS = ["label", "confidence", "latency_ms", "truncated", "prompt_hash"]
 BASELINE_COLUMNS = ["baseline_label", "baseline_latency_ms", "agree"]

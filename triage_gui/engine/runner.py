@@ -11,7 +11,8 @@ import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from .scorer import Scorer, TicketScore
+from .results import TicketScore
+from .scorer import Scorer
 
 
 @dataclass

@@ -6,6 +6,7 @@ import contextlib
 import logging
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QItemSelectionModel, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
@@ -36,7 +37,6 @@ from ..engine.layout import LayoutError
 from ..engine.metrics import gold_report, latency_summary
 from ..engine.model_loader import BUNDLED, LoadedModel
 from ..engine.prompt import Problem, PromptProfile, default_profile
-from ..engine.scorer import Scorer
 from ..engine.tickets import SUPPORTED, TicketSource, gold_column, tickets_from_text
 from .dialogs import ModelDialog, show_about
 from .file_loader import FileLoadThread
@@ -45,6 +45,9 @@ from .settings import AppSettings
 from .summary import SummaryPanel
 from .ticket_model import TicketFilterProxy, TicketRow, TicketTableModel
 from .worker import EngineThread
+
+if TYPE_CHECKING:
+    from ..engine.scorer import Scorer
 
 log = logging.getLogger(__name__)
 

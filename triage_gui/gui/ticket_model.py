@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QColor
 
-from ..engine.scorer import TicketScore
+from ..engine.results import TicketScore
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 

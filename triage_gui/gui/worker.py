@@ -10,13 +10,15 @@ from __future__ import annotations
 import logging
 import threading
 import traceback
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from ..engine.model_loader import LoadedModel, ModelLoadError, load_model
 from ..engine.prompt import PromptProfile
-from ..engine.runner import score_stream
-from ..engine.scorer import Scorer
+
+if TYPE_CHECKING:
+    from ..engine.scorer import Scorer
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +77,8 @@ class EngineWorker(QObject):
     def _rebuild(self, profile: PromptProfile, generation: int) -> None:
         if generation < self._latest_generation or self.loaded is None:
             return  # a newer save is queued behind this one
+        from ..engine.scorer import Scorer  # torch loads on this thread, not while the window opens
+
         try:
             scorer = Scorer(self.loaded, profile)
         except Exception as exc:
@@ -97,6 +101,8 @@ class EngineWorker(QObject):
         if scorer is None:
             self.run_finished.emit(run_id, True)
             return
+        from ..engine.runner import score_stream
+
         try:
             for batch in score_stream(scorer, tickets, batch_size, baseline, self._cancel):
                 if run_id <= self._cancelled_upto:
