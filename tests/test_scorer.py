@@ -116,16 +116,22 @@ def test_shared_prefix_cache_is_never_mutated(loaded, profile):
         assert torch.equal(k0, k1) and torch.equal(v0, v1)
 
 
-def test_split_fallback_is_exact_and_flagged(tiny, tokenizer, profile):
+def with_template(tiny, tokenizer, template: str):
+    """The tiny model with a copy of the tokenizer that renders prompts through another chat template."""
     tok = copy.deepcopy(tokenizer)
-    tok.chat_template = (
+    tok.chat_template = template
+    loaded = copy.copy(tiny)
+    loaded.tokenizer = tok
+    return loaded
+
+
+def test_split_fallback_is_exact_and_flagged(tiny, tokenizer, profile):
+    template = (
         "{% for m in messages %}<|im_start|>{{ m['role'] }}\n"
         "{% if m['role'] == 'user' %}Ticket: {% endif %}{{ m['content'] }}<|im_end|>\n{% endfor %}"
         "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
     )
-    loaded = copy.copy(tiny)
-    loaded.tokenizer = tok
-    scorer = Scorer(loaded, profile)
+    scorer = Scorer(with_template(tiny, tokenizer, template), profile)
     texts = ["hello there", "my card was declined"]
     scores = scorer.score_batch(texts)
     assert all(s.split_fallback for s in scores)
@@ -144,15 +150,12 @@ def test_confidence_is_softmax_over_sequence_logprobs(loaded, profile, batch):
 
 def test_labels_merging_with_the_answer_head_are_scored_exactly(tiny, tokenizer, profile):
     """A template whose answer head ends in a text run that a label merges with ('\\n\\n' + 'billing')."""
-    tok = copy.deepcopy(tokenizer)  # header markers from tokens the model already has
-    tok.chat_template = (
+    template = (  # header markers from tokens the model already has
         "{% for m in messages %}<|im_start|>{{ m['role'] }}<file_sep>\n\n"
         "{{ m['content'] }}<|im_end|>{% endfor %}"
         "{% if add_generation_prompt %}<|im_start|>assistant<file_sep>\n\n{% endif %}"
     )
-    loaded = copy.copy(tiny)
-    loaded.tokenizer = tok
-    scorer = Scorer(loaded, profile)
-    head = tok.convert_ids_to_tokens(scorer.layout.label_sequences[0][:2])
+    scorer = Scorer(with_template(tiny, tokenizer, template), profile)
+    head = tokenizer.convert_ids_to_tokens(scorer.layout.label_sequences[0][:2])
     assert head[0] == "Ċ"  # the head's newlines are part of every label's sequence now
     check_all_paths(scorer, banking_tickets(4))

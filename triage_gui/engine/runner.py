@@ -21,10 +21,6 @@ class Scored:
     cached: TicketScore
     baseline: TicketScore | None = None
 
-    @property
-    def agree(self) -> bool | None:
-        return None if self.baseline is None else self.baseline.label == self.cached.label
-
 
 def score_stream(
     scorer: Scorer,

@@ -272,7 +272,7 @@ class MainWindow(QMainWindow):
         w.cache_failed.connect(self._cache_failed)
         w.scored.connect(self._scored)
         w.run_finished.connect(self._run_finished)
-        w.error.connect(lambda text: self.show_error("Background work failed", text))
+        w.error.connect(self._worker_error)  # a bound slot: queued onto the GUI thread, unlike a lambda
         f = self.loader.worker
         f.opened.connect(self._file_opened)
         f.rows.connect(self._file_rows)
@@ -354,7 +354,7 @@ class MainWindow(QMainWindow):
         self.engine.worker.load_requested.emit(spec, self.device)
 
     def _model_progress(self, fraction: float, message: str) -> None:
-        if "Dequantizing" in message or "Reading" in message or "Saving" in message:
+        if fraction < 0.9:  # the one-time GGUF conversion; loading a converted model reports 0.9 and 1.0
             if self.progress_dialog is None:
                 self.progress_dialog = QProgressDialog("Preparing the model (first start only)…", "", 0, 100, self)
                 self.progress_dialog.setWindowTitle("Preparing the model")
@@ -655,6 +655,9 @@ class MainWindow(QMainWindow):
             self.rate_label.setText(("Stopped: " if cancelled else "Done: ") + f"{done} labelled")
             self._refresh_stats()
             self._refresh_gold()
+
+    def _worker_error(self, text: str) -> None:
+        self.show_error("Background work failed", text)
 
     def _cancel_runs(self) -> None:
         if self.outstanding:

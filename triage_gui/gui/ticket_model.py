@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QColor
@@ -29,7 +29,6 @@ class TicketRow:
     cached: TicketScore | None = None
     baseline: TicketScore | None = None
     previous_label: str | None = None  # label under the previous prompt version
-    extra: dict = field(default_factory=dict)
 
     @property
     def agree(self) -> bool | None:
