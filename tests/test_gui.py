@@ -369,3 +369,16 @@ def test_filters_by_label_confidence_and_sorting(qtbot, window):
     window.table.sortByColumn(2, Qt.SortOrder.DescendingOrder)  # confidence, as numbers not strings
     shown = [float(window.proxy.index(i, 2).data()) for i in range(window.proxy.rowCount())]
     assert shown == sorted(shown, reverse=True) and len(shown) == 60
+
+
+def test_saving_during_a_run_relabels_everything_with_the_new_prompt(qtbot, window, tmp_path):
+    drop_files(window, [write_tickets(tmp_path / "run.csv", banking_tickets(120))])
+    qtbot.waitUntil(lambda: 16 <= labelled(window) < 120, timeout=60_000)
+    window.editor.instruction.setPlainText("Answer with one label. Tickets are from bank customers.")
+    window.save_action.trigger()
+    wait_all_labelled(qtbot, window, 120)
+    assert window.scorer.layout.profile.instruction.startswith("Answer with one label.")
+    window.baseline_toggle.setChecked(True)  # toggling mid-way starts a fresh run too
+    qtbot.waitUntil(lambda: any(r.baseline is not None for r in window.model.rows), timeout=60_000)
+    window.baseline_toggle.setChecked(False)
+    wait_all_labelled(qtbot, window, 120)

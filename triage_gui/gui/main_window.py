@@ -70,6 +70,7 @@ class MainWindow(QMainWindow):
         self.rebuilds_started = 0
         self.relabels_started = 0
         self.run_id = 0
+        self.cancelled_run = 0  # runs up to this id were cancelled; their late results are still kept
         self.run_generation: dict[int, int] = {}
         self.outstanding: dict[int, int] = {}
         self.run_total = self.run_done = 0
@@ -88,6 +89,10 @@ class MainWindow(QMainWindow):
         self._connect_workers()
         self._restore_settings()
         self._load_initial_prompt()
+        self._stats_dirty = True
+        self.model.dataChanged.connect(self._mark_stats_dirty)
+        self.model.rowsInserted.connect(self._mark_stats_dirty)
+        self.model.modelReset.connect(self._mark_stats_dirty)
         self._stats_timer = QTimer(self, interval=200)
         self._stats_timer.timeout.connect(self._refresh_stats)
         self._stats_timer.start()
@@ -603,7 +608,12 @@ class MainWindow(QMainWindow):
         """Queue tickets for labelling under the current prompt version; the run streams results back."""
         if not indices or self.scorer is None or self.ready_generation != self.generation:
             return  # labelled when the cache is ready
-        if self.run_id not in self.outstanding:
+        current = (
+            self.run_id in self.outstanding
+            and self.run_id > self.cancelled_run
+            and self.run_generation[self.run_id] == self.ready_generation
+        )
+        if not current:  # a cancelled or older-prompt run drains on its own; this work starts a new one
             self.run_id += 1
             self.run_generation[self.run_id] = self.ready_generation
             self.outstanding[self.run_id] = 0
@@ -653,6 +663,7 @@ class MainWindow(QMainWindow):
             self.stop_button.setEnabled(False)
             done = self.run_done
             self.rate_label.setText(("Stopped: " if cancelled else "Done: ") + f"{done} labelled")
+            self._mark_stats_dirty()
             self._refresh_stats()
             self._refresh_gold()
 
@@ -661,13 +672,14 @@ class MainWindow(QMainWindow):
 
     def _cancel_runs(self) -> None:
         if self.outstanding:
+            self.cancelled_run = self.run_id
             self.engine.worker.cancel_runs(self.run_id)
 
     def stop(self) -> None:
         """Stop labelling and reading; everything finished so far stays in the table."""
         self.loader.worker.cancel()
         if self.outstanding:
-            self.engine.worker.cancel_runs(self.run_id)
+            self._cancel_runs()
             self.stop_button.setEnabled(False)
 
     def is_busy(self) -> bool:
@@ -676,8 +688,13 @@ class MainWindow(QMainWindow):
     def _baseline_toggled(self, on: bool) -> None:
         self.model.set_show_baseline(on)
         self._size_columns()
-        if on and self.scorer is not None and self.model.rows:
+        if self.scorer is None or not self.model.rows:
+            return
+        if on:
             self._relabel_all()
+        elif self.outstanding:  # stop paying for the baseline; keep every label already made
+            self._cancel_runs()
+            self._schedule([i for i, r in enumerate(self.model.rows) if r.cached is None])
 
     def _text_column_changed(self) -> None:
         column = self.text_column.currentText()
@@ -729,6 +746,9 @@ class MainWindow(QMainWindow):
     # =============================================================== summary
 
     def _refresh_stats(self) -> None:
+        if not self._stats_dirty:
+            return
+        self._stats_dirty = False
         rows = self.model.rows
         cached = [r.cached.latency_ms for r in rows if r.cached is not None]
         base = [r.baseline.latency_ms for r in rows if r.baseline is not None]
@@ -752,6 +772,9 @@ class MainWindow(QMainWindow):
         filtering = self.proxy.label or self.proxy.max_confidence is not None or self.proxy.only_disagreements
         if filtering and self.outstanding:
             self.proxy.invalidate()
+
+    def _mark_stats_dirty(self, *args) -> None:
+        self._stats_dirty = True
 
     def _gold_report(self):
         column = self.model.gold_column
