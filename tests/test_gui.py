@@ -193,9 +193,8 @@ def test_prompt_too_long_keeps_the_previous_cache(qtbot, window):
     assert window.scorer is old
     assert "previous prompt's cache stays in use" in window.cache_status.text()
     window.add_pasted_text("my card is lost")  # still usable with the old cache
-    qtbot.waitUntil(
-        lambda: labelled(window) == 1, timeout=60_000
-    ) if window.ready_generation == window.generation else None
+    wait_all_labelled(qtbot, window, 1)
+    assert window.model.rows[0].cached.label in LABELS
 
 
 def test_baseline_toggle_adds_agreeing_columns(qtbot, window, tmp_path):

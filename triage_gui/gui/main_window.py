@@ -455,6 +455,7 @@ class MainWindow(QMainWindow):
             self.show_error("Prompt cache not built", str(exc))
         keep = "the previous prompt's cache stays in use" if self.scorer is not None else "no cache"
         self.cache_status.setText(f"cache: not rebuilt ({keep})")
+        self.generation = self.ready_generation  # keep labelling with the cache that works
 
     def open_prompt_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open prompt profile", "", "Prompt profiles (*.json)")
