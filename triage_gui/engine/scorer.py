@@ -2,9 +2,10 @@
 
 Each ticket is scored in one forward pass: its suffix tokens, then every label's tokens merged into a
 trie, with a 4D attention mask so each label token sees the prefix, the ticket and its own earlier
-label tokens only. Positions of new tokens start at the prefix length. The prefix cache is shared by
-every ticket and never written to: each forward gets a read-only view that concatenates the prefix
-keys/values with the batch's new ones and stores nothing.
+label tokens only. Positions of new tokens start at the prefix length. A batch is packed into rows
+without padding between tickets. The prefix cache is shared by every ticket and never written to:
+the shared-prefix attention reads it in place, and models that cannot use that attention get a
+read-only Cache view that concatenates the prefix with each forward's new keys and stores nothing.
 """
 
 from __future__ import annotations

@@ -76,6 +76,7 @@ class MainWindow(QMainWindow):
         self.run_total = self.run_done = 0
         self.run_started = 0.0
         self.load_id = 0
+        self.stopped_load = 0  # loads up to this id were stopped; their late rows are dropped
         self.sources: dict[int, TicketSource] = {}
         self.previous_accuracy: float | None = None
         self.last_message: QMessageBox | None = None
@@ -512,8 +513,8 @@ class MainWindow(QMainWindow):
 
     def _file_rows(self, load_id: int, tickets: list) -> None:
         source = self.sources.get(load_id)
-        if source is None:
-            return
+        if source is None or load_id <= self.stopped_load:
+            return  # rows still in flight from a file the user stopped reading
         columns = source.columns
         name = source.path.name
         rows = [TicketRow(dict(zip(columns, t.values)), t.text, name) for t in tickets]
@@ -567,7 +568,6 @@ class MainWindow(QMainWindow):
 
     def clear_tickets(self) -> None:
         self.stop()
-        self.loader.worker.cancel()
         self.model.clear()
         self.columns = []
         self.text_column.clear()
@@ -679,6 +679,7 @@ class MainWindow(QMainWindow):
     def stop(self) -> None:
         """Stop labelling and reading; everything finished so far stays in the table."""
         self.loader.worker.cancel()
+        self.stopped_load = self.load_id
         if self.outstanding:
             self._cancel_runs()
             self.stop_button.setEnabled(False)
