@@ -48,7 +48,7 @@ def run_app(model: str | None = None, device: str = "auto") -> int:
     async def main() -> None:
         closed = asyncio.Event()
         app.aboutToQuit.connect(closed.set)
-        window = MainWindow(model, device)
+        window = MainWindow(model, device, freeze_gc=True)
         window.show()
         await closed.wait()
 

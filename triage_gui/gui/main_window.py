@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 import time
 from pathlib import Path
@@ -56,8 +57,9 @@ NO_GOLD = "(none)"
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, model_spec: str | None = None, device: str = "auto") -> None:
+    def __init__(self, model_spec: str | None = None, device: str = "auto", freeze_gc: bool = False) -> None:
         super().__init__()
+        self.freeze_gc = freeze_gc
         self.setWindowTitle("Ticket Triage")
         self.setAcceptDrops(True)
         self.settings = AppSettings()
@@ -380,6 +382,11 @@ class MainWindow(QMainWindow):
 
     def _model_loaded(self, loaded: LoadedModel) -> None:
         self._close_progress_dialog()
+        if self.freeze_gc:
+            # torch, transformers and the model leave ~10^6 long-lived objects; keeping them out of the
+            # cyclic collector's full passes keeps those passes from stalling the event loop later.
+            gc.collect()
+            gc.freeze()
         self.loaded = loaded
         self.model_spec = loaded.spec
         self.settings.set("model", loaded.spec)
@@ -848,5 +855,8 @@ class MainWindow(QMainWindow):
     def shutdown(self) -> None:
         """Stop both worker threads and wait for them; idempotent."""
         with contextlib.suppress(RuntimeError):
+            # Nothing more from the workers reaches this window once it is closing.
+            self.loader.worker.blockSignals(True)
+            self.engine.worker.blockSignals(True)
             self.loader.stop()
             self.engine.stop()
