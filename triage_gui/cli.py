@@ -104,7 +104,7 @@ def load_profile(path: str | None):
 
 
 def classify(args: argparse.Namespace) -> int:
-    from .engine.export import write_results
+    from .engine.export import write_csv, write_results
     from .engine.model_loader import load_model
     from .engine.results import AgreementStats
     from .engine.runner import score_stream
@@ -150,14 +150,7 @@ def classify(args: argparse.Namespace) -> int:
     if args.out:
         write_results(args.out, source.columns, rows, profile.content_hash(), args.baseline)
     else:
-        import csv
-
-        from .engine.export import result_header, result_row
-
-        writer = csv.writer(sys.stdout)
-        writer.writerow(result_header(source.columns, args.baseline))
-        for values, cached, base in rows:
-            writer.writerow(result_row(values, cached, base, profile.content_hash(), args.baseline))
+        write_csv(sys.stdout, source.columns, rows, profile.content_hash(), args.baseline)
     notes = []
     if fallbacks:
         notes.append(f"{fallbacks} tickets used the shorter clean prefix (token boundary)")

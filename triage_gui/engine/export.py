@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import os
 from collections.abc import Sequence
+from typing import IO
 
 from .atomic import atomic_open
 from .results import TicketScore
@@ -52,6 +53,20 @@ def result_row(
     return row
 
 
+def write_csv(
+    handle: IO[str],
+    input_columns: Sequence[str],
+    rows: Sequence[tuple[Sequence[str], TicketScore | None, TicketScore | None]],
+    prompt_hash: str,
+    baseline: bool,
+) -> None:
+    """rows: (input values, cached score or None if not scored yet, baseline score or None)."""
+    writer = csv.writer(handle)
+    writer.writerow(result_header(input_columns, baseline))
+    for values, cached, base in rows:
+        writer.writerow(result_row(values, cached, base, prompt_hash, baseline))
+
+
 def write_results(
     path: str | os.PathLike[str],
     input_columns: Sequence[str],
@@ -59,9 +74,6 @@ def write_results(
     prompt_hash: str,
     baseline: bool,
 ) -> None:
-    """rows: (input values, cached score or None if not scored yet, baseline score or None)."""
+    """The CSV of ``write_csv``, written atomically: an interrupted export leaves the old file intact."""
     with atomic_open(path, "w", encoding="utf-8", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(result_header(input_columns, baseline))
-        for values, cached, base in rows:
-            writer.writerow(result_row(values, cached, base, prompt_hash, baseline))
+        write_csv(handle, input_columns, rows, prompt_hash, baseline)
