@@ -67,15 +67,12 @@ class Scorer:
         self.layout = PromptLayout(loaded.tokenizer, profile, loaded.max_context, max_ticket_tokens)
         self.labels = profile.label_names
         trie = self.layout.trie
-        self._trie_tokens = torch.tensor(trie.node_tokens, dtype=torch.long, device=self.device)
-        self._trie_depth = torch.tensor(trie.node_depth, dtype=torch.long, device=self.device)
-        anc = torch.zeros(trie.n_nodes, trie.n_nodes, dtype=torch.bool)
+        # Inputs and masks are assembled on the CPU and moved to the device once per forward.
+        self._trie_tokens = torch.tensor(trie.node_tokens, dtype=torch.long)
+        self._trie_depth = torch.tensor(trie.node_depth, dtype=torch.long)
+        self._trie_ancestors = torch.zeros(trie.n_nodes, trie.n_nodes, dtype=torch.bool)
         for k, chain in enumerate(trie.ancestors):
-            anc[k, chain] = True
-        self._trie_ancestors = anc.to(self.device)
-        self._trie_tokens_cpu = torch.tensor(trie.node_tokens, dtype=torch.long)
-        self._trie_depth_cpu = torch.tensor(trie.node_depth, dtype=torch.long)
-        self._trie_ancestors_cpu = anc
+            self._trie_ancestors[k, chain] = True
         self._causal_cache = torch.ones(256, 256, dtype=torch.bool).tril()
         self.pack_tokens = 128
         width = max(len(s) for s in trie.steps)
@@ -152,14 +149,14 @@ class Scorer:
         """The naive baseline: re-encode the whole prompt and ticket, logits at every position."""
         started = time.perf_counter()
         enc = self.encode(text)
-        ctx = torch.tensor(enc.full_ids, dtype=torch.long, device=self.device)
+        ctx = torch.tensor(enc.full_ids, dtype=torch.long)
         n_ctx, n_trie = len(enc.full_ids), self.layout.trie.n_nodes
-        input_ids = torch.cat([ctx, self._trie_tokens]).unsqueeze(0)
-        positions = torch.cat([torch.arange(n_ctx, device=self.device), n_ctx - 1 + self._trie_depth]).unsqueeze(0)
+        input_ids = torch.cat([ctx, self._trie_tokens]).unsqueeze(0).to(self.device)
+        positions = torch.cat([torch.arange(n_ctx), n_ctx - 1 + self._trie_depth]).unsqueeze(0).to(self.device)
         n = n_ctx + n_trie
-        allowed = torch.ones(n, n, dtype=torch.bool, device=self.device).tril()
+        allowed = torch.ones(n, n, dtype=torch.bool).tril()
         allowed[n_ctx:, n_ctx:] = self._trie_ancestors
-        mask = self._additive(allowed[None, None])
+        mask = self._additive(allowed[None, None].to(self.device))
         logits = self.model(input_ids=input_ids, attention_mask=mask, position_ids=positions, use_cache=False).logits
         lp = self._label_logprobs(logits[:, n_ctx - 1 :])[0]
         return self._result(lp, enc, (time.perf_counter() - started) * 1000)
@@ -190,7 +187,7 @@ class Scorer:
         positions = torch.full((len(rows), width), prefix_len, dtype=torch.long)
         allowed = torch.eye(width, dtype=torch.bool).repeat(len(rows), 1, 1)  # padding sees itself only
         gather = torch.zeros(len(suffixes), n_trie + 1, dtype=torch.long)
-        trie_tokens, trie_depth, ancestors = self._trie_tokens_cpu, self._trie_depth_cpu, self._trie_ancestors_cpu
+        trie_tokens, trie_depth, ancestors = self._trie_tokens, self._trie_depth, self._trie_ancestors
         for r, members in enumerate(rows):
             offset = 0
             for i in members:
