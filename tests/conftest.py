@@ -48,12 +48,26 @@ def banking_tickets(n: int) -> list[str]:
     return texts[::step][:n]
 
 
-def tiny_model(kind: str, tokenizer):
-    """A randomly initialised 2-layer model of the given architecture, sharing the SmolLM2 tokenizer."""
+def reference_model(loaded):
+    """The plain transformers model with the same weights: what every scoring path is checked against."""
+    if getattr(loaded, "reference", None) is None:
+        from transformers import AutoModelForCausalLM
+
+        loaded.reference = AutoModelForCausalLM.from_pretrained(loaded.source).eval()
+    return loaded.reference
+
+
+def tiny_model(kind: str, tokenizer, backend: str = "lean"):
+    """A randomly initialised 2-layer model of the given architecture, sharing the SmolLM2 tokenizer.
+
+    ``backend`` "lean" runs it on triage_gui's own decoder, "transformers" on transformers' modules.
+    """
     import torch
     from transformers import AutoModelForCausalLM, LlamaConfig, Qwen2Config
 
+    from triage_gui.engine.decoder import Decoder
     from triage_gui.engine.model_loader import LoadedModel
+    from triage_gui.engine.transformers_decoder import TransformersDecoder
 
     config_cls = {"qwen2": Qwen2Config, "llama": LlamaConfig}[kind]
     config = config_cls(
@@ -69,12 +83,19 @@ def tiny_model(kind: str, tokenizer):
     )
     torch.manual_seed(1234)
     model = AutoModelForCausalLM.from_config(config, dtype=torch.float32).eval()
-    return LoadedModel(model, tokenizer, f"tiny-{kind}", f"tiny random {kind}", "cpu", "none", 0.0)
+    decoder = Decoder.from_transformers(model) if backend == "lean" else TransformersDecoder(model)
+    loaded = LoadedModel(decoder, tokenizer, f"tiny-{kind}", f"tiny random {kind} ({backend})", "cpu", "none", 0.0)
+    loaded.reference = model
+    return loaded
 
 
-@pytest.fixture(scope="session", params=["qwen2", "llama"])
+TINY = [("qwen2", "lean"), ("llama", "lean"), ("qwen2", "transformers"), ("llama", "transformers")]
+
+
+@pytest.fixture(scope="session", params=TINY, ids=[f"{k}-{b}" for k, b in TINY])
 def tiny(request, tokenizer):
-    return tiny_model(request.param, tokenizer)
+    kind, backend = request.param
+    return tiny_model(kind, tokenizer, backend)
 
 
 STALLS: dict[str, float] = {}

@@ -24,8 +24,11 @@ from triage_gui.engine.prompt import default_profile  # noqa: E402
 from triage_gui.engine.scorer import Scorer  # noqa: E402
 
 
-def build(kind: str, tokenizer, device: str, small: bool) -> LoadedModel:
+def build(kind: str, backend: str, tokenizer, device: str, small: bool) -> LoadedModel:
     from transformers import AutoModelForCausalLM, LlamaConfig, Qwen2Config
+
+    from triage_gui.engine.decoder import Decoder
+    from triage_gui.engine.transformers_decoder import TransformersDecoder
 
     if kind == "qwen2":
         dims = dict(hidden_size=896, intermediate_size=4864, num_hidden_layers=24, num_attention_heads=14)
@@ -38,7 +41,10 @@ def build(kind: str, tokenizer, device: str, small: bool) -> LoadedModel:
     config.initializer_range = 0.06
     torch.manual_seed(0)
     model = AutoModelForCausalLM.from_config(config, dtype=torch.float32).to(device).eval()
-    return LoadedModel(model, tokenizer, kind, f"random {kind}", device, "none", 0.0)
+    decoder = Decoder.from_transformers(model) if backend == "lean" else TransformersDecoder(model)
+    loaded = LoadedModel(decoder, tokenizer, kind, f"random {kind}", device, "none", 0.0)
+    loaded.reference = model
+    return loaded
 
 
 @torch.inference_mode()
@@ -47,7 +53,7 @@ def reference(scorer: Scorer, text: str) -> list[float]:
     out = []
     for seq in scorer.layout.label_sequences:
         ids = torch.tensor([enc.full_ids + seq], device=scorer.device)
-        logp = torch.log_softmax(scorer.model(ids).logits[0].float(), dim=-1)
+        logp = torch.log_softmax(scorer.loaded.reference(ids).logits[0].float(), dim=-1)
         n = len(enc.full_ids)
         out.append(sum(float(logp[n - 1 + j, t]) for j, t in enumerate(seq)))
     return out
@@ -75,7 +81,7 @@ def check_model(scorer: Scorer, texts: list[str], kind: str) -> int:
         for s in (from_batch, scorer.score_one(text), scorer.score_full(text)):
             worst = max(worst, max(abs(x - y) for x, y in zip(s.logprobs, ref)))
             failures += s.label != best
-    print(f"{kind}: {len(check)} tickets, max |dlogp| vs reference {worst:.2e}, shared {scorer.shared_attention}")
+    print(f"{kind}: {len(check)} tickets, max |dlogp| vs reference {worst:.2e}")
     failures += worst > 1e-3
     scorer.score_batch(texts[:32])
     scorer.score_full(texts[0])
@@ -117,7 +123,9 @@ def main() -> int:
     texts = (texts * 4)[: args.n]
     failures = 0
     for kind in ("qwen2", "llama"):
-        failures += check_model(Scorer(build(kind, tokenizer, args.device, args.small), default_profile()), texts, kind)
+        for backend in ("lean", "transformers"):
+            loaded = build(kind, backend, tokenizer, args.device, args.small)
+            failures += check_model(Scorer(loaded, default_profile()), texts, f"{kind}/{backend}")
     print("GPU CHECK", "FAILED" if failures else "PASSED", f"({failures} failures)")
     return 1 if failures else 0
 

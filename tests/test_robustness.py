@@ -1,6 +1,5 @@
 """Faults that must end in a clear message and lose nothing: models, exports, hostile templates."""
 
-import copy
 import csv
 import io
 
@@ -33,12 +32,12 @@ def test_folder_without_config_is_a_clear_error(tmp_path):
 
 
 def test_out_of_memory_while_loading_is_a_clear_error(monkeypatch, loaded):
-    import transformers
+    from triage_gui.engine.decoder import Decoder
 
     def no_memory(*args, **kwargs):
         raise MemoryError
 
-    monkeypatch.setattr(transformers.AutoModelForCausalLM, "from_pretrained", no_memory)
+    monkeypatch.setattr(Decoder, "from_folder", no_memory)
     with pytest.raises(ModelLoadError, match="Not enough memory"):
         load_model("bundled", "cpu")
 
@@ -76,9 +75,12 @@ def test_export_keeps_input_columns_and_renames_clashes(tmp_path):
     assert row["label"] == "gold" and row["label_predicted"] == "account" and row["prompt_hash"] == "h"
 
 
-def test_control_tokens_of_another_template_are_plain_text_too(tokenizer, profile):
-    """A Llama-3 style template with its own special tokens: tickets quoting them stay data."""
-    tok = copy.deepcopy(tokenizer)
+def test_control_tokens_of_another_template_are_plain_text_too(loaded, profile):
+    """A Llama-3 style template with its own special tokens (through transformers' tokenizer, the path for
+    tokenizers the lean one does not take): tickets quoting them stay data."""
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(loaded.source)
     tok.add_special_tokens(
         {"additional_special_tokens": ["<|begin_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"]}
     )

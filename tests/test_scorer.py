@@ -4,7 +4,7 @@ import copy
 
 import pytest
 import torch
-from conftest import banking_tickets
+from conftest import banking_tickets, reference_model, tiny_model
 
 from triage_gui.engine.prompt import Example, Label, PromptProfile
 from triage_gui.engine.scorer import Scorer
@@ -36,10 +36,11 @@ SHARED_FIRST_TOKEN = PromptProfile(
 def reference_logprobs(scorer: Scorer, text: str) -> list[float]:
     """The slowest, plainest scoring: one causal forward per label over prompt + ticket + label."""
     enc = scorer.encode(text)
+    model = reference_model(scorer.loaded)
     out = []
     for seq in scorer.layout.label_sequences:
         ids = torch.tensor([enc.full_ids + seq])
-        logp = torch.log_softmax(scorer.model(ids).logits[0].float(), dim=-1)
+        logp = torch.log_softmax(model(ids).logits[0].float(), dim=-1)
         n = len(enc.full_ids)
         out.append(sum(float(logp[n - 1 + j, tok]) for j, tok in enumerate(seq)))
     return out
@@ -88,11 +89,11 @@ def test_tiny_models_all_paths(tiny, profile):
         check_all_paths(scorer, banking_tickets(6) + EDGE_TICKETS)
 
 
-def test_concatenating_cache_path_matches_too(tiny, profile):
-    """The path for models that cannot switch attention: a read-only prefix view inside a Cache."""
-    scorer = Scorer(tiny, profile)
-    scorer.shared_attention = False
-    check_all_paths(scorer, banking_tickets(4) + EDGE_TICKETS[:3])
+def test_concatenating_cache_path_matches_too(tokenizer, profile):
+    """The path for transformers models that cannot switch attention: a read-only prefix view in a Cache."""
+    loaded = tiny_model("qwen2", tokenizer, "transformers")
+    loaded.decoder.shared_attention = False
+    check_all_paths(Scorer(loaded, profile), banking_tickets(4) + EDGE_TICKETS[:3])
 
 
 def test_padding_does_not_change_results(tiny, profile):

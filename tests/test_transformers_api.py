@@ -6,11 +6,11 @@ import pytest
 import torch
 from transformers.cache_utils import DynamicCache, DynamicLayer
 
-from triage_gui.engine.scorer import PrefixCache, prefix_view
+from triage_gui.engine.transformers_decoder import prefix_view
 
 
 def test_forward_takes_cache_keyword(tiny):
-    params = inspect.signature(type(tiny.model).forward).parameters
+    params = inspect.signature(type(tiny.reference).forward).parameters
     assert "cache" in params and "logits_to_keep" in params
 
 
@@ -25,7 +25,7 @@ def test_dynamic_layer_crop_refuses_positive_lengths():
 
 def test_prefix_cache_from_a_forward_has_per_layer_keys(tiny):
     ids = torch.tensor([[1, 2, 3, 4]])
-    out = tiny.model(input_ids=ids, use_cache=True)
+    out = tiny.reference(input_ids=ids, use_cache=True)
     assert isinstance(out.cache, DynamicCache)
     keys, values = out.cache.layers[0].keys, out.cache.layers[0].values
     assert keys.shape[-2] == 4 and values.shape == keys.shape
@@ -33,24 +33,24 @@ def test_prefix_cache_from_a_forward_has_per_layer_keys(tiny):
 
 def test_prefix_view_broadcasts_without_storing(tiny):
     ids = torch.tensor([[1, 2, 3, 4, 5]])
-    out = tiny.model(input_ids=ids, use_cache=True)
-    prefix = PrefixCache([(layer.keys, layer.values) for layer in out.cache.layers], 5, 0.0)
-    view = prefix_view(prefix, 3)
-    new = torch.randn(2, prefix.layers[0][0].shape[1], 2, prefix.layers[0][0].shape[-1])
+    out = tiny.reference(input_ids=ids, use_cache=True)
+    layers = [(layer.keys[..., :3, :], layer.values[..., :3, :]) for layer in out.cache.layers]
+    view = prefix_view(layers)
+    new = torch.randn(2, layers[0][0].shape[1], 2, layers[0][0].shape[-1])
     keys, _ = view.update(new, new, 0)
     assert keys.shape[0] == 2 and keys.shape[-2] == 5
-    assert torch.equal(keys[1, :, :3], prefix.layers[0][0][0, :, :3])
+    assert torch.equal(keys[1, :, :3], layers[0][0][0])
     keys_again, _ = view.update(new, new, 0)
     assert keys_again.shape[-2] == 5  # nothing was appended to the shared view
-    assert prefix.layers[0][0].shape[-2] == 5
+    assert layers[0][0].shape[-2] == 3
 
 
 def test_custom_4d_mask_is_used_as_given(tiny):
     ids = torch.tensor([[5, 6, 7]])
-    causal = tiny.model(input_ids=ids).logits
+    causal = tiny.reference(input_ids=ids).logits
     allowed = torch.ones(3, 3, dtype=torch.bool).tril()
     mask = torch.where(allowed, 0.0, torch.finfo(torch.float32).min)[None, None]
-    assert torch.allclose(tiny.model(input_ids=ids, attention_mask=mask).logits, causal, atol=1e-5)
+    assert torch.allclose(tiny.reference(input_ids=ids, attention_mask=mask).logits, causal, atol=1e-5)
     allowed[2, 0] = False  # a mask that differs must change the last position
     mask = torch.where(allowed, 0.0, torch.finfo(torch.float32).min)[None, None]
-    assert not torch.allclose(tiny.model(input_ids=ids, attention_mask=mask).logits[0, 2], causal[0, 2], atol=1e-5)
+    assert not torch.allclose(tiny.reference(input_ids=ids, attention_mask=mask).logits[0, 2], causal[0, 2], atol=1e-5)

@@ -33,18 +33,18 @@ class ModelLoadError(RuntimeError):
 
 @dataclass
 class LoadedModel:
-    model: object  # transformers PreTrainedModel
-    tokenizer: object
+    decoder: object  # decoder.Decoder, or transformers_decoder.TransformersDecoder for other architectures
+    tokenizer: object  # chat_tokenizer.ChatTokenizer or a transformers tokenizer
     spec: str
     name: str
     device: str
     licence: str
     load_seconds: float
+    source: str = ""  # the folder or Hub id the weights came from
 
     @property
     def max_context(self) -> int:
-        value = getattr(self.model.config, "max_position_embeddings", None) or 2048
-        return int(value)
+        return self.decoder.max_context
 
 
 def cache_dir() -> Path:
@@ -178,31 +178,57 @@ def load_model(
     source, name, licence = resolve(spec, progress)
     report = progress or (lambda fraction, message: None)
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
 
     device = pick_device(device)
     if device == "cpu":
         configure_threads(threads)
     report(0.9, f"Loading {name}…")
     try:
-        tokenizer = AutoTokenizer.from_pretrained(source)
-        model = AutoModelForCausalLM.from_pretrained(source, dtype=getattr(torch, dtype))
+        decoder, tokenizer = _load_lean(source, getattr(torch, dtype), device) or _load_transformers(
+            source, getattr(torch, dtype), device
+        )
+    except ModelLoadError:
+        raise
     except OSError as exc:
         raise ModelLoadError(_hub_message(source, exc)) from exc
     except (MemoryError, torch.OutOfMemoryError) as exc:
-        raise ModelLoadError(f"Not enough memory to load {name}.") from exc
+        raise ModelLoadError(f"Not enough memory to load {name} on {device}.") from exc
     except Exception as exc:
         raise ModelLoadError(f"Cannot load {name}: {_short(exc)}") from exc
-    try:
-        model.to(device)
-    except torch.OutOfMemoryError as exc:
-        raise ModelLoadError(f"Not enough {device} memory for {name}.") from exc
-    except RuntimeError as exc:
-        raise ModelLoadError(f"Cannot move {name} to {device}: {_short(exc)}") from exc
-    model.eval()
     report(1.0, f"{name} ready on {device}.")
     label = name if dtype == "float32" else f"{name}, {dtype}"
-    return LoadedModel(model, tokenizer, spec or BUNDLED, label, device, licence, time.perf_counter() - started)
+    elapsed = time.perf_counter() - started
+    return LoadedModel(decoder, tokenizer, spec or BUNDLED, label, device, licence, elapsed, source)
+
+
+def _load_lean(source: str, dtype, device: str):
+    """Llama-family safetensors folders with a plain tokenizer.json: no transformers import at all."""
+    import json
+
+    from .chat_tokenizer import ChatTokenizer
+    from .decoder import Decoder, DecoderConfig
+
+    folder = Path(source)
+    if not (folder / "config.json").is_file() or not ChatTokenizer.supports(folder):
+        return None
+    if not any((folder / f).is_file() for f in ("model.safetensors", "model.safetensors.index.json")):
+        return None
+    config = DecoderConfig.from_dict(json.loads((folder / "config.json").read_text(encoding="utf-8")))
+    if config is None:
+        return None
+    return Decoder.from_folder(folder, config, dtype, device), ChatTokenizer(folder)
+
+
+def _load_transformers(source: str, dtype, device: str):
+    """Anything transformers loads; Llama-family weights still run on the lean decoder."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from .decoder import Decoder
+    from .transformers_decoder import TransformersDecoder
+
+    tokenizer = AutoTokenizer.from_pretrained(source)
+    model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype).to(device).eval()
+    return Decoder.from_transformers(model) or TransformersDecoder(model), tokenizer
 
 
 def _hub_message(source: str, exc: Exception) -> str:

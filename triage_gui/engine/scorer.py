@@ -3,9 +3,8 @@
 Each ticket is scored in one forward pass: its suffix tokens, then every label's tokens merged into a
 trie, with a 4D attention mask so each label token sees the prefix, the ticket and its own earlier
 label tokens only. Positions of new tokens start at the prefix length. A batch is packed into rows
-without padding between tickets. The prefix cache is shared by every ticket and never written to:
-the shared-prefix attention reads it in place, and models that cannot use that attention get a
-read-only Cache view that concatenates the prefix with each forward's new keys and stores nothing.
+without padding between tickets. The prefix keys/values are shared by every ticket and never written
+to: the decoder's attention reads them in place.
 """
 
 from __future__ import annotations
@@ -14,9 +13,8 @@ import time
 from dataclasses import dataclass
 
 import torch
-from transformers.cache_utils import Cache, DynamicLayer
 
-from . import prefix_attention
+from .decoder import KV
 from .layout import EncodedTicket, PromptLayout
 from .model_loader import LoadedModel
 from .prompt import PromptProfile
@@ -28,33 +26,11 @@ _LOGITS_BUDGET = 256 * 1024 * 1024
 
 @dataclass
 class PrefixCache:
-    """Keys/values of the prompt prefix, one (keys, values) pair per layer, batch size 1."""
+    """Keys/values of the prompt prefix, one (keys, values) pair per layer, each (1, kv heads, P, dim)."""
 
-    layers: list[tuple[torch.Tensor, torch.Tensor]]
+    layers: KV
     length: int
     build_seconds: float
-
-
-class _SharedPrefixLayer(DynamicLayer):
-    """Prefix keys/values for one layer: reads them, never stores into them."""
-
-    def __init__(self, keys: torch.Tensor, values: torch.Tensor):
-        super().__init__()
-        self.keys, self.values = keys, values
-        self.device = keys.device
-        self.is_initialized = True
-
-    def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
-        batch = key_states.shape[0]
-        keys = torch.cat([self.keys.expand(batch, -1, -1, -1), key_states], dim=-2)
-        values = torch.cat([self.values.expand(batch, -1, -1, -1), value_states], dim=-2)
-        return keys, values
-
-
-def prefix_view(prefix: PrefixCache, length: int) -> Cache:
-    """A cache presenting the first ``length`` prefix positions to any batch size, without copying them."""
-    layers = [_SharedPrefixLayer(k[..., :length, :], v[..., :length, :]) for k, v in prefix.layers]
-    return Cache(layers=layers)
 
 
 class Scorer:
@@ -62,8 +38,8 @@ class Scorer:
 
     def __init__(self, loaded: LoadedModel, profile: PromptProfile, max_ticket_tokens: int = 1024):
         self.loaded = loaded
-        self.model = loaded.model
-        self.device = torch.device(loaded.device)
+        self.decoder = loaded.decoder
+        self.device = self.decoder.device
         self.layout = PromptLayout(loaded.tokenizer, profile, loaded.max_context, max_ticket_tokens)
         self.labels = profile.label_names
         trie = self.layout.trie
@@ -91,10 +67,8 @@ class Scorer:
         if pad is None:
             pad = loaded.tokenizer.eos_token_id
         self._pad_id = int(pad if isinstance(pad, int) else 0)
-        self._min = torch.finfo(self.model.dtype).min
-        vocab = self.model.get_output_embeddings().weight.shape[0]
-        self.max_batch = max(1, _LOGITS_BUDGET // ((trie.n_nodes + 1) * vocab * 4))
-        self.shared_attention = prefix_attention.enable(self.model)
+        self._min = torch.finfo(self.decoder.dtype).min
+        self.max_batch = max(1, _LOGITS_BUDGET // ((trie.n_nodes + 1) * self.decoder.vocab_size * 4))
         self.prefix = self._build_prefix()
 
     @property
@@ -110,8 +84,8 @@ class Scorer:
         if not ids:
             return PrefixCache([], 0, 0.0)
         input_ids = torch.tensor([ids], dtype=torch.long, device=self.device)
-        out = self.model(input_ids=input_ids, use_cache=True, logits_to_keep=1)
-        layers = [(layer.keys, layer.values) for layer in out.cache.layers]
+        positions = torch.arange(len(ids), device=self.device)[None]
+        _, layers = self.decoder.forward(input_ids, positions, keep_kv=True)
         return PrefixCache(layers, len(ids), time.perf_counter() - started)
 
     # ----------------------------------------------------------------- scoring
@@ -157,7 +131,7 @@ class Scorer:
         allowed = torch.ones(n, n, dtype=torch.bool).tril()
         allowed[n_ctx:, n_ctx:] = self._trie_ancestors
         mask = self._additive(allowed[None, None].to(self.device))
-        logits = self.model(input_ids=input_ids, attention_mask=mask, position_ids=positions, use_cache=False).logits
+        logits = self.decoder.logits(self.decoder.forward(input_ids, positions, mask)[0])
         lp = self._label_logprobs(logits[:, n_ctx - 1 :])[0]
         return self._result(lp, enc, (time.perf_counter() - started) * 1000)
 
@@ -205,32 +179,11 @@ class Scorer:
                 gather[i, 1:] = torch.arange(r * width + b, r * width + c)
                 offset = c
 
-        extra: dict = {}
-        if prefix_len and self.shared_attention:
-            # Every prefix column is visible to every token, so the mask covers the new tokens only.
-            mask = self._additive(allowed[:, None].to(dev))
-            extra["shared_prefix"] = [(k[..., :prefix_len, :], v[..., :prefix_len, :]) for k, v in self.prefix.layers]
-        else:
-            prefix_cols = torch.ones(len(rows), width, prefix_len, dtype=torch.bool)
-            mask = self._additive(torch.cat([prefix_cols, allowed], dim=2)[:, None].to(dev))
-            if prefix_len:
-                extra["cache"] = prefix_view(self.prefix, prefix_len)
-        hidden = self.model.base_model(
-            input_ids=input_ids.to(dev),
-            attention_mask=mask,
-            position_ids=positions.to(dev),
-            use_cache=False,
-            **extra,
-        ).last_hidden_state
+        mask = self._additive(allowed[:, None].to(dev))  # every prefix column is visible to every token
+        prefix = [(k[..., :prefix_len, :], v[..., :prefix_len, :]) for k, v in self.prefix.layers] or None
+        hidden, _ = self.decoder.forward(input_ids.to(dev), positions.to(dev), mask, prefix)
         picked = hidden.reshape(-1, hidden.shape[-1])[gather.to(dev)]  # (tickets, 1 + trie nodes, hidden)
-        return self._label_logprobs(self._logits(picked))
-
-    def _logits(self, hidden: torch.Tensor) -> torch.Tensor:
-        logits = self.model.get_output_embeddings()(hidden)
-        cap = getattr(self.model.config, "final_logit_softcapping", None)
-        if cap:
-            logits = torch.tanh(logits / cap) * cap
-        return logits
+        return self._label_logprobs(self.decoder.logits(picked))
 
     def _causal(self, n: int) -> torch.Tensor:
         if self._causal_cache.shape[0] < n:
@@ -238,8 +191,9 @@ class Scorer:
         return self._causal_cache[:n, :n]
 
     def _additive(self, allowed: torch.Tensor) -> torch.Tensor:
-        zero = torch.zeros((), dtype=self.model.dtype, device=self.device)
-        return torch.where(allowed, zero, torch.tensor(self._min, dtype=self.model.dtype, device=self.device))
+        dtype = self.decoder.dtype
+        zero = torch.zeros((), dtype=dtype, device=self.device)
+        return torch.where(allowed, zero, torch.tensor(self._min, dtype=dtype, device=self.device))
 
     def _label_logprobs(self, logits: torch.Tensor) -> torch.Tensor:
         """(batch, 1 + trie nodes, vocab) logits -> (batch, labels) sequence log-probabilities."""

@@ -1,0 +1,88 @@
+"""The lean decoder against transformers' forward on the same weights, for every path the scorer uses."""
+
+import json
+
+import pytest
+import torch
+from conftest import reference_model
+
+from triage_gui.engine.decoder import Decoder, DecoderConfig
+
+NEG = torch.finfo(torch.float32).min
+
+
+def additive(allowed: torch.Tensor) -> torch.Tensor:
+    return torch.where(allowed, 0.0, NEG)
+
+
+def lean_and_reference(tiny):
+    if not isinstance(tiny.decoder, Decoder):
+        pytest.skip("transformers backend: nothing lean to compare")
+    return tiny.decoder, tiny.reference
+
+
+@torch.inference_mode()
+def test_plain_forward_equals_transformers(tiny):
+    lean, model = lean_and_reference(tiny)
+    ids = torch.randint(0, lean.vocab_size, (2, 17), generator=torch.Generator().manual_seed(0))
+    positions = torch.arange(17).repeat(2, 1)
+    hidden, _ = lean.forward(ids, positions)
+    assert torch.allclose(lean.logits(hidden), model(ids).logits, atol=1e-4)
+
+
+@torch.inference_mode()
+def test_cached_prefix_and_block_mask_equal_full_causal(tiny):
+    """Two tickets packed in one row after a shared prefix give the logits each gets alone, uncached."""
+    lean, model = lean_and_reference(tiny)
+    gen = torch.Generator().manual_seed(1)
+    prefix = torch.randint(0, lean.vocab_size, (1, 9), generator=gen)
+    a = torch.randint(0, lean.vocab_size, (5,), generator=gen)
+    b = torch.randint(0, lean.vocab_size, (3,), generator=gen)
+    _, kv = lean.forward(prefix, torch.arange(9)[None], keep_kv=True)
+    row = torch.cat([a, b])[None]
+    positions = torch.cat([torch.arange(9, 14), torch.arange(9, 12)])[None]
+    allowed = torch.zeros(8, 8, dtype=torch.bool)
+    allowed[:5, :5] = torch.ones(5, 5, dtype=torch.bool).tril()
+    allowed[5:, 5:] = torch.ones(3, 3, dtype=torch.bool).tril()
+    hidden, _ = lean.forward(row, positions, additive(allowed)[None, None], kv)
+    logits = lean.logits(hidden)[0]
+    for part, got in ((a, logits[:5]), (b, logits[5:])):
+        want = model(torch.cat([prefix[0], part])[None]).logits[0, 9:]
+        assert torch.allclose(got, want, atol=1e-4)
+
+
+@torch.inference_mode()
+def test_bundled_model_equals_transformers(loaded):
+    model = reference_model(loaded)
+    ids = torch.tensor([[1, 9690, 198, 504, 3287, 314, 260, 5499, 2, 198, 1, 4093, 198]])
+    hidden, _ = loaded.decoder.forward(ids, torch.arange(ids.shape[1])[None])
+    assert torch.allclose(loaded.decoder.logits(hidden), model(ids).logits, atol=1e-3)
+
+
+def test_bundled_model_loads_without_transformers(loaded):
+    """The point of the lean path: a converted SmolLM2 never needs transformers' modelling code."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from triage_gui.engine.model_loader import load_model; "
+        "from triage_gui.engine.scorer import Scorer; from triage_gui.engine.prompt import default_profile; "
+        "s = Scorer(load_model('bundled', 'cpu'), default_profile()); print(s.score_one('card declined').label); "
+        "print(sorted(m for m in sys.modules if m.startswith('transformers'))[:3])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out[0] in {"billing", "technical", "account"}
+    assert out[1] == "[]"
+
+
+def test_unknown_architectures_and_options_are_left_to_transformers(loaded):
+    config = json.loads((__import__("pathlib").Path(loaded.source) / "config.json").read_text())
+    assert DecoderConfig.from_dict(config) is not None
+    for change in (
+        {"architectures": ["GemmaForCausalLM"]},
+        {"rope_parameters": {"rope_type": "llama3", "factor": 8.0, "rope_theta": 5e5}},
+        {"hidden_act": "gelu"},
+        {"use_sliding_window": True},
+        {"mlp_bias": True},
+    ):
+        assert DecoderConfig.from_dict({**config, **change}) is None, change
