@@ -305,7 +305,22 @@ def test_worker_exception_is_shown_and_the_app_continues(qtbot, window, monkeypa
     qtbot.waitUntil(lambda: window.model.rows[-1].cached is not None, timeout=60_000)
 
 
-def test_huge_file_streams_in_and_can_be_stopped(qtbot, window, tmp_path):
+@pytest.fixture
+def app_window(qtbot, config_dir, loaded):
+    """The window as the app runs it: long-lived objects frozen out of the cyclic GC."""
+    import gc
+
+    win = MainWindow(device="cpu", freeze_gc=True)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitUntil(lambda: win.scorer is not None and not win.is_busy(), timeout=120_000)
+    yield win
+    close(win)
+    gc.unfreeze()
+
+
+def test_huge_file_streams_in_and_can_be_stopped(qtbot, app_window, tmp_path):
+    window = app_window
     path = tmp_path / "huge.csv"
     base = banking_tickets(100)
     with open(path, "w", newline="", encoding="utf-8") as handle:

@@ -84,14 +84,22 @@ def _user_error(exc: Exception) -> bool:
 
 
 def version_text() -> str:
+    """Versions from package metadata: importing torch or transformers just to print them costs seconds."""
     import platform
+    from importlib import metadata
 
     lines = [f"Ticket Triage {__version__}", f"Python {platform.python_version()}"]
-    for module in ("torch", "transformers", "PySide6"):
+    for dist in ("torch", "transformers", "tokenizers"):
         try:
-            lines.append(f"{module} {__import__(module).__version__}")
-        except ImportError:
-            lines.append(f"{module} not installed")
+            lines.append(f"{dist} {metadata.version(dist)}")
+        except metadata.PackageNotFoundError:
+            lines.append(f"{dist} not installed")
+    try:
+        import PySide6
+
+        lines.append(f"PySide6 {PySide6.__version__}")
+    except ImportError:
+        lines.append("PySide6 not installed")
     return "\n".join(lines)
 
 

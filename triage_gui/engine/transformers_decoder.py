@@ -97,6 +97,8 @@ class TransformersDecoder:
         mask: torch.Tensor | None = None,
         prefix: KV | None = None,
         keep_kv: bool = False,
+        keep: torch.Tensor | None = None,
+        slots: torch.Tensor | None = None,  # unused: transformers computes the padding too
     ) -> tuple[torch.Tensor, KV]:
         extra: dict = {}
         if prefix and prefix[0][0].shape[2]:
@@ -115,7 +117,8 @@ class TransformersDecoder:
             input_ids=input_ids, attention_mask=mask, position_ids=positions, use_cache=keep_kv, **extra
         )
         kv = [(layer.keys, layer.values) for layer in out.cache.layers] if keep_kv else []
-        return out.last_hidden_state, kv
+        hidden = out.last_hidden_state
+        return (hidden if keep is None else hidden.reshape(-1, hidden.shape[-1])[keep]), kv
 
     def logits(self, hidden: torch.Tensor) -> torch.Tensor:
         logits = self.model.get_output_embeddings()(hidden)

@@ -20,14 +20,28 @@ class FileLoadWorker(QObject):
     failed = Signal(int, str, str)  # load id, path, message
 
     BATCH = 512
+    # Batches emitted but not yet taken by the window. Reading runs far ahead of the window otherwise,
+    # and every row waiting in the event queue is heap the cyclic GC has to walk (300 ms passes seen).
+    IN_FLIGHT = 4
 
     def __init__(self) -> None:
         super().__init__()
         self._cancel = threading.Event()
+        self._room = threading.Semaphore(self.IN_FLIGHT)
         self.load_requested.connect(self._load)
 
     def cancel(self) -> None:
         self._cancel.set()
+
+    def taken(self) -> None:
+        """The window took one emitted batch (whatever it did with it): room for the next one."""
+        self._room.release()
+
+    def _wait_for_room(self) -> bool:
+        while not self._room.acquire(timeout=0.05):
+            if self._cancel.is_set():
+                return False
+        return True
 
     @Slot(int, str)
     def _load(self, load_id: int, path: str) -> None:
@@ -36,11 +50,10 @@ class FileLoadWorker(QObject):
             source: TicketSource = open_tickets(path)
             self.opened.emit(load_id, source)
             for batch in source.batches(self.BATCH):
-                if self._cancel.is_set():
+                if self._cancel.is_set() or not self._wait_for_room():
                     source.notes.append("stopped before the end of the file")
                     break
                 self.rows.emit(load_id, batch)
-                QThread.msleep(1)  # let the GUI thread take the batch before the next one piles up
         except (ValueError, OSError) as exc:
             self.failed.emit(load_id, path, str(exc))
             return
