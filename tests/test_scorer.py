@@ -160,3 +160,20 @@ def test_labels_merging_with_the_answer_head_are_scored_exactly(tiny, tokenizer,
     head = tokenizer.convert_ids_to_tokens(scorer.layout.label_sequences[0][:2])
     assert head[0] == "Ċ"  # the head's newlines are part of every label's sequence now
     check_all_paths(scorer, banking_tickets(4))
+
+
+def test_stream_ramps_up_and_keeps_input_order(tiny, profile):
+    """The window's stream starts with one ticket so the first label shows at once; order and scores hold."""
+    from triage_gui.engine.runner import score_stream
+
+    scorer = Scorer(tiny, profile)
+    texts = banking_tickets(40)
+    ramped = list(score_stream(scorer, enumerate(texts), 16, ramp=True))
+    plain = list(score_stream(scorer, enumerate(texts), 16))
+    assert [len(b) for b in ramped] == [1, 2, 4, 8, 16, 9]
+    assert [len(b) for b in plain] == [16, 16, 8]
+    flat = [item for batch in ramped for item in batch]
+    assert [item.index for item in flat] == list(range(40))
+    for item, other in zip(flat, (i for b in plain for i in b)):
+        assert item.cached.label == other.cached.label
+        assert max(abs(a - b) for a, b in zip(item.cached.logprobs, other.cached.logprobs)) < 1e-4

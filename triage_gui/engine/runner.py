@@ -28,19 +28,23 @@ def score_stream(
     batch_size: int = 16,
     baseline: bool = False,
     cancel: threading.Event | None = None,
+    ramp: bool = False,
 ) -> Iterator[list[Scored]]:
     """Yield scored micro-batches of up to ``batch_size`` tickets, in input order.
 
     The scorer packs each micro-batch into rows without padding, so tickets need no sorting by
-    length; results arrive in file order.
+    length; results arrive in file order. With ``ramp`` the first micro-batches hold 1, 2, 4...
+    tickets, so a window shows its first label after one ticket's latency, not a whole batch's.
     """
 
     def cancelled() -> bool:
         return cancel is not None and cancel.is_set()
 
     iterator = iter(tickets)
+    size = 1 if ramp else batch_size
     while not cancelled():
-        chunk = list(itertools.islice(iterator, batch_size))
+        chunk = list(itertools.islice(iterator, size))
+        size = min(batch_size, 2 * size)
         if not chunk:
             return
         scores = scorer.score_batch([text for _, text in chunk])

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
+from . import prefix_store
 from .decoder import KV
 from .layout import EncodedTicket, PromptLayout
 from .model_loader import LoadedModel
@@ -36,7 +37,9 @@ class PrefixCache:
 class Scorer:
     """Scores tickets for one prompt profile on one loaded model. Use from one thread at a time."""
 
-    def __init__(self, loaded: LoadedModel, profile: PromptProfile, max_ticket_tokens: int = 1024):
+    def __init__(
+        self, loaded: LoadedModel, profile: PromptProfile, max_ticket_tokens: int = 1024, stored_prefix: bool = True
+    ):
         self.loaded = loaded
         self.decoder = loaded.decoder
         self.device = self.decoder.device
@@ -69,7 +72,8 @@ class Scorer:
         self._pad_id = int(pad if isinstance(pad, int) else 0)
         self._min = torch.finfo(self.decoder.dtype).min
         self.max_batch = max(1, _LOGITS_BUDGET // ((trie.n_nodes + 1) * self.decoder.vocab_size * 4))
-        self.prefix = self._build_prefix()
+        self.prefix_from_disk = False
+        self.prefix = self._build_prefix(stored_prefix)
 
     @property
     def prefix_length(self) -> int:
@@ -78,14 +82,19 @@ class Scorer:
     # ------------------------------------------------------------------ prefix
 
     @torch.inference_mode()
-    def _build_prefix(self) -> PrefixCache:
+    def _build_prefix(self, stored: bool) -> PrefixCache:
+        """The prefix forward, or its result from an earlier run (prefix_store) when allowed."""
         started = time.perf_counter()
         ids = self.layout.prefix_ids
         if not ids:
             return PrefixCache([], 0, 0.0)
-        input_ids = torch.tensor([ids], dtype=torch.long, device=self.device)
-        positions = torch.arange(len(ids), device=self.device)[None]
-        _, layers = self.decoder.forward(input_ids, positions, keep_kv=True)
+        layers = prefix_store.load(self.loaded, ids) if stored else None
+        self.prefix_from_disk = layers is not None
+        if layers is None:
+            input_ids = torch.tensor([ids], dtype=torch.long, device=self.device)
+            positions = torch.arange(len(ids), device=self.device)[None]
+            _, layers = self.decoder.forward(input_ids, positions, keep_kv=True)
+            prefix_store.save(self.loaded, ids, layers)
         return PrefixCache(layers, len(ids), time.perf_counter() - started)
 
     # ----------------------------------------------------------------- scoring

@@ -104,7 +104,7 @@ class EngineWorker(QObject):
         from ..engine.runner import score_stream
 
         try:
-            for batch in score_stream(scorer, tickets, batch_size, baseline, self._cancel):
+            for batch in score_stream(scorer, tickets, batch_size, baseline, self._cancel, ramp=True):
                 if run_id <= self._cancelled_upto:
                     break
                 self.scored.emit(run_id, batch)
