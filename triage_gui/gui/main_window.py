@@ -445,7 +445,8 @@ class MainWindow(QMainWindow):
         self.scorer = scorer
         self.ready_generation = generation
         self.cache_status.setText(
-            f"cache: ready, {scorer.prefix_length} tokens, built in {scorer.prefix.build_seconds:.2f} s"
+            f"cache: ready, {scorer.prefix_length} tokens, "
+            + ("read back from disk" if scorer.prefix_from_disk else f"built in {scorer.prefix.build_seconds:.2f} s")
         )
         self._relabel_all(new_prompt_version=True)
 
