@@ -86,3 +86,18 @@ def test_unknown_architectures_and_options_are_left_to_transformers(loaded):
         {"mlp_bias": True},
     ):
         assert DecoderConfig.from_dict({**config, **change}) is None, change
+
+
+def test_weights_it_would_not_use_send_the_model_to_transformers(tiny):
+    """A Llama-shaped checkpoint with extra tensors (say, query norms of a newer variant) is not run lean."""
+    from triage_gui.engine.decoder import WeightsMismatch
+
+    lean, model = lean_and_reference(tiny)
+    tensors = dict(model.state_dict())
+    tensors["model.layers.0.self_attn.q_norm.weight"] = torch.ones(lean.config.head_dim)
+    with pytest.raises(WeightsMismatch):
+        Decoder(lean.config, tensors, torch.float32, "cpu")
+    tensors = dict(model.state_dict())
+    del tensors["model.layers.1.mlp.up_proj.weight"]
+    with pytest.raises(WeightsMismatch):
+        Decoder(lean.config, tensors, torch.float32, "cpu")

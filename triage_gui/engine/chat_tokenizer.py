@@ -106,7 +106,9 @@ class ChatTokenizer:
             raise NotImplementedError("render, then encode")
         template = _compile(chat_template or self.chat_template)
         tokens = self.special_tokens_map
-        return template.render(messages=messages, add_generation_prompt=add_generation_prompt, **tokens)
+        return template.render(
+            messages=messages, tools=None, documents=None, add_generation_prompt=add_generation_prompt, **tokens
+        )
 
 
 _COMPILED: dict[str, object] = {}

@@ -66,12 +66,17 @@ class DecoderConfig:
         )
 
 
+class WeightsMismatch(ValueError):
+    """The weights hold tensors this decoder would not use, or lack ones it needs: not ours to run."""
+
+
 @dataclass
 class _Layer:
     input_norm: torch.Tensor
     qkv: torch.Tensor  # (heads + 2 kv heads) * head_dim rows
     qkv_bias: torch.Tensor | None
     out: torch.Tensor
+    out_bias: torch.Tensor | None
     post_norm: torch.Tensor
     gate: torch.Tensor
     up: torch.Tensor
@@ -90,10 +95,15 @@ class Decoder:
         self.device = torch.device(device)
 
         def take(name: str) -> torch.Tensor:
+            if name not in tensors:
+                raise WeightsMismatch(f"no tensor {name}")
             return tensors.pop(name).to(device=self.device, dtype=dtype)
 
+        def optional(name: str) -> torch.Tensor | None:
+            return take(name) if name in tensors else None
+
         def fused(names: list[str]) -> torch.Tensor:
-            return torch.cat([tensors.pop(n) for n in names]).to(device=self.device, dtype=dtype)
+            return torch.cat([take(n) for n in names])
 
         self.layers: list[_Layer] = []
         for i in range(config.num_layers):
@@ -106,6 +116,7 @@ class Decoder:
                     qkv=fused(qkv),
                     qkv_bias=fused(biases) if biases[0] in tensors else None,
                     out=take(p + "self_attn.o_proj.weight"),
+                    out_bias=optional(p + "self_attn.o_proj.bias"),
                     post_norm=take(p + "post_attention_layernorm.weight"),
                     gate=take(p + "mlp.gate_proj.weight"),
                     up=take(p + "mlp.up_proj.weight"),
@@ -114,8 +125,11 @@ class Decoder:
             )
         self.embed = take("model.embed_tokens.weight")
         self.norm = take("model.norm.weight")
-        head = tensors.pop("lm_head.weight", None)
-        self.lm_head = self.embed if config.tie_word_embeddings or head is None else head.to(self.device, dtype)
+        head = optional("lm_head.weight")
+        self.lm_head = self.embed if config.tie_word_embeddings or head is None else head
+        unused = [name for name in tensors if not name.endswith("rotary_emb.inv_freq")]
+        if unused:  # e.g. query/key norms of a newer variant: running without them would be silently wrong
+            raise WeightsMismatch(f"unexpected tensors such as {unused[0]}")
         half = torch.arange(0, config.head_dim, 2, dtype=torch.int64).float() / config.head_dim
         self._inv_freq = (1.0 / (config.rope_theta**half)).to(self.device)
 
@@ -149,7 +163,10 @@ class Decoder:
         config = DecoderConfig.from_dict({**model.config.to_dict(), "architectures": [type(model).__name__]})
         if config is None:
             return None
-        return cls(config, dict(model.state_dict()), model.dtype, str(model.device))
+        try:
+            return cls(config, dict(model.state_dict()), model.dtype, str(model.device))
+        except WeightsMismatch:
+            return None
 
     # ------------------------------------------------------------------ forward
 
@@ -210,7 +227,7 @@ class Decoder:
                 attn = attn[slots]
             if i == last and keep is not None:
                 x, attn = x[keep], attn[keep]
-            x = x + F.linear(attn, layer.out)
+            x = x + F.linear(attn, layer.out, layer.out_bias)
             y = self._rms(x, layer.post_norm)
             x = x + F.linear(F.silu(F.linear(y, layer.gate)).mul_(F.linear(y, layer.up)), layer.down)
         hidden = self._rms(x, self.norm)

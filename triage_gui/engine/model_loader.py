@@ -206,7 +206,7 @@ def _load_lean(source: str, dtype, device: str):
     import json
 
     from .chat_tokenizer import ChatTokenizer
-    from .decoder import Decoder, DecoderConfig
+    from .decoder import Decoder, DecoderConfig, WeightsMismatch
 
     folder = Path(source)
     if not (folder / "config.json").is_file() or not ChatTokenizer.supports(folder):
@@ -216,7 +216,11 @@ def _load_lean(source: str, dtype, device: str):
     config = DecoderConfig.from_dict(json.loads((folder / "config.json").read_text(encoding="utf-8")))
     if config is None:
         return None
-    return Decoder.from_folder(folder, config, dtype, device), ChatTokenizer(folder)
+    try:
+        decoder = Decoder.from_folder(folder, config, dtype, device)
+    except WeightsMismatch:
+        return None
+    return decoder, ChatTokenizer(folder)
 
 
 def _load_transformers(source: str, dtype, device: str):

@@ -357,6 +357,8 @@ class MainWindow(QMainWindow):
     # ================================================================= model
 
     def load_model(self, spec: str) -> None:
+        if self.freeze_gc:
+            gc.unfreeze()  # the model being replaced may hold cycles; let the collector see it again
         self.model_status.setText(f"loading {spec}…")
         self.cache_status.setText("cache: waiting for the model")
         self.engine.worker.load_requested.emit(spec, self.device)
