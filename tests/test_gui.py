@@ -25,8 +25,8 @@ def config_dir(tmp_path, monkeypatch):
     return path
 
 
-def open_window(qtbot) -> MainWindow:
-    window = MainWindow(device="cpu")
+def open_window(qtbot, freeze_gc: bool = False) -> MainWindow:
+    window = MainWindow(device="cpu", freeze_gc=freeze_gc)
     qtbot.addWidget(window)
     window.show()
     qtbot.waitUntil(lambda: window.scorer is not None and not window.is_busy(), timeout=120_000)
@@ -310,10 +310,7 @@ def app_window(qtbot, config_dir, loaded):
     """The window as the app runs it: long-lived objects frozen out of the cyclic GC."""
     import gc
 
-    win = MainWindow(device="cpu", freeze_gc=True)
-    qtbot.addWidget(win)
-    win.show()
-    qtbot.waitUntil(lambda: win.scorer is not None and not win.is_busy(), timeout=120_000)
+    win = open_window(qtbot, freeze_gc=True)
     yield win
     close(win)
     gc.unfreeze()

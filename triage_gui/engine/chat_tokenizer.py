@@ -49,9 +49,9 @@ class ChatTokenizer:
         elif not isinstance(template, str):
             template = None  # a list of named templates is not supported here; the loader falls back
         self.chat_template: str | None = template
-        added = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8")).get("added_tokens", [])
-        self.added_tokens_encoder: dict[str, int] = {t["content"]: int(t["id"]) for t in added}
-        self.all_special_ids = [int(t["id"]) for t in added if t.get("special")]
+        added = self._tok.get_added_tokens_decoder()  # id -> AddedToken, already parsed with the file
+        self.added_tokens_encoder: dict[str, int] = {t.content: i for i, t in added.items()}
+        self.all_special_ids = [i for i, t in added.items() if t.special]
         self.special_tokens_map = {k: t for k in _SPECIAL_KEYS if (t := _token_text(config.get(k)))}
         self.eos_token_id = self._id(self.special_tokens_map.get("eos_token"))
         self.pad_token_id = self._id(self.special_tokens_map.get("pad_token"))

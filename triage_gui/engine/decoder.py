@@ -24,9 +24,6 @@ ARCHITECTURES = {"LlamaForCausalLM", "Qwen2ForCausalLM", "MistralForCausalLM"}
 
 @dataclass(frozen=True)
 class DecoderConfig:
-    vocab_size: int
-    hidden_size: int
-    intermediate_size: int
     num_layers: int
     num_heads: int
     num_kv_heads: int
@@ -50,15 +47,11 @@ class DecoderConfig:
         if cfg.get("use_sliding_window") or (cfg.get("model_type") == "mistral" and cfg.get("sliding_window")):
             return None
         heads = int(cfg["num_attention_heads"])
-        hidden = int(cfg["hidden_size"])
         return cls(
-            vocab_size=int(cfg["vocab_size"]),
-            hidden_size=hidden,
-            intermediate_size=int(cfg["intermediate_size"]),
             num_layers=int(cfg["num_hidden_layers"]),
             num_heads=heads,
             num_kv_heads=int(cfg.get("num_key_value_heads") or heads),
-            head_dim=int(cfg.get("head_dim") or hidden // heads),
+            head_dim=int(cfg.get("head_dim") or int(cfg["hidden_size"]) // heads),
             rms_norm_eps=float(cfg.get("rms_norm_eps", 1e-6)),
             rope_theta=float(rope.get("rope_theta", cfg.get("rope_theta", 10000.0))),
             tie_word_embeddings=bool(cfg.get("tie_word_embeddings", False)),
@@ -206,16 +199,16 @@ class Decoder:
         for i, layer in enumerate(self.layers):
             y = self._rms(x, layer.input_norm)
             qkv = F.linear(y, layer.qkv, layer.qkv_bias)
-            q = _rope(qkv[:, : h * d].view(n, h, d), cos, sin)
-            k = _rope(qkv[:, h * d : (h + kv) * d].view(n, kv, d), cos, sin)
+            qk = _rope(qkv[:, : (h + kv) * d].view(n, h + kv, d), cos, sin)  # queries and keys in one pass
+            q, k = qk[:, :h], qk[:, h:]
             v = qkv[:, (h + kv) * d :].view(n, kv, d)
             if slots is not None:
                 q, k, v = (_to_grid(t, slots, rows * width) for t in (q, k, v))
             q = q.view(rows, width, h, d)
             k = k.view(rows, width, kv, d).transpose(1, 2)  # (rows, kv, width, d)
             v = v.view(rows, width, kv, d).transpose(1, 2)
-            if keep_kv:
-                new_kv.append((k, v))
+            if keep_kv:  # own storage: views would keep this layer's whole projection output alive
+                new_kv.append((k.contiguous(), v.contiguous()))
             if prefix is not None and prefix[i][0].shape[2]:
                 attn = shared_prefix_attention(q, k, v, mask, prefix[i])
             else:
@@ -271,7 +264,7 @@ def shared_prefix_attention(
     prefix: tuple[torch.Tensor, torch.Tensor],  # (1, kv, P, d), every column visible to every token
     scale: float | None = None,
 ) -> torch.Tensor:
-    """Attention of new tokens over the shared prefix and themselves; returns (rows, width, heads, d).
+    """Attention of new tokens over the shared prefix and themselves; (rows, width, kv, group, d) out.
 
     The prefix part is one product per key/value head with every query of the batch stacked into its
     rows, so the prefix is never copied per ticket or per grouped head; a joint softmax merges both parts.
