@@ -99,6 +99,13 @@ def test_binary_file_renamed_csv_is_refused(tmp_path):
         open_tickets(write(tmp_path, "t.csv", data))
 
 
+def test_replacement_characters_the_file_holds_are_text(tmp_path):
+    """U+FFFD written in the file (an earlier mis-decoding, kept) is data, not a sign of a binary file."""
+    data = "text,team\nticket \ufffd,\ufffd\n".encode()
+    [ticket] = open_tickets(write(tmp_path, "t.csv", data)).read_all()
+    assert ticket.values == ["ticket \ufffd", "\ufffd"]
+
+
 def test_png_renamed_csv_is_refused(tmp_path):
     data = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(200)
     with pytest.raises(TicketFileError):

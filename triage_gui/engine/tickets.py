@@ -139,7 +139,7 @@ def open_tickets(path: str | os.PathLike[str]) -> TicketSource:
         raise TicketFileError(f"{path.name} is empty.")
     encoding, note = detect_encoding(raw, path.name)
     sample = _decode_sample(raw, encoding)
-    if _looks_binary(sample):
+    if _looks_binary(sample, _decode_errors(raw, encoding, sample)):
         raise TicketFileError(f"{path.name} is not a text file (it looks binary); export the tickets as CSV.")
     notes = [note] if note else []
     suffix = path.suffix.lower()
@@ -187,12 +187,18 @@ def _decode_sample(raw: bytes, encoding: str) -> str:
     return codecs.getincrementaldecoder(encoding)(errors="replace").decode(raw)
 
 
-def _looks_binary(sample: str) -> bool:
+def _decode_errors(raw: bytes, encoding: str, sample: str) -> int:
+    """Bytes the decoder had to replace: U+FFFD that the file itself holds as text does not count."""
+    kept = codecs.getincrementaldecoder(encoding)(errors="ignore").decode(raw)
+    return sample.count("\ufffd") - kept.count("\ufffd")
+
+
+def _looks_binary(sample: str, decode_errors: int) -> bool:
     if not sample:
         return False
     head = sample[:8192]
-    controls = sum(1 for c in head if (ord(c) < 32 and c not in "\r\n\t\f") or c == "\ufffd")
-    return "\x00" in head or controls / len(head) > 0.05
+    controls = sum(1 for c in head if ord(c) < 32 and c not in "\r\n\t\f")
+    return "\x00" in head or controls / len(head) > 0.05 or decode_errors / len(sample) > 0.05
 
 
 def _looks_jsonl(sample: str) -> bool:
@@ -268,11 +274,12 @@ def _sniff_delimiter(sample: str, suffix: str) -> str:
     """The delimiter that splits the sample into the most consistent number (>1) of columns."""
     if suffix in (".tsv", ".tab"):
         return "\t"
-    text = sample[: sample.rfind("\n") + 1] if "\n" in sample[:-1] else sample
+    text = sample[:65536]
+    text = text[: text.rfind("\n") + 1] if "\n" in text[:-1] else text  # whole lines only
     best, best_score = ",", (0.0, 0)
     for candidate in ",;\t|":
         try:
-            widths = [len(r) for r in csv.reader(io.StringIO(text[:65536]), delimiter=candidate) if r][:200]
+            widths = [len(r) for r in csv.reader(io.StringIO(text), delimiter=candidate) if r][:200]
         except csv.Error:
             continue
         if not widths:
