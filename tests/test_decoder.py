@@ -1,12 +1,16 @@
 """The lean decoder against transformers' forward on the same weights, for every path the scorer uses."""
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import torch
 from conftest import reference_model
 
-from triage_gui.engine.decoder import Decoder, DecoderConfig
+from triage_gui.engine.decoder import Decoder, DecoderConfig, cpu_linear
 
 NEG = torch.finfo(torch.float32).min
 
@@ -61,9 +65,6 @@ def test_bundled_model_equals_transformers(loaded):
 
 def test_bundled_model_loads_without_transformers(loaded):
     """The point of the lean path: a converted SmolLM2 never needs transformers' modelling code."""
-    import subprocess
-    import sys
-
     code = (
         "import sys; from triage_gui.engine.model_loader import load_model; "
         "from triage_gui.engine.scorer import Scorer; from triage_gui.engine.prompt import default_profile; "
@@ -76,7 +77,7 @@ def test_bundled_model_loads_without_transformers(loaded):
 
 
 def test_unknown_architectures_and_options_are_left_to_transformers(loaded):
-    config = json.loads((__import__("pathlib").Path(loaded.source) / "config.json").read_text())
+    config = json.loads((Path(loaded.source) / "config.json").read_text())
     assert DecoderConfig.from_dict(config) is not None
     for change in (
         {"architectures": ["GemmaForCausalLM"]},
@@ -101,3 +102,65 @@ def test_weights_it_would_not_use_send_the_model_to_transformers(tiny):
     del tensors["model.layers.1.mlp.up_proj.weight"]
     with pytest.raises(WeightsMismatch):
         Decoder(lean.config, tensors, torch.float32, "cpu")
+
+
+@torch.inference_mode()
+def test_onednn_and_aten_products_give_the_same_logits(tiny):
+    """The CPU's oneDNN products (the default where torch has them) and plain F.linear agree, logits included."""
+    lean, _ = lean_and_reference(tiny)
+    if lean.linear is torch.nn.functional.linear:
+        pytest.skip("this torch has no oneDNN linear")
+    ids = torch.randint(0, lean.vocab_size, (3, 11), generator=torch.Generator().manual_seed(2))
+    positions = torch.arange(11).repeat(3, 1)
+    fast = lean.logits(lean.forward(ids, positions)[0])
+    onednn, lean.linear = lean.linear, torch.nn.functional.linear
+    try:
+        plain = lean.logits(lean.forward(ids, positions)[0])
+    finally:
+        lean.linear = onednn
+    assert torch.allclose(fast, plain, atol=1e-5)
+
+
+def test_without_onednn_the_decoder_uses_f_linear(monkeypatch):
+    monkeypatch.setattr(torch.backends.mkldnn, "is_available", lambda: False)
+    assert cpu_linear(torch.float32) is None
+
+
+def test_onednn_linear_matches_f_linear_with_bias_and_strided_input():
+    linear = cpu_linear(torch.float32)
+    if linear is None:
+        pytest.skip("this torch has no oneDNN linear")
+    gen = torch.Generator().manual_seed(3)
+    x = torch.randn(37, 200, generator=gen)[:, :96]  # a column slice, as the attention output can be
+    w, b = torch.randn(130, 96, generator=gen), torch.randn(130, generator=gen)
+    assert torch.allclose(linear(x, w, b), torch.nn.functional.linear(x, w, b), atol=1e-4)
+    assert torch.allclose(linear(x, w, None), x @ w.T, atol=1e-4)
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="reads Linux's /proc for memory")
+def test_many_different_batch_shapes_do_not_grow_memory_without_bound():
+    """oneDNN keeps a compiled product per shape; uncapped, 400 row counts cost this process ~250 MB."""
+    code = """
+import torch
+from triage_gui.engine.decoder import cpu_linear
+linear = cpu_linear(torch.float32)
+if linear is None:
+    print("none")
+    raise SystemExit
+def resident_mb():
+    return int(open("/proc/self/statm").read().split()[1]) * 4096 / 2**20
+w = torch.randn(1536, 576)
+for rows in range(1, 21):
+    linear(torch.randn(rows, 576), w)
+before = resident_mb()
+for rows in range(21, 421):
+    linear(torch.randn(rows, 576), w)
+print(resident_mb() - before)
+"""
+    caps = {"ONEDNN_PRIMITIVE_CACHE_CAPACITY", "LRU_CACHE_CAPACITY"}  # set by this process's own decoders
+    env = {k: v for k, v in os.environ.items() if k not in caps}
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    out = run.stdout.strip()
+    if out == "none":
+        pytest.skip("this torch has no oneDNN linear")
+    assert float(out) < 100, f"{float(out):.0f} MB more after 400 batch shapes"

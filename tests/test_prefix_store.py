@@ -1,5 +1,6 @@
 """Prefix keys/values stored on disk come back identical, and anything wrong with the store costs time only."""
 
+import pytest
 import torch
 from conftest import banking_tickets
 
@@ -42,3 +43,17 @@ def test_a_damaged_store_entry_is_recomputed(loaded, profile):
 def test_models_without_files_are_not_stored(tiny, profile):
     assert prefix_store.key(tiny, [1, 2, 3]) is None
     assert not Scorer(tiny, profile).prefix_from_disk
+
+
+def test_a_prefix_computed_with_other_kernels_is_not_reused(loaded, profile, monkeypatch):
+    """oneDNN and aten round differently in the last bits: a prefix from one is never mixed with the other."""
+    if loaded.decoder.products == "aten":
+        pytest.skip("this torch has no oneDNN: there is only one kind of stored prefix")
+    ids = Scorer(loaded, profile).layout.prefix_ids
+    onednn_key = prefix_store.key(loaded, ids)
+    assert (prefix_store._folder() / f"{onednn_key}.safetensors").is_file()
+    monkeypatch.setattr(loaded.decoder, "linear", torch.nn.functional.linear)
+    aten_key = prefix_store.key(loaded, ids)
+    assert aten_key != onednn_key
+    (prefix_store._folder() / f"{aten_key}.safetensors").unlink(missing_ok=True)  # a dev's persistent cache
+    assert not Scorer(loaded, profile).prefix_from_disk

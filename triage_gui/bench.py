@@ -178,7 +178,8 @@ def run_bench(args: argparse.Namespace) -> int:
         f"{cold_start:.2f} s; new process to first label (classify of one ticket): {process_start(args):.2f} s"
     )
     print(f"longest micro-batch (worker thread; the window's event loop is not blocked by it): {worst_batch_ms:.0f} ms")
-    print(f"peak RSS: {peak_rss:.0f} MB")
+    both = "" if args.dtype == "float32" else f" (float32 and {args.dtype} models both loaded)"
+    print(f"peak RSS: {peak_rss:.0f} MB{both}")
     return 0
 
 

@@ -2,7 +2,7 @@
 
 The prefix forward is the last big step between launch and the first label (0.3-0.5 s for the
 default prompt on two cores). Its result depends only on the model's weights, the prefix tokens,
-dtype, device and torch, so it is stored under a hash of exactly those and read back (a few ms) when
+dtype, device, torch and the kernels, so it is stored under a hash of exactly those and read back (a few ms) when
 the same model meets the same prompt again. Anything unreadable is ignored and recomputed.
 """
 
@@ -37,6 +37,7 @@ def key(loaded: LoadedModel, ids: list[int]) -> str | None:
         return None
     decoder = loaded.decoder
     parts = [str(folder), torch.__version__, str(decoder.dtype), str(decoder.device), type(decoder).__name__]
+    parts.append(getattr(decoder, "products", ""))  # the lean decoder's oneDNN or aten products
     parts += [f"{w.name}:{w.stat().st_size}:{w.stat().st_mtime_ns}" for w in weights]
     parts.append(",".join(map(str, ids)))
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:32]
