@@ -2,8 +2,9 @@
 
 The prefix forward is the last big step between launch and the first label (0.3-0.5 s for the
 default prompt on two cores). Its result depends only on the model's weights, the prefix tokens,
-dtype, device, torch and the kernels, so it is stored under a hash of exactly those and read back (a few ms) when
-the same model meets the same prompt again. Anything unreadable is ignored and recomputed.
+dtype, device, torch and the library doing the products, so it is stored under a hash of exactly
+those and read back (a few ms) when the same model meets the same prompt again. Anything unreadable
+is ignored and recomputed.
 """
 
 from __future__ import annotations
