@@ -293,6 +293,12 @@ class Decoder:
         return weight * x32.to(self.dtype)
 
 
+def additive_mask(allowed: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """A boolean visibility mask as the additive mask attention takes: 0 where allowed, else dtype's min."""
+    zero = torch.zeros((), dtype=dtype, device=allowed.device)
+    return torch.where(allowed, zero, torch.tensor(torch.finfo(dtype).min, dtype=dtype, device=allowed.device))
+
+
 def _to_grid(t: torch.Tensor, slots: torch.Tensor, size: int) -> torch.Tensor:
     """Real tokens back onto the padded (rows * width) grid attention works on; padding is zero."""
     grid = t.new_zeros((size, *t.shape[1:]))
@@ -326,8 +332,7 @@ def shared_prefix_attention(
     plen = prefix_k.shape[1]
     scale = scale if scale is not None else d**-0.5
     if mask is None:
-        causal = torch.ones(width, width, dtype=torch.bool, device=q.device).tril()
-        mask = torch.where(causal, 0.0, torch.finfo(q.dtype).min).to(q.dtype)[None, None]
+        mask = additive_mask(torch.ones(width, width, dtype=torch.bool, device=q.device).tril(), q.dtype)[None, None]
     # Head j uses kv head j // group, as transformers' repeat_kv lays them out. Everything below is
     # kv-head major: scores are (kv, rows, group * width, prefix + width), one contiguous block that the
     # products write into directly (a loop of 2D products beat batched ones by ~30% here).

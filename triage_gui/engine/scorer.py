@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import torch
 
 from . import prefix_store
-from .decoder import KV
+from .decoder import KV, additive_mask
 from .layout import EncodedTicket, PromptLayout
 from .model_loader import LoadedModel
 from .prompt import PromptProfile
@@ -70,7 +70,6 @@ class Scorer:
         if pad is None:
             pad = loaded.tokenizer.eos_token_id
         self._pad_id = int(pad if isinstance(pad, int) else 0)
-        self._min = torch.finfo(self.decoder.dtype).min
         self.max_batch = max(1, _LOGITS_BUDGET // ((trie.n_nodes + 1) * self.decoder.vocab_size * 4))
         self.prefix_from_disk = False
         self.prefix = self._build_prefix(stored_prefix)
@@ -139,7 +138,7 @@ class Scorer:
         n = n_ctx + n_trie
         allowed = torch.ones(n, n, dtype=torch.bool).tril()
         allowed[n_ctx:, n_ctx:] = self._trie_ancestors
-        mask = self._additive(allowed[None, None].to(self.device))
+        mask = additive_mask(allowed[None, None].to(self.device), self.decoder.dtype)
         logits = self.decoder.logits(self.decoder.forward(input_ids, positions, mask)[0])
         lp = self._label_logprobs(logits[:, n_ctx - 1 :])[0]
         return self._result(lp, enc, (time.perf_counter() - started) * 1000)
@@ -190,7 +189,8 @@ class Scorer:
                 slots.append(torch.arange(r * width + a, r * width + c))
                 offset = c
 
-        mask = self._additive(allowed[:, None].to(dev))  # every prefix column is visible to every token
+        # The mask covers the new tokens only: every prefix column is visible to every token.
+        mask = additive_mask(allowed[:, None].to(dev), self.decoder.dtype)
         prefix = [(k[..., :prefix_len, :], v[..., :prefix_len, :]) for k, v in self.prefix.layers] or None
         keep = gather.to(dev).flatten()  # last context token and trie nodes of every ticket
         real = torch.cat(slots).sort().values.to(dev)  # padding never reaches a projection or MLP
@@ -202,11 +202,6 @@ class Scorer:
         if self._causal_cache.shape[0] < n:
             self._causal_cache = torch.ones(2 * n, 2 * n, dtype=torch.bool).tril()
         return self._causal_cache[:n, :n]
-
-    def _additive(self, allowed: torch.Tensor) -> torch.Tensor:
-        dtype = self.decoder.dtype
-        zero = torch.zeros((), dtype=dtype, device=self.device)
-        return torch.where(allowed, zero, torch.tensor(self._min, dtype=dtype, device=self.device))
 
     def _label_logprobs(self, logits: torch.Tensor) -> torch.Tensor:
         """(batch, 1 + trie nodes, vocab) logits -> (batch, labels) sequence log-probabilities."""

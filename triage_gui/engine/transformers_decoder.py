@@ -14,7 +14,7 @@ from transformers.cache_utils import Cache, DynamicLayer
 from transformers.integrations.sdpa_attention import sdpa_attention_forward
 from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
 
-from .decoder import KV, shared_prefix_attention
+from .decoder import KV, additive_mask, shared_prefix_attention
 
 NAME = "triage_shared_prefix"
 
@@ -108,8 +108,7 @@ class TransformersDecoder:
                 rows, width = input_ids.shape
                 if mask is None:
                     causal = torch.ones(width, width, dtype=torch.bool, device=self.device).tril()
-                    mask = torch.where(causal, 0.0, torch.finfo(self.dtype).min).to(self.dtype)[None, None]
-                    mask = mask.expand(rows, 1, width, width)
+                    mask = additive_mask(causal, self.dtype).expand(rows, 1, width, width)
                 cols = torch.zeros(rows, 1, width, prefix[0][0].shape[2], dtype=self.dtype, device=self.device)
                 mask = torch.cat([cols, mask], dim=-1)
                 extra["cache"] = prefix_view(prefix)
