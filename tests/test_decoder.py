@@ -10,13 +10,7 @@ import pytest
 import torch
 from conftest import reference_model
 
-from triage_gui.engine.decoder import Decoder, DecoderConfig, cpu_linear
-
-NEG = torch.finfo(torch.float32).min
-
-
-def additive(allowed: torch.Tensor) -> torch.Tensor:
-    return torch.where(allowed, 0.0, NEG)
+from triage_gui.engine.decoder import Decoder, DecoderConfig, additive_mask, cpu_linear
 
 
 def lean_and_reference(tiny):
@@ -48,7 +42,7 @@ def test_cached_prefix_and_block_mask_equal_full_causal(tiny):
     allowed = torch.zeros(8, 8, dtype=torch.bool)
     allowed[:5, :5] = torch.ones(5, 5, dtype=torch.bool).tril()
     allowed[5:, 5:] = torch.ones(3, 3, dtype=torch.bool).tril()
-    hidden, _ = lean.forward(row, positions, additive(allowed)[None, None], kv)
+    hidden, _ = lean.forward(row, positions, additive_mask(allowed, torch.float32)[None, None], kv)
     logits = lean.logits(hidden)[0]
     for part, got in ((a, logits[:5]), (b, logits[5:])):
         want = model(torch.cat([prefix[0], part])[None]).logits[0, 9:]
