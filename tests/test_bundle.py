@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, SAMPLE
+from helpers import ROOT, SAMPLE
 
 pytestmark = pytest.mark.slow
 

@@ -1,7 +1,7 @@
 """The transformers-free tokenizer gives exactly what transformers' AutoTokenizer gives on the same files."""
 
 import pytest
-from conftest import banking_tickets
+from helpers import banking_tickets
 from test_scorer import EDGE_TICKETS
 
 from triage_gui.engine.chat_tokenizer import ChatTokenizer
@@ -36,7 +36,7 @@ def test_chat_template_renders_the_same(pair):
     light, reference = pair
     messages = [
         {"role": "system", "content": "Sort tickets."},
-        {"role": "user", "content": "my card <b>broke</b> & \"quotes\""},
+        {"role": "user", "content": 'my card <b>broke</b> & "quotes"'},
         {"role": "assistant", "content": "billing"},
     ]
     for generation in (True, False):

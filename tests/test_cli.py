@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, SAMPLE
+from helpers import ROOT, SAMPLE
 
 
 def run_cli(*args, timeout=600):
@@ -24,7 +24,7 @@ def run_cli(*args, timeout=600):
 @pytest.fixture(scope="module")
 def banking_file(tmp_path_factory, loaded):
     """24 BANKING77 tickets plus a column the output must keep; `loaded` makes sure the model is converted."""
-    from conftest import banking_tickets
+    from helpers import banking_tickets
 
     path = tmp_path_factory.mktemp("cli") / "tickets.csv"
     with open(path, "w", newline="", encoding="utf-8") as handle:

@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import reference_model
+from helpers import reference_model
 
-from triage_gui.engine.decoder import Decoder, DecoderConfig, additive_mask, cpu_linear
+from triage_gui.engine.attention import additive_mask
+from triage_gui.engine.decoder import DecoderConfig, LeanDecoder, cpu_linear
 
 
 def lean_and_reference(tiny):
-    if not isinstance(tiny.decoder, Decoder):
+    if not isinstance(tiny.decoder, LeanDecoder):
         pytest.skip("transformers backend: nothing lean to compare")
     return tiny.decoder, tiny.reference
 
@@ -91,11 +92,11 @@ def test_weights_it_would_not_use_send_the_model_to_transformers(tiny):
     tensors = dict(model.state_dict())
     tensors["model.layers.0.self_attn.q_norm.weight"] = torch.ones(lean.config.head_dim)
     with pytest.raises(WeightsMismatch):
-        Decoder(lean.config, tensors, torch.float32, "cpu")
+        LeanDecoder(lean.config, tensors, torch.float32, "cpu")
     tensors = dict(model.state_dict())
     del tensors["model.layers.1.mlp.up_proj.weight"]
     with pytest.raises(WeightsMismatch):
-        Decoder(lean.config, tensors, torch.float32, "cpu")
+        LeanDecoder(lean.config, tensors, torch.float32, "cpu")
 
 
 @torch.inference_mode()

@@ -7,7 +7,7 @@ import io
 import time
 
 import pytest
-from conftest import SAMPLE, banking_tickets, record_stall
+from helpers import SAMPLE, banking_tickets
 from PySide6.QtCore import QMimeData, QPoint, Qt, QTimer, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication, QTextCursor
 from PySide6.QtWidgets import QApplication
@@ -132,7 +132,7 @@ def test_paste_several_lines_is_several_tickets(qtbot, window):
     assert all(r.cached.latency_ms > 0 for r in window.model.rows)
 
 
-def test_saving_the_prompt_rebuilds_once_and_relabels(qtbot, window):
+def test_saving_the_prompt_rebuilds_once_and_relabels(qtbot, window, record_stall):
     window.add_pasted_text("\n".join(banking_tickets(8)))
     wait_all_labelled(qtbot, window, 8)
     rebuilds, relabels = window.rebuilds_started, window.relabels_started
@@ -316,7 +316,7 @@ def app_window(qtbot, config_dir, loaded):
     gc.unfreeze()
 
 
-def test_huge_file_streams_in_and_can_be_stopped(qtbot, app_window, tmp_path):
+def test_huge_file_streams_in_and_can_be_stopped(qtbot, app_window, tmp_path, record_stall):
     window = app_window
     path = tmp_path / "huge.csv"
     base = banking_tickets(100)

@@ -1,7 +1,7 @@
 import copy
 
 import pytest
-from conftest import banking_tickets
+from helpers import banking_tickets
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

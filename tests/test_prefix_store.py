@@ -2,7 +2,7 @@
 
 import pytest
 import torch
-from conftest import banking_tickets
+from helpers import banking_tickets
 
 from triage_gui.engine import prefix_store
 from triage_gui.engine.prompt import Label, PromptProfile

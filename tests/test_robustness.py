@@ -32,12 +32,12 @@ def test_folder_without_config_is_a_clear_error(tmp_path):
 
 
 def test_out_of_memory_while_loading_is_a_clear_error(monkeypatch, loaded):
-    from triage_gui.engine.decoder import Decoder
+    from triage_gui.engine.decoder import LeanDecoder
 
     def no_memory(*args, **kwargs):
         raise MemoryError
 
-    monkeypatch.setattr(Decoder, "from_folder", no_memory)
+    monkeypatch.setattr(LeanDecoder, "from_folder", no_memory)
     with pytest.raises(ModelLoadError, match="Not enough memory"):
         load_model("bundled", "cpu")
 

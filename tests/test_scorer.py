@@ -4,7 +4,7 @@ import copy
 
 import pytest
 import torch
-from conftest import banking_tickets, reference_model, tiny_model
+from helpers import banking_tickets, reference_logprobs, tiny_model
 
 from triage_gui.engine.prompt import Example, Label, PromptProfile
 from triage_gui.engine.scorer import Scorer
@@ -30,20 +30,6 @@ SHARED_FIRST_TOKEN = PromptProfile(
     ],
     [Example("Where is my new card?", "card_arrival")],
 )
-
-
-@torch.inference_mode()
-def reference_logprobs(scorer: Scorer, text: str) -> list[float]:
-    """The slowest, plainest scoring: one causal forward per label over prompt + ticket + label."""
-    enc = scorer.encode(text)
-    model = reference_model(scorer.loaded)
-    out = []
-    for seq in scorer.layout.label_sequences:
-        ids = torch.tensor([enc.full_ids + seq])
-        logp = torch.log_softmax(model(ids).logits[0].float(), dim=-1)
-        n = len(enc.full_ids)
-        out.append(sum(float(logp[n - 1 + j, tok]) for j, tok in enumerate(seq)))
-    return out
 
 
 def assert_same(score, reference, labels):

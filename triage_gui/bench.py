@@ -13,12 +13,12 @@ import sys
 import time
 from pathlib import Path
 
-from .engine.prompt import resources_dir
+from .paths import sample_tickets
 
 
 def default_tickets() -> Path:
     banking = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "banking77" / "test.csv"
-    return banking if banking.is_file() else resources_dir() / "sample_tickets.csv"
+    return banking if banking.is_file() else sample_tickets()
 
 
 def peak_rss_mb() -> float:
@@ -60,9 +60,8 @@ def process_start(args: argparse.Namespace) -> float:
 def run_bench(args: argparse.Namespace) -> int:
     import torch
 
-    from .cli import load_profile
-    from .engine.decoder import Decoder
     from .engine.model_loader import load_model
+    from .engine.prompt import load_profile
     from .engine.runner import score_stream
     from .engine.scorer import Scorer
     from .engine.tickets import open_tickets
@@ -107,7 +106,7 @@ def run_bench(args: argparse.Namespace) -> int:
             worst_batch_ms = max(worst_batch_ms, sum(item.cached.latency_ms for item in batch))
         return out
 
-    lean = isinstance(loaded.decoder, Decoder)
+    lean = loaded.decoder.backend == "lean decoder"
     paths = {"single": lambda chunk: [scorer.score_one(t) for t in chunk], "batched": batched_run}
     if lean:
         paths["lean_naive"] = lambda chunk: [exact.score_full(t) for t in chunk]
@@ -147,7 +146,7 @@ def run_bench(args: argparse.Namespace) -> int:
     )
     print(
         f"model: {loaded.name} on {loaded.device}, {args.dtype}, "
-        f"{'lean Llama-family decoder' if lean else 'transformers modules'}; prompt: {len(scorer.labels)} labels, "
+        f"{loaded.decoder.backend}; prompt: {len(scorer.labels)} labels, "
         f"prefix {scorer.prefix_length} tokens, median ticket {ticket_tokens:g} tokens, "
         f"{scorer.layout.trie.n_nodes} label-trie tokens; {len(texts)} distinct tickets from {path.name}"
         + (f"; {fallbacks} split fallbacks" if fallbacks else "")

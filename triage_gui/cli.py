@@ -7,8 +7,6 @@ import sys
 import time
 from pathlib import Path
 
-from . import __version__
-
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -51,6 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.version:
+        from .versions import version_text
+
         print(version_text())
         return 0
     if args.command in (None, "gui"):
@@ -83,37 +83,10 @@ def _user_error(exc: Exception) -> bool:
     return isinstance(exc, TicketFileError | ModelLoadError | LayoutError | ValueError | OSError)
 
 
-def version_text() -> str:
-    """Versions from package metadata: importing torch or transformers just to print them costs seconds."""
-    import platform
-    from importlib import metadata
-
-    lines = [f"Ticket Triage {__version__}", f"Python {platform.python_version()}"]
-    for dist in ("torch", "transformers", "tokenizers"):
-        try:
-            lines.append(f"{dist} {metadata.version(dist)}")
-        except metadata.PackageNotFoundError:
-            lines.append(f"{dist} not installed")
-    try:
-        import PySide6
-
-        lines.append(f"PySide6 {PySide6.__version__}")
-    except ImportError:
-        lines.append("PySide6 not installed")
-    return "\n".join(lines)
-
-
-def load_profile(path: str | None):
-    from .engine.prompt import PromptProfile, default_profile
-
-    profile = PromptProfile.load(path) if path else default_profile()
-    profile.validate()
-    return profile
-
-
 def classify(args: argparse.Namespace) -> int:
     from .engine.export import write_csv, write_results
     from .engine.model_loader import load_model
+    from .engine.prompt import load_profile
     from .engine.results import AgreementStats
     from .engine.runner import score_stream
     from .engine.scorer import Scorer

@@ -1,26 +1,44 @@
-"""Atomic file writes, so an interrupted save never leaves a half-written file behind."""
+"""Atomic writes, so an interrupted save never leaves a half-written file or folder behind.
+
+Every writer in the app goes through here: prompt profiles, exports, drafts, stored prefixes and
+converted models. Files get the permissions a plain ``open()`` would give (0666 less the umask), not
+``mkstemp``'s private 0600, so an export on a shared drive is readable by the team as usual.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def normal_permissions(path: str | os.PathLike[str], folder: bool = False) -> None:
+    """Give a temp file or folder the mode ``open()``/``mkdir()`` would have given it."""
+    with contextlib.suppress(OSError):
+        os.chmod(path, (0o777 if folder else 0o666) & ~_umask())
 
 
 @contextlib.contextmanager
-def atomic_open(path: str | os.PathLike[str], mode: str = "w", **kwargs) -> Iterator[IO]:
-    """Open a temp file beside ``path``; it replaces ``path`` only if the block finishes."""
+def atomic_path(path: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[Path]:
+    """A temp path beside ``path`` to write to (by any library); it replaces ``path`` only if the block
+    finishes, and is removed otherwise."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=target.parent)
+    os.close(fd)
     try:
-        with os.fdopen(fd, mode, **kwargs) as handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
+        yield Path(tmp)
+        normal_permissions(tmp)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -28,6 +46,35 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", **kwargs) -> Iter
         raise
 
 
+@contextlib.contextmanager
+def atomic_open(path: str | os.PathLike[str], mode: str = "w", **kwargs: Any) -> Iterator[IO[Any]]:
+    """Open a temp file beside ``path``; it replaces ``path`` (flushed to disk) only if the block finishes."""
+    with atomic_path(path) as tmp, open(tmp, mode, **kwargs) as handle:
+        yield handle
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     with atomic_open(path, "w", encoding="utf-8", newline="") as handle:
         handle.write(text)
+
+
+@contextlib.contextmanager
+def atomic_dir(target: str | os.PathLike[str]) -> Iterator[Path]:
+    """A temp folder beside ``target`` to fill; it becomes ``target`` only if the block finishes.
+
+    A folder that exists under the final name is therefore always complete. If another process put
+    one there first, ours is discarded.
+    """
+    final = Path(target)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=final.parent))
+    try:
+        yield tmp
+        normal_permissions(tmp, folder=True)
+        if not final.exists():
+            os.replace(tmp, final)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)

@@ -23,6 +23,8 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
+from .attention import KV, shared_prefix_attention
+
 ARCHITECTURES = {"LlamaForCausalLM", "Qwen2ForCausalLM", "MistralForCausalLM"}
 
 
@@ -80,7 +82,6 @@ class _Layer:
     down: torch.Tensor
 
 
-KV = list[tuple[torch.Tensor, torch.Tensor]]  # per layer (1, kv heads, length, head_dim)
 PRODUCT_CACHE = 64  # compiled oneDNN products kept per cache; see cpu_linear
 Linear = Callable[[torch.Tensor, torch.Tensor, "torch.Tensor | None"], torch.Tensor]
 
@@ -120,7 +121,7 @@ def cpu_linear(dtype: torch.dtype) -> Linear | None:
     return linear
 
 
-class Decoder:
+class LeanDecoder:
     """Weights and forward pass of one Llama-family model; inference only, any batch shape."""
 
     def __init__(self, config: DecoderConfig, tensors: dict[str, torch.Tensor], dtype: torch.dtype, device: str):
@@ -181,10 +182,14 @@ class Decoder:
         """Which library computes the weight products: their rounding differs in the last bits."""
         return "aten" if self.linear is F.linear else "onednn"
 
+    @property
+    def backend(self) -> str:
+        return "lean decoder"
+
     # ------------------------------------------------------------------ loading
 
     @classmethod
-    def from_folder(cls, folder: Path, config: DecoderConfig, dtype: torch.dtype, device: str) -> Decoder:
+    def from_folder(cls, folder: Path, config: DecoderConfig, dtype: torch.dtype, device: str) -> LeanDecoder:
         from safetensors.torch import load_file
 
         index = folder / "model.safetensors.index.json"
@@ -198,7 +203,7 @@ class Decoder:
         return cls(config, tensors, dtype, device)
 
     @classmethod
-    def from_transformers(cls, model) -> Decoder | None:
+    def from_transformers(cls, model) -> LeanDecoder | None:
         """The weights of a loaded transformers model (shared where no fusing is needed); None if unknown."""
         config = DecoderConfig.from_dict({**model.config.to_dict(), "architectures": [type(model).__name__]})
         if config is None:
@@ -293,12 +298,6 @@ class Decoder:
         return weight * x32.to(self.dtype)
 
 
-def additive_mask(allowed: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
-    """A boolean visibility mask as the additive mask attention takes: 0 where allowed, else dtype's min."""
-    zero = torch.zeros((), dtype=dtype, device=allowed.device)
-    return torch.where(allowed, zero, torch.tensor(torch.finfo(dtype).min, dtype=dtype, device=allowed.device))
-
-
 def _to_grid(t: torch.Tensor, slots: torch.Tensor, size: int) -> torch.Tensor:
     """Real tokens back onto the padded (rows * width) grid attention works on; padding is zero."""
     grid = t.new_zeros((size, *t.shape[1:]))
@@ -310,45 +309,3 @@ def _rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor
     half = x.shape[-1] // 2
     rotated = torch.cat([-x[..., half:], x[..., :half]], dim=-1)
     return x * cos + rotated * sin
-
-
-def shared_prefix_attention(
-    q: torch.Tensor,  # (rows, width, heads, d)
-    k: torch.Tensor,  # (rows, kv, width, d): the new tokens
-    v: torch.Tensor,
-    mask: torch.Tensor | None,  # additive (rows, 1, width, width); None: causal
-    prefix: tuple[torch.Tensor, torch.Tensor],  # (1, kv, P, d), every column visible to every token
-    scale: float | None = None,
-) -> torch.Tensor:
-    """Attention of new tokens over the shared prefix and themselves; (rows, width, kv, group, d) out.
-
-    The prefix part is one product per key/value head with every query of the batch stacked into its
-    rows, so the prefix is never copied per ticket or per grouped head; a joint softmax merges both parts.
-    """
-    rows, width, heads, d = q.shape
-    kv = k.shape[1]
-    group = heads // kv
-    prefix_k, prefix_v = prefix[0][0], prefix[1][0]
-    plen = prefix_k.shape[1]
-    scale = scale if scale is not None else d**-0.5
-    if mask is None:
-        mask = additive_mask(torch.ones(width, width, dtype=torch.bool, device=q.device).tril(), q.dtype)[None, None]
-    # Head j uses kv head j // group, as transformers' repeat_kv lays them out. Everything below is
-    # kv-head major: scores are (kv, rows, group * width, prefix + width), one contiguous block that the
-    # products write into directly (a loop of 2D products beat batched ones by ~30% here).
-    gw = group * width
-    qs = q.view(rows, width, kv, group, d).permute(2, 0, 3, 1, 4).reshape(kv, rows * gw, d)
-    scores = torch.empty(kv, rows, gw, plen + width, dtype=q.dtype, device=q.device)
-    flat = scores.view(kv, rows * gw, plen + width)
-    for j in range(kv):
-        torch.mm(qs[j], prefix_k[j].t(), out=flat[j, :, :plen])
-    scores[..., plen:] = torch.matmul(qs.view(kv, rows, gw, d), k.transpose(0, 1).transpose(2, 3))
-    scores.mul_(scale)
-    scores[..., plen:].view(kv, rows, group, width, width).add_(mask.reshape(1, -1, 1, width, width))
-    weights = torch.softmax(scores, dim=-1, dtype=torch.float32).to(q.dtype)
-    out = torch.empty(kv, rows * gw, d, dtype=q.dtype, device=q.device)
-    w_flat = weights.view(kv, rows * gw, plen + width)
-    for j in range(kv):
-        torch.mm(w_flat[j, :, :plen], prefix_v[j], out=out[j])
-    out = out.view(kv, rows, gw, d).add_(torch.matmul(weights[..., plen:], v.transpose(0, 1)))
-    return out.view(kv, rows, group, width, d).permute(1, 3, 0, 2, 4)  # (rows, width, kv, group, d)

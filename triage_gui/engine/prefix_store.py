@@ -12,13 +12,14 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import tempfile
 from pathlib import Path
 
 import torch
 
-from .decoder import KV
-from .model_loader import LoadedModel, cache_dir
+from ..paths import cache_dir
+from .atomic import atomic_path
+from .attention import KV
+from .model_loader import LoadedModel
 
 log = logging.getLogger(__name__)
 KEEP = 16  # stored prefixes; the oldest go first
@@ -38,7 +39,7 @@ def key(loaded: LoadedModel, ids: list[int]) -> str | None:
         return None
     decoder = loaded.decoder
     parts = [str(folder), torch.__version__, str(decoder.dtype), str(decoder.device), type(decoder).__name__]
-    parts.append(getattr(decoder, "products", ""))  # the lean decoder's oneDNN or aten products
+    parts.append(decoder.products)  # oneDNN, aten or transformers' own products round differently
     parts += [f"{w.name}:{w.stat().st_size}:{w.stat().st_mtime_ns}" for w in weights]
     parts.append(",".join(map(str, ids)))
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:32]
@@ -75,15 +76,8 @@ def save(loaded: LoadedModel, ids: list[int], layers: KV) -> None:
     for i, (k, v) in enumerate(layers):
         tensors[f"k{i}"], tensors[f"v{i}"] = k.detach().cpu().contiguous(), v.detach().cpu().contiguous()
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        os.close(fd)
-        try:
-            save_file(tensors, tmp)
-            os.replace(tmp, folder / f"{name}.safetensors")
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        with atomic_path(folder / f"{name}.safetensors") as tmp:
+            save_file(tensors, str(tmp))
         stored = sorted(folder.glob("*.safetensors"), key=lambda p: p.stat().st_mtime, reverse=True)
         for old in stored[KEEP:]:
             old.unlink(missing_ok=True)

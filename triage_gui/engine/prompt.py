@@ -8,6 +8,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..paths import resources_dir
 from .atomic import atomic_write_text
 
 SCHEMA_VERSION = 1
@@ -142,11 +143,8 @@ def default_profile() -> PromptProfile:
     return PromptProfile.load(resources_dir() / "default_prompt.json")
 
 
-def resources_dir() -> Path:
-    """Where the shipped resources live, in a source checkout or a frozen bundle."""
-    import sys
-
-    frozen = getattr(sys, "_MEIPASS", None)
-    if frozen:
-        return Path(frozen) / "resources"
-    return Path(__file__).resolve().parent.parent.parent / "resources"
+def load_profile(path: str | os.PathLike[str] | None) -> PromptProfile:
+    """A validated profile from ``path``, or the bundled default when no path is given."""
+    profile = PromptProfile.load(path) if path else default_profile()
+    profile.validate()
+    return profile

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import torch
 
 from . import prefix_store
-from .decoder import KV, additive_mask
+from .attention import KV, additive_mask
 from .layout import EncodedTicket, PromptLayout
 from .model_loader import LoadedModel
 from .prompt import PromptProfile

@@ -1,9 +1,10 @@
 """The decoder interface over any transformers causal LM, for architectures :mod:`decoder` does not know.
 
-Same calls as :class:`decoder.Decoder`. The prefix keys/values are shared by every ticket and never
-written to: a registered transformers attention function reads them in place (the same shared-prefix
-attention as the lean decoder), and models that cannot switch attention get a read-only Cache view
-that concatenates the prefix with each forward's new keys and stores nothing.
+Same calls as :class:`decoder.LeanDecoder` (the :class:`backend.Decoder` protocol). The prefix
+keys/values are shared by every ticket and never written to: a registered transformers attention
+function reads them in place (the same shared-prefix attention as the lean decoder), and models that
+cannot switch attention get a read-only Cache view that concatenates the prefix with each forward's
+new keys and stores nothing.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from transformers.cache_utils import Cache, DynamicLayer
 from transformers.integrations.sdpa_attention import sdpa_attention_forward
 from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
 
-from .decoder import KV, additive_mask, shared_prefix_attention
+from .attention import KV, additive_mask, shared_prefix_attention
 
 NAME = "triage_shared_prefix"
 
@@ -80,7 +81,10 @@ def prefix_view(prefix: KV) -> Cache:
 
 
 class TransformersDecoder:
-    """A transformers model behind the :class:`decoder.Decoder` calls."""
+    """A transformers model behind the :class:`backend.Decoder` calls."""
+
+    products = "transformers"
+    backend = "transformers modules"
 
     def __init__(self, model):
         self.model = model

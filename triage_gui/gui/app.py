@@ -10,7 +10,7 @@ import sys
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
-from ..engine.prompt import resources_dir
+from ..paths import resources_dir
 
 APP_ID = "ticket-triage"
 

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..engine.model_loader import BUNDLED, RECOMMENDED_ONLINE
+from ..engine.model_loader import BUNDLED, RECOMMENDED_ONLINE, is_hub_id
 
 
 class ModelDialog(QDialog):
@@ -68,7 +68,7 @@ class ModelDialog(QDialog):
         elif spec.lower().endswith(".gguf"):
             self.gguf.setChecked(True)
             self.gguf_path.setText(spec)
-        elif spec.count("/") == 1 and not spec.startswith(("/", ".", "~")):
+        elif is_hub_id(spec):
             self.hub.setChecked(True)
             self.hub_id.setText(spec)
         else:
@@ -98,7 +98,7 @@ class ModelDialog(QDialog):
 
 
 def show_about(parent: QWidget, model_name: str, licence: str) -> None:
-    from ..cli import version_text
+    from ..versions import version_text
 
     versions = version_text().replace("\n", "<br>")
     QMessageBox.about(

@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from PySide6.QtCore import QSettings
 
-CONFIG_ENV = "TRIAGE_GUI_CONFIG_DIR"
+from ..paths import config_dir
+
 MAX_RECENT = 8
-
-
-def config_dir() -> Path:
-    override = os.environ.get(CONFIG_ENV)
-    if override:
-        return Path(override)
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir("ticket-triage", appauthor=False))
 
 
 class AppSettings:

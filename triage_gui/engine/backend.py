@@ -1,0 +1,88 @@
+"""What the scorer needs from a model and its tokenizer: two protocols, so callers never ask which
+backend they hold.
+
+:class:`decoder.LeanDecoder` (Llama-family weights run by our own code) and
+:class:`transformers_decoder.TransformersDecoder` (anything transformers loads) both satisfy
+:class:`Decoder`; :class:`chat_tokenizer.ChatTokenizer` and transformers' tokenizers both satisfy
+:class:`Tokenizer`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import torch
+
+from .attention import KV
+
+
+class Decoder(Protocol):
+    """A causal LM's forward pass over packed rows, with a shared prefix read in place."""
+
+    dtype: torch.dtype
+    device: torch.device
+
+    @property
+    def vocab_size(self) -> int: ...
+
+    @property
+    def max_context(self) -> int: ...
+
+    @property
+    def products(self) -> str:
+        """The library computing the weight products ("onednn", "aten", "transformers"): their rounding
+        differs in the last bits, so stored prefixes are keyed by it."""
+        ...
+
+    @property
+    def backend(self) -> str:
+        """A short name for people: "lean decoder" or "transformers modules"."""
+        ...
+
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        positions: torch.Tensor,
+        mask: torch.Tensor | None = None,
+        prefix: KV | None = None,
+        keep_kv: bool = False,
+        keep: torch.Tensor | None = None,
+        slots: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, KV]: ...
+
+    def logits(self, hidden: torch.Tensor) -> torch.Tensor: ...
+
+
+class Tokenizer(Protocol):
+    """The part of transformers' tokenizer interface that :mod:`layout` uses."""
+
+    chat_template: Any
+    eos_token_id: Any
+    pad_token_id: Any
+
+    @property
+    def added_tokens_encoder(self) -> dict[str, int]: ...
+
+    def __call__(
+        self,
+        text: str,
+        /,
+        *,
+        add_special_tokens: bool = ...,
+        split_special_tokens: bool = ...,
+        return_offsets_mapping: bool = ...,
+    ) -> Any: ...
+
+    def __len__(self) -> int: ...
+
+    def apply_chat_template(
+        self,
+        conversation: list[dict[str, str]],
+        /,
+        *,
+        tokenize: bool = ...,
+        add_generation_prompt: bool = ...,
+        chat_template: str | None = ...,
+    ) -> Any: ...
+
+    def convert_ids_to_tokens(self, ids: list[int], /) -> Any: ...
