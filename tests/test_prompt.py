@@ -1,4 +1,6 @@
 import json
+import os
+import threading
 
 import pytest
 
@@ -78,3 +80,89 @@ def test_hash_changes_with_content_not_name():
     assert a.content_hash() == b.content_hash()
     b.labels[0].description += " and more"
     assert a.content_hash() != b.content_hash()
+
+
+@pytest.mark.parametrize("name", ["\u200b", "\u2060", "\ufeff", "\u200b\u200d\u2060", " \u200b ", "\u3164", "\u0301"])
+def test_label_made_of_invisible_characters_has_no_name(name):
+    problems = profile_with(["billing", name]).problems()
+    assert [p.field for p in problems] == ["labels[1].name"]
+    assert "has no name" in problems[0].message
+
+
+def test_label_names_with_invisible_characters_inside_are_fine():
+    assert fields(profile_with(["billing", "te\u200dch", "caf\u0065\u0301"])) == []
+
+
+def test_label_name_is_limited_to_64_characters():
+    assert fields(profile_with(["billing", "x" * 64])) == []
+    problems = profile_with(["billing", "x" * 10_000]).problems()
+    assert [p.field for p in problems] == ["labels[1].name"]
+    assert "at most 64 characters" in problems[0].message
+
+
+def test_number_of_labels_is_limited_to_100():
+    assert fields(profile_with([f"label {i}" for i in range(100)])) == []
+    problems = profile_with([f"label {i}" for i in range(101)]).problems()
+    assert [p.field for p in problems] == ["labels"]
+    assert "101 labels" in problems[0].message and "at most 100" in problems[0].message
+
+
+def test_prompt_file_over_1_mb_is_refused_without_reading_it(tmp_path):
+    path = tmp_path / "huge.json"
+    data = default_profile().to_dict()
+    data["instruction"] = "x" * (1024 * 1024)
+    path.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match=r"huge\.json is larger than 1 MB"):
+        PromptProfile.load(path)
+
+
+@pytest.mark.parametrize(("make", "reason"), [("directory", "is a directory"), ("device", "not a regular file")])
+def test_prompt_path_that_is_not_a_regular_file_is_refused(tmp_path, make, reason):
+    if make == "directory":
+        path = tmp_path
+    else:
+        path = "/dev/null"  # a character device, like /dev/zero, which used to end in a MemoryError
+        if not os.path.exists(path):
+            pytest.skip("no /dev/null here")
+    with pytest.raises(ValueError, match=reason) as info:
+        PromptProfile.load(path)
+    assert str(path) in str(info.value)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_prompt_path_that_is_a_fifo_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "prompt.json"
+    os.mkfifo(fifo)
+    outcome: list[BaseException | None] = []
+
+    def load():
+        try:
+            PromptProfile.load(fifo)
+            outcome.append(None)
+        except BaseException as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=load, daemon=True)
+    thread.start()
+    thread.join(5)
+    if thread.is_alive():  # blocked opening the FIFO: release it with a writer that closes at once
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        thread.join(5)
+        pytest.fail("loading a FIFO as a prompt profile blocked")
+    assert isinstance(outcome[0], ValueError)
+    assert "not a regular file" in str(outcome[0]) and "prompt.json" in str(outcome[0])
+
+
+def test_prompt_file_that_is_not_utf8_names_the_file(tmp_path):
+    path = tmp_path / "latin.json"
+    data = default_profile().to_dict()
+    data["instruction"] = "Classez le ticket, café compris."
+    path.write_bytes(json.dumps(data, ensure_ascii=False).encode("cp1252"))
+    with pytest.raises(ValueError, match=r"latin\.json is not UTF-8"):
+        PromptProfile.load(path)
+
+
+def test_prompt_file_with_byte_order_mark_still_loads(tmp_path):
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + default_profile().to_json().encode())
+    assert PromptProfile.load(path) == default_profile()

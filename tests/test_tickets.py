@@ -1,8 +1,14 @@
 """Ticket files as helpdesks export them, including hostile ones generated here."""
 
+import codecs
 import csv
 import io
 import json
+import os
+import random
+import re
+import threading
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -65,13 +71,32 @@ def test_delimiters_are_sniffed(tmp_path, delimiter):
     assert [t.text for t in source.read_all()] == [r[0] for r in ROWS]
 
 
-def test_ragged_rows_blank_cells_and_whitespace_are_counted(tmp_path):
-    data = b"id,text,team\n1,first ticket,billing\n2,   ,account\n3,third ticket\n4,,x\n5,fifth,account,extra\n"
+def test_blank_tickets_are_kept_in_place_so_output_lines_up(tmp_path):
+    data = b"id,text,team\n1,first ticket,billing\n2,   ,account\n\n3,third ticket\n4,,x\n5,fifth,account,extra\n"
     source = open_tickets(write(tmp_path, "t.csv", data))
-    assert [t.text for t in source.read_all()] == ["first ticket", "third ticket", "fifth"]
-    assert source.skipped_blank == 2
-    assert source.ragged_rows == 2
-    assert "2 blank skipped" in source.summary()
+    tickets = source.read_all()
+    assert [t.values[0] for t in tickets] == ["1", "2", "3", "4", "5"]  # one per record, in file order
+    assert [t.text for t in tickets] == ["first ticket", "", "third ticket", "", "fifth"]
+    assert [t.problem for t in tickets] == [None, "blank ticket text", None, "blank ticket text", None]
+    assert [t.row for t in tickets] == [2, 3, 5, 6, 7]
+    assert tickets[1].values == ["2", "   ", "account"] and tickets[2].values == ["3", "third ticket", ""]
+    assert (source.rows_read, source.blank_text, source.empty_lines, source.ragged_rows) == (5, 2, 1, 2)
+    summary = source.summary()
+    assert "5 rows read" in summary and "2 with blank text (kept, unlabelled)" in summary
+    assert "1 empty line skipped" in summary and "2 ragged rows padded" in summary
+
+
+def test_counts_describe_one_pass_not_every_pass(tmp_path):
+    source = open_tickets(write(tmp_path, "t.csv", b"text,team\nfirst,a\n,b\n"))
+    source.read_all()
+    assert len(source.read_all()) == 2
+    assert (source.rows_read, source.blank_text) == (2, 1)
+
+
+def test_blank_lines_above_the_header_are_not_tickets(tmp_path):
+    source = open_tickets(write(tmp_path, "t.csv", b"\n  \ntext,team\nmy card,billing\n"))
+    assert source.columns == ["text", "team"]
+    assert [t.values for t in source.read_all()] == [["my card", "billing"]]
 
 
 def test_headerless_file_is_one_ticket_per_line(tmp_path):
@@ -83,8 +108,15 @@ def test_headerless_file_is_one_ticket_per_line(tmp_path):
 
 
 def test_txt_is_one_ticket_per_line(tmp_path):
-    data = b"first, with comma\n\n  second  \n"
-    assert texts(write(tmp_path, "t.txt", data)) == ["first, with comma", "second"]
+    data = b"first, with comma\n\n  second  \n  \n"
+    source = open_tickets(write(tmp_path, "t.txt", data))
+    tickets = source.read_all()
+    assert [(t.row, t.text, t.problem) for t in tickets] == [
+        (1, "first, with comma", None),
+        (3, "second", None),
+        (4, "", "blank ticket text"),  # a line of spaces is a record; an empty line is not
+    ]
+    assert source.empty_lines == 1
 
 
 @pytest.mark.parametrize(("data", "reason"), [(b"", "empty"), (b"   \n\n", "empty"), (b"text,team\n", "no tickets")])
@@ -97,6 +129,91 @@ def test_binary_file_renamed_csv_is_refused(tmp_path):
     data = bytes(range(256)) * 64
     with pytest.raises(TicketFileError, match="not a text file"):
         open_tickets(write(tmp_path, "t.csv", data))
+
+
+def random_bytes(seed: int, low: int = 0, size: int = 4096) -> bytes:
+    rng = random.Random(seed)
+    return bytes(rng.randrange(low, 256) for _ in range(size))
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        random_bytes(1),  # with NULs
+        random_bytes(2, low=0x80),  # high bytes only: decodes as cp1252 without NULs or controls
+        random_bytes(3, low=0xA0),  # every byte a Latin-1 letter or symbol
+        random_bytes(4, low=0x20),  # printable ASCII and high bytes mixed
+        random_bytes(5, low=0x80, size=300),
+        codecs.BOM_UTF16_LE + random_bytes(6),  # noise behind a UTF-16 byte-order mark
+        codecs.BOM_UTF16_BE + random_bytes(7, low=1),
+        codecs.BOM_UTF8 + random_bytes(8),
+    ],
+    ids=["any", "high", "latin1-range", "mixed", "short-high", "utf16-le", "utf16-be", "utf8-bom"],
+)
+def test_random_bytes_named_csv_are_refused_in_one_sentence(tmp_path, data):
+    with pytest.raises(TicketFileError, match=r"^t\.csv is not a text file \(it looks binary\)[^.]*\.$"):
+        open_tickets(write(tmp_path, "t.csv", data))
+
+
+@pytest.mark.parametrize(
+    ("text", "encoding"),
+    [
+        ("Mon paiement de 20 € a été refusé, c’est « inacceptable » – pourquoi ?", "cp1252"),
+        ("Não consigo acessar minha conta, a senha não é aceita", "cp1252"),
+        ("Ég get ekki skráð mig inn á reikninginn minn, það er þörf á aðstoð", "latin-1"),
+        ("Příliš žluťoučký kůň úpěl ďábelské ódy, platba neprošla", "cp1250"),
+        ("我的银行卡被冻结了请帮我解决这个问题谢谢", "utf-16"),
+        ("カードが届きません。至急確認してください。", "utf-16"),
+        ("مرحبا، بطاقتي لا تعمل منذ يومين", "utf-16"),
+        ("🫨🪿 emoji newer than this Python's Unicode tables 🫨🪿", "utf-16"),
+    ],
+)
+def test_real_text_in_single_byte_and_utf16_encodings_is_still_read(tmp_path, text, encoding):
+    delimiter = "\t" if encoding == "utf-16" else ","
+    data = csv_bytes([(text, "billing")] * 80, delimiter, encoding=encoding)
+    assert [t.text for t in open_tickets(write(tmp_path, "t.csv", data)).read_all()] == [text] * 80
+    short = write(tmp_path, "short.txt", "été".encode("cp1252"))
+    assert texts(short) == ["été"]
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        ("directory", r"^tickets is a directory, not a ticket file\.$"),
+        ("fifo", r"^tickets is not a regular file \(it is a named pipe\)\.$"),
+        ("device", r"^null is not a regular file \(it is a device\)\.$"),
+        ("missing", r"^tickets: no such file\.$"),
+    ],
+)
+def test_path_that_is_not_a_regular_file_is_named_for_what_it_is(tmp_path, make, message):
+    path = tmp_path / "tickets"
+    if make == "directory":
+        path.mkdir()
+    elif make == "fifo":
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no FIFOs on this platform")
+        os.mkfifo(path)
+    elif make == "device":
+        path = Path("/dev/null")
+        if not path.exists():
+            pytest.skip("no /dev/null here")
+    outcome: list[BaseException] = []
+
+    def attempt():
+        try:
+            open_tickets(path)
+        except BaseException as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=attempt, daemon=True)
+    thread.start()
+    thread.join(5)
+    if thread.is_alive():  # blocked opening the FIFO: release it with a writer that closes at once
+        os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+        thread.join(5)
+        pytest.fail(f"opening a {make} blocked")
+    assert len(outcome) == 1 and isinstance(outcome[0], TicketFileError)
+    assert re.match(message, str(outcome[0]))
 
 
 def test_replacement_characters_the_file_holds_are_text(tmp_path):
@@ -112,12 +229,32 @@ def test_png_renamed_csv_is_refused(tmp_path):
         open_tickets(write(tmp_path, "t.csv", data))
 
 
-def test_jsonl_bad_lines_are_reported_and_good_lines_load(tmp_path):
-    lines = [json.dumps({"id": 1, "text": "good one"}), "{not json", json.dumps({"id": 2, "text": "good two"}), "[1]"]
+def test_jsonl_bad_lines_are_kept_in_place_with_a_problem(tmp_path):
+    lines = [
+        json.dumps({"id": 1, "text": "good one"}),
+        "{not json",
+        json.dumps({"id": 2, "text": "good two"}),
+        "[1]",
+        "",
+        json.dumps({"id": 3, "text": "  "}),
+        json.dumps("a bare string is a ticket"),
+    ]
     source = open_tickets(write(tmp_path, "t.jsonl", "\n".join(lines).encode()))
-    assert [t.text for t in source.read_all()] == ["good one", "good two"]
+    tickets = source.read_all()
+    assert [(t.row, t.text, t.problem) for t in tickets] == [
+        (1, "good one", None),
+        (2, "", "line 2 is not valid JSON"),
+        (3, "good two", None),
+        (4, "", "line 4 is not a JSON object"),
+        (6, "", "blank ticket text"),
+        (7, "a bare string is a ticket", None),
+    ]
+    assert tickets[1].values == ["", ""]  # padded to the columns
+    assert tickets[4].values == ["3", "  "]
     assert source.bad_lines == [2, 4]
-    assert "bad JSON on line 2, 4" in source.summary()
+    summary = source.summary()
+    assert "6 rows read" in summary and "bad JSON on line 2, 4 (kept, unlabelled)" in summary
+    assert "1 with blank text (kept, unlabelled)" in summary and "1 empty line skipped" in summary
 
 
 def test_unicode_is_kept_intact(tmp_path):
@@ -178,6 +315,6 @@ def test_reader_round_trips_what_csv_writer_wrote(tmp_path, rows, delimiter, enc
     path = tmp_path / "rt.csv"
     path.write_bytes(csv_bytes(rows, delimiter, header=("text", "team"), encoding=encoding))
     source = open_tickets(path)
-    got = [(t.values[0], t.values[1]) for t in source.read_all()]
-    expected = [(a, b) for a, b in rows if a.strip()]
-    assert got == [(a.replace("\r", ""), b.replace("\r", "")) for a, b in expected] or got == expected
+    tickets = source.read_all()
+    assert [(t.values[0], t.values[1]) for t in tickets] == rows
+    assert [t.problem for t in tickets] == [None if a.strip() else "blank ticket text" for a, _ in rows]

@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import json
 import os
+import stat
+import unicodedata
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
 from ..paths import resources_dir
 from .atomic import atomic_write_text
 
 SCHEMA_VERSION = 1
+# Every label name is scored against every ticket, so one huge name or hundreds of labels make each ticket
+# take tens of seconds (a 10,000-character name: ~55 s a ticket). A profile is a small hand-edited file.
+MAX_LABELS = 100
+MAX_LABEL_CHARS = 64
+MAX_PROFILE_BYTES = 1024 * 1024
+# Letters that render as nothing although their category says otherwise (Hangul fillers, braille blank).
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
 
 class ProfileError(ValueError):
@@ -58,12 +67,26 @@ class PromptProfile:
             found.append(Problem("instruction", "The instruction is empty."))
         if len(self.labels) < 2:
             found.append(Problem("labels", "Define at least two labels."))
+        if len(self.labels) > MAX_LABELS:
+            found.append(Problem("labels", f"{len(self.labels)} labels defined; at most {MAX_LABELS} are allowed."))
         seen: dict[str, int] = {}
         for i, label in enumerate(self.labels):
             where = f"labels[{i}].name"
             name = label.name
             if not name.strip():
                 found.append(Problem(where, f"Label {i + 1} has no name."))
+                continue
+            if not _visible(name):
+                found.append(Problem(where, f"Label {i + 1} has no name (only invisible characters)."))
+                continue
+            if len(name) > MAX_LABEL_CHARS:
+                found.append(
+                    Problem(
+                        where,
+                        f"Label {i + 1} is {len(name)} characters long; a label name can be at most "
+                        f"{MAX_LABEL_CHARS} characters.",
+                    )
+                )
                 continue
             if name != name.strip():
                 found.append(Problem(where, f"Label {i + 1} {name!r} has spaces around it."))
@@ -125,18 +148,59 @@ class PromptProfile:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> PromptProfile:
+        data = _read_profile_bytes(path).removeprefix(codecs.BOM_UTF8)
         try:
-            text = Path(path).read_text(encoding="utf-8-sig")
-        except OSError as exc:
-            raise ValueError(f"Cannot read prompt profile {path}: {exc.strerror or exc}") from None
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data[: exc.start].count(b"\n") + 1
+            raise ValueError(f"Prompt profile {path} is not UTF-8 text (line {line}); save it as UTF-8.") from None
         try:
-            data = json.loads(text)
+            value = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{path} is not valid JSON (line {exc.lineno}: {exc.msg}).") from None
-        return cls.from_dict(data)
+        except RecursionError:
+            raise ValueError(f"{path} is not a prompt profile (its JSON is nested too deeply).") from None
+        return cls.from_dict(value)
 
     def save(self, path: str | os.PathLike[str]) -> None:
         atomic_write_text(path, self.to_json())
+
+
+def _read_profile_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The file's bytes, if it is a regular file of at most ``MAX_PROFILE_BYTES``.
+
+    Checked with ``stat`` before opening: ``/dev/zero`` would fill memory and a FIFO would block forever.
+    The read is capped too, in case the file grows between the two.
+    """
+    data = b""
+    try:
+        info = os.stat(path)
+        if stat.S_ISDIR(info.st_mode):
+            raise ValueError(f"Cannot read prompt profile {path}: it is a directory.")
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"Cannot read prompt profile {path}: it is not a regular file.")
+        size = info.st_size
+        if size <= MAX_PROFILE_BYTES:
+            with open(path, "rb") as handle:
+                data = handle.read(MAX_PROFILE_BYTES + 1)
+            size = len(data)
+    except OSError as exc:
+        raise ValueError(f"Cannot read prompt profile {path}: {exc.strerror or exc}") from None
+    if size > MAX_PROFILE_BYTES:
+        limit = MAX_PROFILE_BYTES // 2**20
+        raise ValueError(f"Prompt profile {path} is larger than {limit} MB; a profile is a small JSON file.")
+    return data
+
+
+def _visible(name: str) -> bool:
+    """Whether the name shows anything: not only spaces, format characters (zero-width space, word
+    joiner, byte-order mark), controls, combining marks with nothing to combine with or blank letters."""
+    return any(
+        not c.isspace()
+        and c not in _BLANK_LETTERS
+        and unicodedata.category(c) not in ("Cf", "Cc", "Cs", "Co", "Cn", "Zs", "Zl", "Zp", "Mn", "Me")
+        for c in name
+    )
 
 
 def default_profile() -> PromptProfile:
