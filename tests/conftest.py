@@ -62,3 +62,17 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section("GUI event loop (10 ms heartbeat)")
         for what, seconds in sorted(STALLS.items()):
             terminalreporter.write_line(f"worst stall during {what}: {seconds * 1000:.0f} ms")
+
+
+@pytest.fixture(scope="session")
+def event_loop_qt(qapp):
+    """asyncio on the Qt event loop, as the app runs it (qasync): the session's tasks are driven by the
+    same Qt event processing that pytest-qt's waits use."""
+    import asyncio
+
+    import qasync
+
+    loop = qasync.QEventLoop(qapp, already_running=True)
+    asyncio.set_event_loop(loop)
+    yield loop
+    asyncio.events._set_running_loop(None)

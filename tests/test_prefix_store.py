@@ -1,5 +1,8 @@
 """Prefix keys/values stored on disk come back identical, and anything wrong with the store costs time only."""
 
+import shutil
+from pathlib import Path
+
 import pytest
 import torch
 from helpers import banking_tickets
@@ -34,10 +37,87 @@ def test_a_damaged_store_entry_is_recomputed(loaded, profile):
     path.write_bytes(path.read_bytes()[:1000])  # truncated, as after a crash mid-copy
     rebuilt = Scorer(loaded, profile)
     assert not rebuilt.prefix_from_disk
+    assert path.name in (prefix_store.last_problem() or "")
     reference = Scorer(loaded, profile, stored_prefix=False)
     for (k0, _), (k1, _) in zip(reference.prefix.layers, rebuilt.prefix.layers):
         assert torch.equal(k0, k1)
     assert Scorer(loaded, profile).prefix_from_disk  # rewritten whole
+
+
+def entry(loaded, scorer: Scorer) -> Path:
+    return prefix_store._folder() / f"{prefix_store.key(loaded, scorer.layout.prefix_ids)}.safetensors"
+
+
+def write_noise(path: Path) -> None:
+    """Random floats over part of the stored keys/values, the file otherwise intact (the hostile sweep's test)."""
+    data = bytearray(path.read_bytes())
+    start = 8 + int.from_bytes(data[:8], "little")  # after the safetensors header
+    noise = torch.randn(1024, generator=torch.Generator().manual_seed(7)).numpy().tobytes()
+    middle = start + (len(data) - start) // 2
+    data[middle : middle + len(noise)] = noise
+    path.write_bytes(bytes(data))
+
+
+def test_altered_values_in_a_stored_prefix_are_reported_deleted_and_never_used(loaded, profile):
+    Scorer(loaded, profile)  # makes sure the entry exists
+    reference = Scorer(loaded, profile, stored_prefix=False)
+    path = entry(loaded, reference)
+    write_noise(path)
+    damaged = Scorer(loaded, profile)
+    assert not damaged.prefix_from_disk
+    problem = prefix_store.last_problem() or ""
+    assert path.name in problem and "checksum" in problem
+    for (k0, v0), (k1, v1) in zip(reference.prefix.layers, damaged.prefix.layers):
+        assert torch.equal(k0, k1) and torch.equal(v0, v1)
+    texts = banking_tickets(4)
+    assert [s.logprobs for s in damaged.score_batch(texts)] == [s.logprobs for s in reference.score_batch(texts)]
+    again = Scorer(loaded, profile)  # the entry was deleted and stored again, whole
+    assert again.prefix_from_disk and prefix_store.last_problem() is None
+
+
+def test_read_returns_the_problem_with_no_layers(loaded, profile):
+    """For callers that want the reason without the thread-local: ``read`` returns both."""
+    scorer = Scorer(loaded, profile)
+    path = entry(loaded, scorer)
+    write_noise(path)
+    found = prefix_store.read(loaded, scorer.layout.prefix_ids)
+    assert found.layers is None and found.problem and path.name in found.problem
+    assert not path.exists()
+    assert prefix_store.read(loaded, scorer.layout.prefix_ids) == prefix_store.Lookup()
+
+
+def test_an_entry_without_a_checksum_is_not_trusted(loaded, profile):
+    from safetensors.torch import save_file
+
+    scorer = Scorer(loaded, profile)
+    tensors = {}
+    for i, (k, v) in enumerate(scorer.prefix.layers):
+        tensors[f"k{i}"], tensors[f"v{i}"] = k.contiguous(), v.contiguous()
+    save_file(tensors, str(entry(loaded, scorer)))  # as the store wrote them before checksums
+    assert prefix_store.load(loaded, scorer.layout.prefix_ids) is None
+    assert "no checksum" in (prefix_store.last_problem() or "")
+
+
+def test_a_prefix_computed_by_other_code_is_not_reused(loaded, profile, monkeypatch, tmp_path):
+    """Checkouts and versions share one cache: a prefix from edited decoder code gave cached-vs-baseline
+    differences ten times the usual, so the code computing a prefix is part of its key."""
+    from triage_gui.engine import decoder
+
+    ids = Scorer(loaded, profile).layout.prefix_ids
+    original = prefix_store.key(loaded, ids)
+    engine = Path(decoder.__file__).resolve().parent
+    copy = tmp_path / "engine"
+    copy.mkdir()
+    for name in ("decoder.py", "attention.py", "transformers_decoder.py", "scorer.py"):
+        (copy / name).write_bytes((engine / name).read_bytes())
+    monkeypatch.setattr(prefix_store, "SOURCES", copy, raising=False)
+    assert prefix_store.key(loaded, ids) == original  # the same code elsewhere shares entries
+    edited = tmp_path / "edited"
+    shutil.copytree(copy, edited)
+    with open(edited / "attention.py", "a", encoding="utf-8") as handle:
+        handle.write("\n# scores[..., plen:] computed another way\n")
+    monkeypatch.setattr(prefix_store, "SOURCES", edited, raising=False)
+    assert prefix_store.key(loaded, ids) != original
 
 
 def test_models_without_files_are_not_stored(tiny, profile):

@@ -4,7 +4,7 @@ import threading
 
 import pytest
 
-from triage_gui.engine.prompt import Example, Label, ProfileError, PromptProfile, default_profile
+from triage_gui.engine.prompt import MAX_PROFILE_BYTES, Example, Label, ProfileError, PromptProfile, default_profile
 
 
 def profile_with(labels, examples=()):
@@ -53,8 +53,23 @@ def test_save_and_load_round_trip(tmp_path):
     path = tmp_path / "p.json"
     profile.save(path)
     assert PromptProfile.load(path) == profile
-    assert json.loads(path.read_text())["schema_version"] == 1
+    assert json.loads(path.read_text())["schema_version"] == 2
     assert [p.name for p in tmp_path.iterdir()] == ["p.json"]  # no temp file left behind
+
+
+def test_taught_tickets_are_kept_with_the_profile_and_old_files_still_load(tmp_path):
+    profile = default_profile()
+    profile.taught = [Example("where is my card", "account"), Example("refund not showing", "billing")]
+    path = tmp_path / "p.json"
+    profile.save(path)
+    again = PromptProfile.load(path)
+    assert again.taught == profile.taught
+    assert again.content_hash() == default_profile().content_hash()  # teaching is not what the model reads
+    old = default_profile().to_dict()
+    old["schema_version"] = 1
+    del old["taught"]
+    path.write_text(json.dumps(old))
+    assert PromptProfile.load(path).taught == []
 
 
 def test_unknown_schema_version_is_refused(tmp_path):
@@ -107,12 +122,12 @@ def test_number_of_labels_is_limited_to_100():
     assert "101 labels" in problems[0].message and "at most 100" in problems[0].message
 
 
-def test_prompt_file_over_1_mb_is_refused_without_reading_it(tmp_path):
+def test_prompt_file_over_the_size_limit_is_refused_without_reading_it(tmp_path):
     path = tmp_path / "huge.json"
     data = default_profile().to_dict()
-    data["instruction"] = "x" * (1024 * 1024)
+    data["instruction"] = "x" * MAX_PROFILE_BYTES
     path.write_text(json.dumps(data))
-    with pytest.raises(ValueError, match=r"huge\.json is larger than 1 MB"):
+    with pytest.raises(ValueError, match=r"huge\.json is larger than 16 MB"):
         PromptProfile.load(path)
 
 

@@ -2,13 +2,17 @@
 
 import csv
 import io
+import math
+import os
+import shutil
+from pathlib import Path
 
 import pytest
 
 from triage_gui.engine import export as export_module
 from triage_gui.engine.layout import PromptLayout
 from triage_gui.engine.model_loader import ModelLoadError, bundled_gguf, load_model
-from triage_gui.engine.results import TicketScore
+from triage_gui.engine.results import AgreementStats, TicketScore
 
 
 def test_truncated_gguf_is_a_clear_error(tmp_path):
@@ -42,8 +46,43 @@ def test_out_of_memory_while_loading_is_a_clear_error(monkeypatch, loaded):
         load_model("bundled", "cpu")
 
 
-def score(label="billing"):
-    return TicketScore(label, 0.9, [0.9, 0.05, 0.05], [-0.1, -3, -3], 12.0)
+def test_a_folder_of_the_users_that_does_not_load_is_named_and_left_alone(tmp_path, loaded):
+    """Not ours to delete or rebuild: the message names the whole folder and every file stays as it was."""
+    folder = tmp_path / "my-model"
+    folder.mkdir()
+    for path in Path(loaded.source).iterdir():
+        if path.name == "model.safetensors":
+            with open(path, "rb") as handle:
+                (folder / path.name).write_bytes(handle.read(1_000_000))  # truncated, as after a failed copy
+        elif path.is_file():
+            try:
+                os.link(path, folder / path.name)
+            except OSError:
+                shutil.copy2(path, folder / path.name)
+    before = sorted((p.name, p.stat().st_size) for p in folder.iterdir())
+    with pytest.raises(ModelLoadError) as error:
+        load_model(str(folder), "cpu")
+    assert str(folder) in str(error.value)
+    assert sorted((p.name, p.stat().st_size) for p in folder.iterdir()) == before
+
+
+def score(label="billing", logprobs=(-0.1, -3.0, -3.0)):
+    return TicketScore(label, 0.9, [0.9, 0.05, 0.05], list(logprobs), 12.0)
+
+
+def test_non_finite_scores_are_disagreements_and_show_in_the_max_difference():
+    """NaN scores reported as "agreement 5/5, max log-prob difference 0.00e+00" hid a damaged model."""
+    stats = AgreementStats()
+    assert stats.add(0, score(), score(logprobs=(-0.1, -3.0, -3.00002)))
+    assert not stats.add(1, score(), score(logprobs=(math.nan, -3.0, -3.0)))
+    assert not stats.add(2, score(logprobs=(math.nan,) * 3), score(logprobs=(math.nan,) * 3))
+    assert stats.add(3, score(), score())
+    assert (stats.total, stats.agree, stats.disagreements) == (4, 2, [1, 2])
+    assert math.isnan(stats.max_logprob_diff)  # stays nan: a later finite ticket does not hide it
+    assert f"{stats.max_logprob_diff:.2e}" == "nan"
+    infinite = AgreementStats()
+    assert not infinite.add(0, score(logprobs=(-math.inf, -3.0, -3.0)), score(logprobs=(-math.inf, -3.0, -3.0)))
+    assert infinite.max_logprob_diff == math.inf and infinite.agree == 0
 
 
 def test_interrupted_export_leaves_the_previous_file_intact(tmp_path, monkeypatch):

@@ -2,6 +2,7 @@
 
 import copy
 
+import numpy as np
 import pytest
 import torch
 from helpers import banking_tickets, reference_logprobs, tiny_model
@@ -10,6 +11,7 @@ from triage_gui.engine.prompt import Example, Label, PromptProfile
 from triage_gui.engine.scorer import Scorer
 
 TOL = 1e-3
+FEATURE_TOL = 2e-3  # final-normed hidden states are O(1) per dimension; paths differ by float rounding
 EDGE_TICKETS = [
     "",
     "refund",
@@ -32,9 +34,11 @@ SHARED_FIRST_TOKEN = PromptProfile(
 )
 
 
-def assert_same(score, reference, labels):
+def assert_same(score, reference, scorer):
+    """Same log-probabilities as the reference, and the label the reference gives after calibration."""
     assert max(abs(a - b) for a, b in zip(score.logprobs, reference)) < TOL
-    assert score.label == labels[max(range(len(reference)), key=reference.__getitem__)]
+    calibrated = [r + float(b) for r, b in zip(reference, scorer.bias)]
+    assert score.label == scorer.labels[max(range(len(calibrated)), key=calibrated.__getitem__)]
     assert abs(sum(score.probs) - 1) < 1e-5
 
 
@@ -45,8 +49,10 @@ def check_all_paths(scorer: Scorer, texts: list[str]):
         single = scorer.score_one(text)
         full = scorer.score_full(text)
         for score in (from_batch, single, full):
-            assert_same(score, reference, scorer.labels)
+            assert_same(score, reference, scorer)
         assert from_batch.label == single.label == full.label
+        for score in (single, full):  # the taught head's features: the same from every path
+            assert np.allclose(score.features, from_batch.features, atol=FEATURE_TOL)
 
 
 def test_bundled_smollm2_on_banking77(loaded, profile):
@@ -59,7 +65,7 @@ def test_bundled_smollm2_long_ticket_truncated(loaded, profile):
     long_text = EDGE_TICKETS[-1]
     [score] = scorer.score_batch([long_text])
     assert score.truncated
-    assert_same(score, reference_logprobs(scorer, long_text), scorer.labels)
+    assert_same(score, reference_logprobs(scorer, long_text), scorer)
 
 
 def test_bundled_smollm2_labels_sharing_first_tokens(loaded):
@@ -123,16 +129,29 @@ def test_split_fallback_is_exact_and_flagged(tiny, tokenizer, profile):
     scores = scorer.score_batch(texts)
     assert all(s.split_fallback for s in scores)
     for text, score in zip(texts, scores):
-        assert_same(score, reference_logprobs(scorer, text), scorer.labels)
+        assert_same(score, reference_logprobs(scorer, text), scorer)
 
 
 @pytest.mark.parametrize("batch", [1, 7])
-def test_confidence_is_softmax_over_sequence_logprobs(loaded, profile, batch):
-    scorer = Scorer(loaded, profile)
+@pytest.mark.parametrize("calibrate", [True, False])
+def test_confidence_is_softmax_over_calibrated_sequence_logprobs(loaded, profile, batch, calibrate):
+    scorer = Scorer(loaded, profile, calibrate=calibrate)
+    assert bool(scorer.bias.abs().sum()) == calibrate
     for score in scorer.score_batch(banking_tickets(batch)):
-        expected = torch.softmax(torch.tensor(score.logprobs), dim=0)
+        expected = torch.softmax(torch.tensor(score.logprobs) + scorer.bias, dim=0)
         assert torch.allclose(torch.tensor(score.probs), expected, atol=1e-6)
         assert score.confidence == pytest.approx(max(score.probs))
+        assert score.label == scorer.labels[int(torch.argmax(expected))]
+
+
+def test_calibration_divides_out_the_prompts_label_prior(loaded, profile):
+    """The content-free tickets' mean label distribution becomes uniform after calibration."""
+    scorer = Scorer(loaded, profile)
+    probs = torch.stack([torch.tensor(s.probs) for s in scorer.score_batch(["N/A", "", "[MASK]"])]).mean(0)
+    assert torch.allclose(probs, torch.full_like(probs, 1 / len(scorer.labels)), atol=0.05)
+    raw = Scorer(loaded, profile, calibrate=False)
+    raw_probs = torch.stack([torch.tensor(s.probs) for s in raw.score_batch(["N/A", "", "[MASK]"])]).mean(0)
+    assert float(raw_probs.max() - raw_probs.min()) > 0.1  # the bias it removes is real on this prompt
 
 
 def test_labels_merging_with_the_answer_head_are_scored_exactly(tiny, tokenizer, profile):

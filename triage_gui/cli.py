@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-from pathlib import Path
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,6 +19,11 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--device", default="auto", help="auto, cpu, cuda or mps")
     common.add_argument("--threads", type=int, help="CPU threads (default: physical cores)")
     common.add_argument(
+        "--no-calibration",
+        action="store_true",
+        help="use the prompt's raw label scores (default: calibrated against the prompt's own label bias)",
+    )
+    common.add_argument(
         "--dtype",
         default="float32",
         choices=["float32", "bfloat16"],
@@ -33,12 +36,34 @@ def build_parser() -> argparse.ArgumentParser:
     classify.add_argument("--column", help="column holding the ticket text (default: detected)")
     classify.add_argument("--out", help="output CSV (default: standard output)")
     classify.add_argument("--baseline", action="store_true", help="also run the naive full re-encode and compare")
-    classify.add_argument("--batch-size", type=int, default=32, help="tickets per forward pass (default 32)")
+    classify.add_argument(
+        "--batch-size", type=int, default=BATCH_SIZE, help=f"tickets per forward pass (default {BATCH_SIZE})"
+    )
+    classify.add_argument("--train", help="a labelled ticket file to teach the classifier from before labelling")
+    classify.add_argument("--train-label", help="the column of --train holding the labels (default: detected)")
+    classify.add_argument(
+        "--no-learning",
+        action="store_true",
+        help="label with the prompt alone (default: a classifier learned from the prompt's examples and --train)",
+    )
+    classify.add_argument("--ray", metavar="ADDRESS", help="run on a Ray cluster: its address, or 'local'")
+    classify.add_argument("--ray-actors", type=int, help="scoring actors on the cluster (default: one per 2 CPUs)")
+
+    evaluate = sub.add_parser("eval", parents=[common], help="accuracy of every method against a gold column")
+    evaluate.add_argument("file", help="a labelled ticket file")
+    evaluate.add_argument("--gold", required=True, help="the column holding the correct labels")
+    evaluate.add_argument("--column", help="column holding the ticket text (default: detected)")
+    evaluate.add_argument(
+        "--train-per-label", default="2,5,10,20,50", help="taught tickets per label to try (default 2,5,10,20,50)"
+    )
+    evaluate.add_argument("--draws", type=int, default=5, help="random draws of taught tickets per K (default 5)")
+    evaluate.add_argument("--seed", type=int, default=0)
+    evaluate.add_argument("--batch-size", type=int, default=BATCH_SIZE)
 
     bench = sub.add_parser("bench", parents=[common], help="time naive, cached single and cached batched scoring")
     bench.add_argument("--tickets", help="ticket file (default: BANKING77 test set if present, else the sample)")
     bench.add_argument("--n", type=int, default=64, help="distinct tickets to score on every path (default 64)")
-    bench.add_argument("--batch-size", type=int, default=32)
+    bench.add_argument("--batch-size", type=int, default=BATCH_SIZE)
 
     gui = sub.add_parser("gui", help="open the window (the default)")
     gui.add_argument("--model", help="'bundled', a Hub id, a model folder or a .gguf file")
@@ -59,7 +84,13 @@ def main(argv: list[str] | None = None) -> int:
         return run_app(getattr(args, "model", None), getattr(args, "device", "auto"))
     try:
         if args.command == "classify":
-            return classify(args)
+            from .classify import run
+
+            return run(args)
+        if args.command == "eval":
+            from .evaluate import run_eval
+
+            return run_eval(args)
         if args.command == "bench":
             from .bench import run_bench
 
@@ -78,69 +109,7 @@ def main(argv: list[str] | None = None) -> int:
 def _user_error(exc: Exception) -> bool:
     from .engine.layout import LayoutError
     from .engine.model_loader import ModelLoadError
+    from .engine.scorer import ScoringError
     from .engine.tickets import TicketFileError
 
-    return isinstance(exc, TicketFileError | ModelLoadError | LayoutError | ValueError | OSError)
-
-
-def classify(args: argparse.Namespace) -> int:
-    from .engine.export import write_csv, write_results
-    from .engine.model_loader import load_model
-    from .engine.prompt import load_profile
-    from .engine.results import AgreementStats
-    from .engine.runner import score_stream
-    from .engine.scorer import Scorer
-    from .engine.tickets import open_tickets
-
-    if args.batch_size < 1:
-        raise ValueError("--batch-size must be at least 1")
-    source = open_tickets(args.file)
-    column = source.text_column
-    if args.column is not None:
-        if args.column not in source.columns:
-            raise ValueError(f"no column {args.column!r}; the file has: {', '.join(source.columns)}")
-        column = source.columns.index(args.column)
-    tickets = source.read_all(column)
-    if not tickets:
-        raise ValueError(f"{Path(args.file).name} holds no tickets ({source.summary()})")
-    print(f"{len(tickets)} tickets from column {source.columns[column]!r}: {source.summary()}", file=sys.stderr)
-    profile = load_profile(args.prompt)
-
-    def progress(fraction: float, message: str) -> None:
-        print(message, file=sys.stderr)
-
-    loaded = load_model(args.model, args.device, progress, args.threads, args.dtype)
-    scorer = Scorer(loaded, profile)
-    results: list = [None] * len(tickets)
-    stats = AgreementStats()
-    started = time.perf_counter()
-    done = fallbacks = truncated = 0
-    stream = score_stream(scorer, enumerate(t.text for t in tickets), args.batch_size, args.baseline)
-    for batch in stream:
-        for item in batch:
-            results[item.index] = item
-            fallbacks += item.cached.split_fallback
-            truncated += item.cached.truncated
-            if item.baseline is not None:
-                stats.add(item.index, item.cached, item.baseline)
-        done += len(batch)
-        rate = done / max(1e-9, time.perf_counter() - started)
-        print(f"\r{done}/{len(tickets)} tickets, {rate:.1f}/s", end="", file=sys.stderr, flush=True)
-    print(file=sys.stderr)
-    rows = [(t.values, r.cached, r.baseline) for t, r in zip(tickets, results)]
-    if args.out:
-        write_results(args.out, source.columns, rows, profile.content_hash(), args.baseline)
-    else:
-        write_csv(sys.stdout, source.columns, rows, profile.content_hash(), args.baseline)
-    notes = []
-    if fallbacks:
-        notes.append(f"{fallbacks} tickets used the shorter clean prefix (token boundary)")
-    if truncated:
-        notes.append(f"{truncated} tickets truncated to fit the model's context")
-    if args.baseline:
-        notes.append(
-            f"baseline agreement {stats.agree}/{stats.total}, max log-prob difference {stats.max_logprob_diff:.2e}"
-        )
-    for note in notes:
-        print(note, file=sys.stderr)
-    return 0
+    return isinstance(exc, TicketFileError | ModelLoadError | LayoutError | ScoringError | ValueError | OSError)

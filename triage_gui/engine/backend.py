@@ -26,6 +26,9 @@ class Decoder(Protocol):
     def vocab_size(self) -> int: ...
 
     @property
+    def hidden_size(self) -> int: ...
+
+    @property
     def max_context(self) -> int: ...
 
     @property

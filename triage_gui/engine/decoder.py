@@ -174,6 +174,10 @@ class LeanDecoder:
         return int(self.lm_head.shape[0])
 
     @property
+    def hidden_size(self) -> int:
+        return int(self.embed.shape[1])
+
+    @property
     def max_context(self) -> int:
         return self.config.max_context
 

@@ -1,20 +1,27 @@
-"""Write classification results as CSV, atomically, with the prompt's hash on every row."""
+"""Write labelled tickets as CSV: every input row, in input order, with ours after the input columns.
+
+Ours: ``label``, ``confidence``, ``label_source`` (prompt, learned or taught), ``latency_ms`` (for a
+batch, its wall time divided by its size), ``truncated``, ``prompt_hash`` and ``reason`` (why a row
+has no label: blank text, a bad JSON line, not labelled yet); with the baseline also
+``baseline_label``, ``baseline_latency_ms`` and ``agree``. Files are written atomically.
+"""
 
 from __future__ import annotations
 
 import csv
 import os
-from collections.abc import Sequence
+from collections.abc import Callable
 from typing import IO
 
 from .atomic import atomic_open
-from .results import TicketScore
+from .table import TicketTable
 
-RESULT_COLUMNS = ["label", "confidence", "latency_ms", "truncated", "prompt_hash"]
+RESULT_COLUMNS = ["label", "confidence", "label_source", "latency_ms", "truncated", "prompt_hash", "reason"]
 BASELINE_COLUMNS = ["baseline_label", "baseline_latency_ms", "agree"]
+NOT_LABELLED = "not labelled yet"
 
 
-def result_header(input_columns: Sequence[str], baseline: bool) -> list[str]:
+def result_header(input_columns: list[str], baseline: bool) -> list[str]:
     """Input columns first, then ours; ours get a suffix where the input already uses the name."""
     taken = set(input_columns)
     ours = []
@@ -27,53 +34,69 @@ def result_header(input_columns: Sequence[str], baseline: bool) -> list[str]:
     return [*input_columns, *ours]
 
 
-def result_row(
-    values: Sequence[str],
-    cached: TicketScore | None,
-    baseline: TicketScore | None,
-    prompt_hash: str,
-    with_baseline: bool,
-) -> list[str]:
-    row = list(values)
-    if cached is None:
-        row += ["", "", "", "", prompt_hash]
+def result_row(table: TicketTable, row: int, prompt_hash: str, baseline: bool) -> list[str]:
+    """One output row: the input values, then our columns (empty where the row has no label)."""
+    values = table.row_values(row)
+    problem = table.problems.get(row)
+    label = table.label(row) if table.scored(row) or table.taught_label(row) else None
+    if label is None:
+        values += ["", "", "", "", "", prompt_hash, problem or NOT_LABELLED]
     else:
-        row += [
-            cached.label,
-            f"{cached.confidence:.4f}",
-            f"{cached.latency_ms:.1f}",
-            "yes" if cached.truncated else "",
+        confidence = table.confidence(row)
+        latency = table.latency(row)
+        values += [
+            label,
+            "" if confidence is None else f"{confidence:.4f}",
+            table.source(row),
+            "" if latency is None else f"{latency:.1f}",
+            "yes" if table.truncated(row) else "",
             prompt_hash,
+            "",
         ]
-    if with_baseline:
-        if baseline is None or cached is None:
-            row += ["", "", ""]
+    if baseline:
+        score = table.baseline.get(row)
+        agree = table.agree(row)
+        if score is None or agree is None:
+            values += ["", "", ""]
         else:
-            row += [baseline.label, f"{baseline.latency_ms:.1f}", "yes" if baseline.label == cached.label else "no"]
-    return row
+            values += [table.baseline_label(row) or "", f"{score.latency_ms:.1f}", "yes" if agree else "no"]
+    return values
 
 
-def write_csv(
-    handle: IO[str],
-    input_columns: Sequence[str],
-    rows: Sequence[tuple[Sequence[str], TicketScore | None, TicketScore | None]],
-    prompt_hash: str,
-    baseline: bool,
-) -> None:
-    """rows: (input values, cached score or None if not scored yet, baseline score or None)."""
+def write_csv(handle: IO[str], table: TicketTable, prompt_hash: str, baseline: bool) -> int:
+    """Every row of the table; returns how many rows carry a label."""
     writer = csv.writer(handle)
-    writer.writerow(result_header(input_columns, baseline))
-    for values, cached, base in rows:
-        writer.writerow(result_row(values, cached, base, prompt_hash, baseline))
+    writer.writerow(result_header(table.columns, baseline))
+    labelled = 0
+    for row in range(len(table)):
+        out = result_row(table, row, prompt_hash, baseline)
+        labelled += bool(out[len(table.columns)])
+        writer.writerow(out)
+    return labelled
 
 
 def write_results(
     path: str | os.PathLike[str],
-    input_columns: Sequence[str],
-    rows: Sequence[tuple[Sequence[str], TicketScore | None, TicketScore | None]],
+    table: TicketTable,
     prompt_hash: str,
     baseline: bool,
-) -> None:
-    """The CSV of ``write_csv``, written atomically: an interrupted export leaves the old file intact."""
+    writer: Callable[[IO[str], TicketTable, str, bool], int] = write_csv,
+) -> int:
+    """The CSV of :func:`write_csv`, written atomically: an interrupted export leaves the old file intact."""
     with atomic_open(path, "w", encoding="utf-8", newline="") as handle:
-        write_csv(handle, input_columns, rows, prompt_hash, baseline)
+        return writer(handle, table, prompt_hash, baseline)
+
+
+def check_output(path: str | os.PathLike[str], inputs: list[str | os.PathLike[str]]) -> None:
+    """Refuse, before any scoring, an output that would overwrite an input or cannot be written."""
+    target = os.path.realpath(path)
+    for source in inputs:
+        if os.path.exists(source) and os.path.exists(target) and os.path.samefile(source, target):
+            raise ValueError(f"--out {path} is the input file itself; write the results to another file.")
+    folder = os.path.dirname(target) or "."
+    if os.path.isdir(target):
+        raise ValueError(f"--out {path} is a folder; give a file name.")
+    if not os.path.isdir(folder):
+        raise ValueError(f"Cannot write {path}: the folder {folder} does not exist.")
+    if not os.access(folder, os.W_OK) or (os.path.exists(target) and not os.access(target, os.W_OK)):
+        raise ValueError(f"Cannot write {path}: permission denied.")

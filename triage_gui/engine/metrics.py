@@ -5,6 +5,8 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
+import numpy as np
+
 
 @dataclass
 class LabelStats:
@@ -29,29 +31,42 @@ class GoldReport:
 def gold_report(labels: list[str], gold: list[str], predicted: list[str]) -> GoldReport:
     """Compare predictions with gold labels; gold values match label names ignoring case and spaces."""
     index = {name.strip().casefold(): i for i, name in enumerate(labels)}
+    g = np.array([index.get(v.strip().casefold(), -1) for v in gold], dtype=np.int64)
+    p = np.array([index.get(v.strip().casefold(), -1) for v in predicted], dtype=np.int64)
+    return report_from_ids(labels, g, p)
+
+
+def report_from_ids(labels: list[str], gold: np.ndarray, predicted: np.ndarray) -> GoldReport:
+    """The same from label indices (-1: no gold or no prediction, not counted); vectorised, so the
+    window can recount 200,000 rows between two frames."""
     n = len(labels)
-    confusion = [[0] * n for _ in range(n)]
-    total = correct = 0
-    for g, p in zip(gold, predicted):
-        gi, pi = index.get(g.strip().casefold()), index.get(p.strip().casefold())
-        if gi is None or pi is None:
-            continue
-        confusion[gi][pi] += 1
-        total += 1
-        correct += gi == pi
-    per_label = []
-    for i, name in enumerate(labels):
-        predicted_i = sum(confusion[g][i] for g in range(n))
-        support = sum(confusion[i])
-        per_label.append(
-            LabelStats(
-                name,
-                confusion[i][i] / predicted_i if predicted_i else None,
-                confusion[i][i] / support if support else None,
-                support,
-            )
+    valid = (gold >= 0) & (predicted >= 0) & (gold < n) & (predicted < n)
+    g, p = gold[valid], predicted[valid]
+    confusion = np.bincount(g * n + p, minlength=n * n).reshape(n, n) if n else np.zeros((0, 0), dtype=np.int64)
+    total, correct = int(valid.sum()), int(np.trace(confusion)) if n else 0
+    predicted_per = confusion.sum(axis=0)
+    support = confusion.sum(axis=1)
+    per_label = [
+        LabelStats(
+            name,
+            float(confusion[i, i] / predicted_per[i]) if predicted_per[i] else None,
+            float(confusion[i, i] / support[i]) if support[i] else None,
+            int(support[i]),
         )
-    return GoldReport(total, correct, per_label, confusion)
+        for i, name in enumerate(labels)
+    ]
+    return GoldReport(total, correct, per_label, confusion.tolist())
+
+
+def macro_f1(report: GoldReport) -> float:
+    """Mean F1 over the labels that occur in the gold column (a label never predicted scores 0)."""
+    scores = []
+    for stats in report.per_label:
+        if not stats.support:
+            continue
+        p, r = stats.precision or 0.0, stats.recall or 0.0
+        scores.append(2 * p * r / (p + r) if p + r else 0.0)
+    return sum(scores) / len(scores) if scores else 0.0
 
 
 @dataclass

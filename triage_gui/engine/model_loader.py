@@ -1,14 +1,19 @@
 """Find, convert and load the language model: the bundled SmolLM2 GGUF, a Hub id, a folder or a .gguf file.
 
 GGUF files are dequantized by transformers, which takes about half a minute; the result is saved once
-as safetensors in the user cache directory so later starts take about a second.
+as safetensors in the user cache directory so later starts take about a second. That converted copy is
+ours: it carries a checksum manifest (:mod:`integrity`), is used only while the manifest verifies, and
+is removed and converted again when it does not, or when it fails to load and a full check finds it
+damaged. Folders and Hub models the user points at are theirs: a failure names them and touches nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.util
+import logging
 import os
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from ..paths import cache_dir
+from . import integrity
 from .atomic import atomic_dir
 
 if TYPE_CHECKING:
@@ -29,6 +35,8 @@ BUNDLED_LICENCE = "Apache-2.0 (HuggingFaceTB/SmolLM2-135M-Instruct)"
 RECOMMENDED_ONLINE = "Qwen/Qwen2.5-0.5B-Instruct"
 
 Progress = Callable[[float, str], None]
+LEFTOVER_SECONDS = 3600  # temp folders of interrupted conversions older than this are removed
+log = logging.getLogger(__name__)
 
 
 class ModelLoadError(RuntimeError):
@@ -45,6 +53,8 @@ class LoadedModel:
     licence: str
     load_seconds: float
     source: str = ""  # the folder or Hub id the weights came from
+    converted_from: str = ""  # the GGUF file, where ``source`` is our converted copy of it in the cache
+    repaired: str = ""  # why that copy was found damaged and rebuilt during this load, for a notice
 
     @property
     def max_context(self) -> int:
@@ -109,10 +119,40 @@ def _gguf_cache_path(gguf: Path) -> Path:
 
 def convert_gguf(gguf: Path, progress: Progress | None = None) -> Path:
     """Dequantize a GGUF file once into a safetensors folder in the cache; return that folder."""
+    return _converted(gguf, progress or (lambda fraction, message: None))[0]
+
+
+def _converted(gguf: Path, report: Progress) -> tuple[Path, str]:
+    """The verified converted copy of ``gguf``, and why an existing one was rebuilt ("" if it was not).
+
+    A folder under the final name only exists complete (atomic_dir), but it can be damaged later, or be
+    left by a version that wrote no manifest: either way it is never used, only replaced.
+    """
     target = _gguf_cache_path(gguf)
-    if (target / "config.json").is_file():
-        return target
-    report = progress or (lambda fraction, message: None)
+    problem = ""
+    if target.exists():
+        problem = integrity.check_manifest(target) or ""
+        if not problem:
+            return target, ""
+        _discard(target, gguf, problem, report)
+    _convert(gguf, target, report)
+    return target, problem
+
+
+def _convert(gguf: Path, target: Path, report: Progress) -> None:
+    _sweep_leftovers(target)
+    try:
+        with atomic_dir(target) as tmp:
+            _dequantize(gguf, tmp, report)
+            report(0.88, "Checking the converted files…")
+            integrity.write_manifest(tmp)  # last: a folder without a manifest is unfinished
+    except OSError as exc:
+        raise ModelLoadError(f"Cannot save the converted model to {target}: {_short(exc)}") from exc
+    report(1.0, "Model converted.")
+
+
+def _dequantize(gguf: Path, folder: Path, report: Progress) -> None:
+    """Write the dequantized float32 model and its tokenizer into ``folder`` (about 25 s, 540 MB)."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     try:
@@ -127,29 +167,75 @@ def convert_gguf(gguf: Path, progress: Progress | None = None) -> Path:
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
     report(0.85, "Saving the converted model to the cache…")
-    with atomic_dir(target) as tmp:
-        model.save_pretrained(tmp)
-        tokenizer.save_pretrained(tmp)
-    report(1.0, "Model converted.")
-    return target
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+
+
+def _discard(target: Path, gguf: Path, problem: str, report: Progress) -> None:
+    """Report a damaged converted copy and remove it: renamed away first, so no process sees it half-deleted."""
+    message = f"The converted copy of {gguf.name} in {target} is damaged ({problem}); converting it again."
+    log.warning(message)
+    report(0.0, message)
+    doomed = target.with_name(f".{target.name}.damaged-{os.getpid()}")
+    shutil.rmtree(doomed, ignore_errors=True)
+    try:
+        os.replace(target, doomed)
+    except FileNotFoundError:  # another process removed it first
+        return
+    except OSError as exc:
+        raise ModelLoadError(
+            f"The converted model in {target} is damaged ({problem}) and cannot be removed ({_short(exc)}). "
+            "Delete that folder and start again."
+        ) from exc
+    shutil.rmtree(doomed, ignore_errors=True)
+
+
+def _sweep_leftovers(target: Path) -> None:
+    """Remove what interrupted conversions or removals of ``target`` left beside it (540 MB each)."""
+    if not target.parent.is_dir():
+        return
+    now = time.time()
+    for leftover in target.parent.glob(f".{target.name}.*"):
+        try:
+            if leftover.is_dir() and now - leftover.stat().st_mtime > LEFTOVER_SECONDS:
+                shutil.rmtree(leftover, ignore_errors=True)
+        except OSError:
+            continue
+
+
+@dataclass
+class _Source:
+    path: str  # a folder or Hub id
+    name: str
+    licence: str
+    gguf: Path | None = None  # set where ``path`` is our converted copy of this file
+    repaired: str = ""
 
 
 def resolve(spec: str | None, progress: Progress | None = None) -> tuple[str, str, str]:
     """Map a model spec to (loadable path or Hub id, display name, licence)."""
+    found = _resolve(spec, progress or (lambda fraction, message: None))
+    return found.path, found.name, found.licence
+
+
+def _resolve(spec: str | None, report: Progress) -> _Source:
     spec = (spec or BUNDLED).strip()
     if spec == BUNDLED:
-        return str(convert_gguf(bundled_gguf(), progress)), BUNDLED_NAME, BUNDLED_LICENCE
+        gguf = bundled_gguf()
+        folder, repaired = _converted(gguf, report)
+        return _Source(str(folder), BUNDLED_NAME, BUNDLED_LICENCE, gguf, repaired)
     path = Path(spec).expanduser()
     if spec.lower().endswith(".gguf"):
         if not path.is_file():
             raise ModelLoadError(f"Model file not found: {path}")
-        return str(convert_gguf(path, progress)), path.name, "see the model's card"
+        folder, repaired = _converted(path, report)
+        return _Source(str(folder), path.name, "see the model's card", path, repaired)
     if path.exists():
         if not (path / "config.json").is_file():
             raise ModelLoadError(f"{path} is not a model folder (it has no config.json).")
-        return str(path), path.name, "see the model's card"
+        return _Source(str(path), path.name, "see the model's card")
     if is_hub_id(spec):
-        return spec, spec, "see the model's card on the Hugging Face Hub"
+        return _Source(spec, spec, "see the model's card on the Hugging Face Hub")
     raise ModelLoadError(f"Model not found: {spec!r} is neither a file, a folder nor a Hub id.")
 
 
@@ -170,30 +256,75 @@ def load_model(
     if dtype not in DTYPES:
         raise ModelLoadError(f"Unknown dtype {dtype!r}; use one of {', '.join(DTYPES)}.")
     started = time.perf_counter()
-    source, name, licence = resolve(spec, progress)
     report = progress or (lambda fraction, message: None)
+    found = _resolve(spec, report)
     import torch
 
     device = pick_device(device)
     if device == "cpu":
         configure_threads(threads)
-    report(0.9, f"Loading {name}…")
+    report(0.9, f"Loading {found.name}…")
+    torch_dtype = getattr(torch, dtype)
     try:
-        decoder, tokenizer = _load_lean(source, getattr(torch, dtype), device) or _load_transformers(
-            source, getattr(torch, dtype), device
-        )
+        decoder, tokenizer = _load(found, torch_dtype, device)
     except ModelLoadError:
         raise
-    except OSError as exc:
-        raise ModelLoadError(_hub_message(source, exc)) from exc
-    except (MemoryError, torch.OutOfMemoryError) as exc:
-        raise ModelLoadError(f"Not enough memory to load {name} on {device}.") from exc
     except Exception as exc:
-        raise ModelLoadError(f"Cannot load {name}: {_short(exc)}") from exc
-    report(1.0, f"{name} ready on {device}.")
-    label = name if dtype == "float32" else f"{name}, {dtype}"
+        if found.gguf is None:
+            raise ModelLoadError(_load_message(found, exc)) from exc
+        decoder, tokenizer = _reload_converted(found, exc, torch_dtype, device, report)
+    report(1.0, f"{found.name} ready on {device}.")
+    label = found.name if dtype == "float32" else f"{found.name}, {dtype}"
     elapsed = time.perf_counter() - started
-    return LoadedModel(decoder, tokenizer, spec or BUNDLED, label, device, licence, elapsed, source)
+    converted_from = str(found.gguf) if found.gguf else ""
+    return LoadedModel(
+        decoder,
+        tokenizer,
+        spec or BUNDLED,
+        label,
+        device,
+        found.licence,
+        elapsed,
+        found.path,
+        converted_from,
+        found.repaired,
+    )
+
+
+def _load(found: _Source, dtype, device: str) -> tuple[Decoder, Tokenizer]:
+    import torch
+
+    try:
+        return _load_lean(found.path, dtype, device) or _load_transformers(found.path, dtype, device)
+    except (MemoryError, torch.OutOfMemoryError) as exc:
+        raise ModelLoadError(f"Not enough memory to load {found.name} on {device}.") from exc
+
+
+def _reload_converted(found: _Source, error: Exception, dtype, device: str, report: Progress):
+    """Our converted copy passed the quick check but does not load: convert again only if it is damaged.
+
+    A copy whose every byte matches its manifest would convert to the same bytes again, so that is
+    an error naming the folder, not a 25 s conversion on every start.
+    """
+    assert found.gguf is not None
+    folder = Path(found.path)
+    problem = integrity.check_manifest(folder, full=True)
+    if problem is None:
+        raise ModelLoadError(
+            f"Cannot load {found.name} from its converted copy in {folder}: {_short(error)}. "
+            "Deleting that folder makes the next start convert the model again."
+        ) from error
+    _discard(folder, found.gguf, problem, report)
+    _convert(found.gguf, folder, report)
+    found.repaired = problem
+    try:
+        return _load(found, dtype, device)
+    except ModelLoadError:
+        raise
+    except Exception as exc:
+        raise ModelLoadError(
+            f"Cannot load {found.name} even after converting it again into {folder}: {_short(exc)}"
+        ) from exc
 
 
 def _load_lean(source: str, dtype, device: str):
@@ -229,6 +360,17 @@ def _load_transformers(source: str, dtype, device: str):
     model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype).to(device).eval()
     decoder: Decoder = LeanDecoder.from_transformers(model) or TransformersDecoder(model)
     return decoder, cast("Tokenizer", tokenizer)
+
+
+def _load_message(found: _Source, exc: Exception) -> str:
+    """A user's folder or Hub model that does not load: say which files, and leave them alone."""
+    if Path(found.path).exists():
+        return f"Cannot load the model in {found.path}: {_short(exc)}"
+    if isinstance(exc, OSError):
+        return _hub_message(found.path, exc)
+    folder = integrity.hub_folder(found.path)
+    where = f" (its downloaded copy is in {folder})" if folder else ""
+    return f"Cannot load {found.name}{where}: {_short(exc)}"
 
 
 def _hub_message(source: str, exc: Exception) -> str:

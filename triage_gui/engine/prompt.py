@@ -13,12 +13,13 @@ from dataclasses import asdict, dataclass, field
 from ..paths import resources_dir
 from .atomic import atomic_write_text
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2 added the taught tickets; version 1 files still load
+READABLE_VERSIONS = (1, 2)
 # Every label name is scored against every ticket, so one huge name or hundreds of labels make each ticket
 # take tens of seconds (a 10,000-character name: ~55 s a ticket). A profile is a small hand-edited file.
 MAX_LABELS = 100
 MAX_LABEL_CHARS = 64
-MAX_PROFILE_BYTES = 1024 * 1024
+MAX_PROFILE_BYTES = 16 * 1024 * 1024  # a profile with ~100,000 taught tickets; /dev/zero is refused
 # Letters that render as nothing although their category says otherwise (Hangul fillers, braille blank).
 _BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
@@ -55,6 +56,8 @@ class PromptProfile:
     labels: list[Label]
     examples: list[Example] = field(default_factory=list)
     name: str = "Untitled prompt"
+    # Tickets the lead taught (text, label): kept with the prompt, but not part of what the model reads.
+    taught: list[Example] = field(default_factory=list)
 
     @property
     def label_names(self) -> list[str]:
@@ -117,15 +120,16 @@ class PromptProfile:
             "instruction": self.instruction,
             "labels": [asdict(label) for label in self.labels],
             "examples": [asdict(example) for example in self.examples],
+            "taught": [asdict(example) for example in self.taught],
         }
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
 
     def content_hash(self) -> str:
-        """Short stable hash of what the model sees; stamped on exports so results trace to a prompt."""
-        data = self.to_dict()
-        data.pop("name")
+        """Short stable hash of what the model sees; stamped on exports so results trace to a prompt.
+        The name and the taught tickets are not part of it: changing them re-labels nothing."""
+        data = {k: v for k, v in self.to_dict().items() if k in ("instruction", "labels", "examples")}
         blob = json.dumps(data, sort_keys=True, ensure_ascii=False).encode("utf-8")
         return hashlib.sha256(blob).hexdigest()[:12]
 
@@ -134,14 +138,18 @@ class PromptProfile:
         if not isinstance(data, dict):
             raise ValueError("A prompt profile must be a JSON object.")
         version = data.get("schema_version")
-        if version != SCHEMA_VERSION:
-            raise ValueError(f"Unsupported prompt profile schema_version {version!r} (expected {SCHEMA_VERSION}).")
+        if version not in READABLE_VERSIONS:
+            raise ValueError(
+                f"Unsupported prompt profile schema_version {version!r} (this version reads "
+                f"{', '.join(map(str, READABLE_VERSIONS))})."
+            )
         try:
             return cls(
                 name=str(data.get("name", "Untitled prompt")),
                 instruction=str(data["instruction"]),
                 labels=[Label(str(x["name"]), str(x.get("description", ""))) for x in data["labels"]],
                 examples=[Example(str(x["text"]), str(x["label"])) for x in data.get("examples", [])],
+                taught=[Example(str(x["text"]), str(x["label"])) for x in data.get("taught", [])],
             )
         except (KeyError, TypeError) as exc:
             raise ValueError(f"Prompt profile is missing a field: {exc}") from None

@@ -1,9 +1,11 @@
-"""Per-ticket results and run statistics: plain data, no torch, so the window can import them cheaply."""
+"""Per-ticket results and run statistics: plain data (numpy, no torch), so the window can import them cheaply."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+
+import numpy as np
 
 
 @dataclass
@@ -16,6 +18,8 @@ class TicketScore:
     truncated: bool = False
     split_fallback: bool = False
     tokens: int = 0
+    # The model's final hidden state at the answer position (float32): what a taught head learns from.
+    features: np.ndarray | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -28,12 +32,29 @@ class AgreementStats:
     disagreements: list[int] = field(default_factory=list)
 
     def add(self, index: int, cached: TicketScore, full: TicketScore) -> bool:
+        """Count one ticket; a NaN or infinite score on either path is a disagreement, whatever the labels.
+
+        The largest difference becomes nan (once seen, for the rest of the run) or inf, so a damaged
+        model cannot report "agreement 5/5, max log-prob difference 0.00e+00".
+        """
         self.total += 1
-        same = cached.label == full.label
+        diff = logprob_difference(cached.logprobs, full.logprobs)
+        same = cached.label == full.label and math.isfinite(diff)
         self.agree += same
         if not same:
             self.disagreements.append(index)
-        diff = max((abs(a - b) for a, b in zip(cached.logprobs, full.logprobs)), default=0.0)
-        if not math.isnan(diff):
+        if math.isnan(diff) or math.isnan(self.max_logprob_diff):
+            self.max_logprob_diff = math.nan
+        else:
             self.max_logprob_diff = max(self.max_logprob_diff, diff)
         return same
+
+
+def logprob_difference(a: list[float], b: list[float]) -> float:
+    """Largest |a - b| over the labels: nan if either side holds a NaN, inf if either holds an infinity."""
+    worst = 0.0
+    for x, y in zip(a, b):
+        if math.isnan(x) or math.isnan(y):
+            return math.nan
+        worst = max(worst, abs(x - y) if math.isfinite(x) and math.isfinite(y) else math.inf)
+    return worst

@@ -1,5 +1,9 @@
 """Whole-label scoring of tickets against a cached prompt prefix, and the naive full re-encode baseline.
 
+Every path returns, per ticket, the labels' sequence log-probabilities and the model's hidden state
+at the answer position (the features a taught head learns from), and applies the same calibration
+(:mod:`calibration`), so cached, batched and full paths give the same label.
+
 Each ticket is scored in one forward pass: its suffix tokens, then every label's tokens merged into a
 trie, with a 4D attention mask so each label token sees the prefix, the ticket and its own earlier
 label tokens only. Positions of new tokens start at the prefix length. A batch is packed into rows
@@ -9,17 +13,26 @@ to: the decoder's attention reads them in place.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
+from ..defaults import MAX_TICKET_TOKENS
 from . import prefix_store
 from .attention import KV, additive_mask
 from .layout import EncodedTicket, PromptLayout
 from .model_loader import LoadedModel
 from .prompt import PromptProfile
 from .results import TicketScore
+
+CONTENT_FREE = ("N/A", "", "[MASK]")  # contextual calibration's content-free tickets (Zhao et al. 2021)
+
+
+class ScoringError(RuntimeError):
+    """The model produced scores that cannot be labels (NaN or infinite): a damaged model, not a ticket."""
 
 # Keep the (batch, positions, vocabulary) logits of one forward under this many bytes.
 _LOGITS_BUDGET = 256 * 1024 * 1024
@@ -38,9 +51,15 @@ class Scorer:
     """Scores tickets for one prompt profile on one loaded model. Use from one thread at a time."""
 
     def __init__(
-        self, loaded: LoadedModel, profile: PromptProfile, max_ticket_tokens: int = 1024, stored_prefix: bool = True
+        self,
+        loaded: LoadedModel,
+        profile: PromptProfile,
+        max_ticket_tokens: int = MAX_TICKET_TOKENS,
+        stored_prefix: bool = True,
+        calibrate: bool = True,
     ):
         self.loaded = loaded
+        self.profile = profile
         self.decoder = loaded.decoder
         self.device = self.decoder.device
         self.layout = PromptLayout(loaded.tokenizer, profile, loaded.max_context, max_ticket_tokens)
@@ -73,6 +92,16 @@ class Scorer:
         self.max_batch = max(1, _LOGITS_BUDGET // ((trie.n_nodes + 1) * self.decoder.vocab_size * 4))
         self.prefix_from_disk = False
         self.prefix = self._build_prefix(stored_prefix)
+        # Added to every path's log-probabilities before the softmax; zero when calibration is off.
+        self.bias = torch.zeros(len(self.labels))
+        self.calibrated = False
+        if calibrate:
+            self.bias = self.content_free_bias()
+            self.calibrated = True
+
+    @property
+    def feature_dim(self) -> int:
+        return self.decoder.hidden_size
 
     @property
     def prefix_length(self) -> int:
@@ -111,7 +140,8 @@ class Scorer:
             return []
         started = time.perf_counter()
         encoded = [self.encode(t) for t in texts]
-        logprobs: list[torch.Tensor | None] = [None] * len(texts)
+        logprobs: list[torch.Tensor] = [torch.empty(0)] * len(texts)
+        features: list[torch.Tensor] = [torch.empty(0)] * len(texts)
         # Tickets longer than a packed row go together, so they do not widen the rows of short ones.
         groups: dict[tuple[int, bool], list[int]] = {}
         for i, enc in enumerate(encoded):
@@ -120,11 +150,11 @@ class Scorer:
         for (prefix_len, _), members in groups.items():
             for start in range(0, len(members), self.max_batch):
                 chunk = members[start : start + self.max_batch]
-                lp = self._forward_cached([encoded[i].suffix_ids for i in chunk], prefix_len)
+                lp, hidden = self._forward_cached([encoded[i].suffix_ids for i in chunk], prefix_len)
                 for row, i in enumerate(chunk):
-                    logprobs[i] = lp[row]
+                    logprobs[i], features[i] = lp[row], hidden[row]
         per_ticket = (time.perf_counter() - started) * 1000 / len(texts)
-        return [self._result(lp, enc, per_ticket) for lp, enc in zip(logprobs, encoded)]
+        return [self._result(lp, h, enc, per_ticket) for lp, h, enc in zip(logprobs, features, encoded)]
 
     @torch.inference_mode()
     def score_full(self, text: str) -> TicketScore:
@@ -139,13 +169,24 @@ class Scorer:
         allowed = torch.ones(n, n, dtype=torch.bool).tril()
         allowed[n_ctx:, n_ctx:] = self._trie_ancestors
         mask = additive_mask(allowed[None, None].to(self.device), self.decoder.dtype)
-        logits = self.decoder.logits(self.decoder.forward(input_ids, positions, mask)[0])
-        lp = self._label_logprobs(logits[:, n_ctx - 1 :])[0]
-        return self._result(lp, enc, (time.perf_counter() - started) * 1000)
+        hidden = self.decoder.forward(input_ids, positions, mask)[0]
+        lp = self._label_logprobs(self.decoder.logits(hidden[:, n_ctx - 1 :]))[0]
+        return self._result(lp, hidden[0, n_ctx - 1], enc, (time.perf_counter() - started) * 1000)
+
+    def content_free_bias(self) -> torch.Tensor:
+        """Contextual calibration: the prompt's own label prior, measured on content-free tickets.
+
+        The log of the mean label distribution the prompt gives "N/A", "" and "[MASK]" is subtracted
+        from every ticket's log-probabilities, i.e. probabilities are divided by that prior and
+        renormalised. Computed once per prompt (one small batch), added to every path alike.
+        """
+        raw = torch.stack([torch.tensor(s.logprobs) for s in self.score_batch(list(CONTENT_FREE))])
+        prior = torch.softmax(raw, dim=-1).mean(dim=0)
+        return -torch.log(prior.clamp_min(1e-30))
 
     # ---------------------------------------------------------------- internals
 
-    def _forward_cached(self, suffixes: list[list[int]], prefix_len: int) -> torch.Tensor:
+    def _forward_cached(self, suffixes: list[list[int]], prefix_len: int) -> tuple[torch.Tensor, torch.Tensor]:
         """Score tickets packed into rows: no padding between tickets, a block mask keeps them apart.
 
         Each ticket is its suffix tokens followed by the label trie. Tickets are spread over rows of
@@ -196,7 +237,7 @@ class Scorer:
         real = torch.cat(slots).sort().values.to(dev)  # padding never reaches a projection or MLP
         hidden, _ = self.decoder.forward(input_ids.to(dev), positions.to(dev), mask, prefix, keep=keep, slots=real)
         picked = hidden.view(len(suffixes), n_trie + 1, -1)
-        return self._label_logprobs(self.decoder.logits(picked))
+        return self._label_logprobs(self.decoder.logits(picked)), picked[:, 0]
 
     def _causal(self, n: int) -> torch.Tensor:
         if self._causal_cache.shape[0] < n:
@@ -210,16 +251,24 @@ class Scorer:
         picked = logits[:, self._step_rows, self._step_tokens] - lse[:, self._step_rows]
         return (picked * self._step_valid).sum(dim=-1)
 
-    def _result(self, logprobs: torch.Tensor, enc: EncodedTicket, latency_ms: float) -> TicketScore:
-        probs = torch.softmax(logprobs, dim=-1)
-        best = int(torch.argmax(logprobs))
+    def _result(self, logprobs: torch.Tensor, hidden: torch.Tensor, enc: EncodedTicket, latency_ms: float) -> TicketScore:
+        raw = [float(x) for x in logprobs]
+        if not all(math.isfinite(x) for x in raw):
+            raise ScoringError(
+                f"{self.loaded.name} produced scores that are not numbers (NaN or infinite) for a ticket; "
+                f"the model files in {self.loaded.source or 'memory'} may be damaged."
+            )
+        calibrated = logprobs.float() + self.bias
+        probs = torch.softmax(calibrated, dim=-1)
+        best = int(torch.argmax(calibrated))
         return TicketScore(
             label=self.labels[best],
             confidence=float(probs[best]),
             probs=[float(p) for p in probs],
-            logprobs=[float(x) for x in logprobs],
+            logprobs=raw,
             latency_ms=latency_ms,
             truncated=enc.truncated,
             split_fallback=enc.split_fallback,
             tokens=enc.ticket_tokens,
+            features=hidden.float().cpu().numpy().astype(np.float32, copy=False),
         )

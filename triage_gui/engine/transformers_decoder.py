@@ -91,6 +91,7 @@ class TransformersDecoder:
         self.dtype = model.dtype
         self.device = torch.device(model.device)
         self.vocab_size = int(model.get_output_embeddings().weight.shape[0])
+        self.hidden_size = int(model.get_output_embeddings().weight.shape[1])
         self.max_context = int(getattr(model.config, "max_position_embeddings", None) or 2048)
         self.shared_attention = enable_shared_attention(model)
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes.util
 import logging
+import os
 import sys
 
 from PySide6.QtGui import QIcon
@@ -13,6 +15,13 @@ from PySide6.QtWidgets import QApplication
 from ..paths import resources_dir
 
 APP_ID = "ticket-triage"
+# What Qt's xcb platform plugin loads on Linux; without them Qt aborts with a message few can act on.
+XCB_LIBRARIES = {
+    "xcb-cursor": "libxcb-cursor0",
+    "xcb-icccm": "libxcb-icccm4",
+    "xcb-keysyms": "libxcb-keysyms1",
+    "xkbcommon-x11": "libxkbcommon-x11-0",
+}
 
 
 def app_icon() -> QIcon:
@@ -28,8 +37,26 @@ def app_icon() -> QIcon:
     return icon
 
 
+def display_problem() -> str | None:
+    """One sentence on why the window cannot open here, or None. Checked before Qt, which would abort."""
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM", "xcb") not in ("xcb", ""):
+        return None
+    if os.environ.get("WAYLAND_DISPLAY") and not os.environ.get("DISPLAY"):
+        return None
+    if not os.environ.get("DISPLAY"):
+        return "There is no display to open the window on (DISPLAY is not set); the command line still works."
+    missing = [package for lib, package in XCB_LIBRARIES.items() if ctypes.util.find_library(lib) is None]
+    if missing:
+        return (
+            f"The window needs the system libraries {', '.join(missing)}: install them with "
+            f"'sudo apt-get install {' '.join(missing)}' (the command line works without them)."
+        )
+    return None
+
+
 def make_application(argv: list[str] | None = None) -> QApplication:
-    app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv)
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(argv if argv is not None else sys.argv)
     app.setApplicationName("Ticket Triage")
     app.setOrganizationName("Ticket Triage")
     app.setDesktopFileName(APP_ID)
@@ -38,6 +65,10 @@ def make_application(argv: list[str] | None = None) -> QApplication:
 
 
 def run_app(model: str | None = None, device: str = "auto") -> int:
+    problem = display_problem()
+    if problem:
+        print(f"ticket-triage: {problem}", file=sys.stderr)
+        return 1
     import qasync
 
     from .main_window import MainWindow

@@ -1,9 +1,11 @@
-"""Model picker and About dialog."""
+"""Dialogs: model picker, About, Replace-or-Add, gold-value mapping, the guide with the shortcuts."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QButtonGroup,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
@@ -115,3 +117,102 @@ def _qt_version() -> str:
     from PySide6.QtCore import qVersion
 
     return qVersion()
+
+
+def choose_model(parent: QWidget, current: str) -> str | None:
+    dialog = ModelDialog(current, parent)
+    if dialog.exec() and dialog.spec():
+        return dialog.spec()
+    return None
+
+
+def replace_or_add(parent: QWidget, loaded: int, names: list[str]) -> bool | None:
+    """Ask what a newly opened file does to the loaded tickets: True replace, False add, None cancel."""
+    box = QMessageBox(parent)
+    box.setIcon(QMessageBox.Icon.Question)
+    box.setWindowTitle("Open tickets")
+    shown = ", ".join(names[:3]) + ("…" if len(names) > 3 else "")
+    box.setText(f"{loaded} tickets are loaded. Replace them with {shown}, or add to them?")
+    replace = box.addButton("Replace", QMessageBox.ButtonRole.DestructiveRole)
+    add = box.addButton("Add", QMessageBox.ButtonRole.AcceptRole)
+    box.addButton(QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(add)
+    box.exec()
+    clicked = box.clickedButton()
+    if clicked is replace:
+        return True
+    if clicked is add:
+        return False
+    return None
+
+
+class GoldMappingDialog(QDialog):
+    """Map the values of a gold column to labels (or ignore them), when they are not label names."""
+
+    def __init__(self, parent: QWidget, table, column: str, matched: int, total: int) -> None:
+        from ..session.gold import IGNORE, normal, value_counts
+
+        super().__init__(parent)
+        self.setWindowTitle(f"Gold column {column}")
+        labels = list(table.labels)
+        by_name = {normal(n): n for n in labels}
+        grid = QGridLayout(self)
+        grid.addWidget(
+            QLabel(
+                f"{matched} of {total} values in <b>{column}</b> are label names. Map the others to a label, "
+                "or ignore them (not counted in accuracy)."
+            ),
+            0,
+            0,
+            1,
+            3,
+        )
+        self.boxes: dict[str, QComboBox] = {}
+        self.ignore = IGNORE
+        for row, (value, count) in enumerate(value_counts(table, column, limit=60), start=1):
+            grid.addWidget(QLabel(value), row, 0)
+            grid.addWidget(QLabel(f"{count}×"), row, 1)
+            box = QComboBox()
+            box.addItem("(ignore)", IGNORE)
+            for name in labels:
+                box.addItem(name, name)
+            box.setCurrentIndex(max(0, box.findData(by_name.get(normal(value), IGNORE))))
+            grid.addWidget(box, row, 2)
+            self.boxes[normal(value)] = box
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        grid.addWidget(buttons, len(self.boxes) + 1, 0, 1, 3)
+
+    def mapping(self) -> dict[str, str]:
+        return {value: str(box.currentData()) for value, box in self.boxes.items()}
+
+
+def gold_mapping(parent: QWidget, table, column: str, matched: int, total: int) -> dict[str, str] | None:
+    dialog = GoldMappingDialog(parent, table, column, matched, total)
+    return dialog.mapping() if dialog.exec() else None
+
+
+GUIDE = """<h3>Ticket Triage in five steps</h3>
+<ol>
+<li><b>Tickets in:</b> drop a CSV, TSV, TXT or JSONL file on the window, paste with Ctrl+V, or open with Ctrl+O.
+Every ticket gets a label as it is read.</li>
+<li><b>Check:</b> pick the column of correct labels as <i>Gold</i> to see accuracy, per-label precision and recall,
+and the confusion matrix (click a cell to list its tickets).</li>
+<li><b>Teach:</b> where a label is wrong, double-click it and choose the right one, or select rows and press 1-9;
+Enter accepts a right label. Every other ticket is relabelled from what you taught within a second.</li>
+<li><b>Prompt:</b> edit the instruction, labels and examples on the left and save (Ctrl+S); the previous labels stay
+visible, marked out of date, until the new ones arrive.</li>
+<li><b>Out:</b> export (Ctrl+E) writes every row with its label, where it came from, and the prompt's hash.</li>
+</ol>
+"""
+
+
+def show_guide(parent: QWidget, shortcuts: list[tuple[str, str]]) -> None:
+    rows = "".join(f"<tr><td><b>{key}</b>&nbsp;&nbsp;</td><td>{what}</td></tr>" for key, what in shortcuts)
+    box = QMessageBox(parent)
+    box.setWindowTitle("Guide and keyboard shortcuts")
+    box.setTextFormat(Qt.TextFormat.RichText)
+    box.setText(GUIDE + "<h3>Keyboard shortcuts</h3><table>" + rows + "</table>")
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    box.open()

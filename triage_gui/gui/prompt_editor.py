@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QSignalBlocker, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QIcon, QUndoCommand, QUndoStack
+from PySide6.QtGui import QBrush, QColor, QIcon, QTextCursor, QUndoCommand, QUndoStack
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -63,9 +63,40 @@ class _LabelChoice(QStyledItemDelegate):
         model.setData(index, editor.currentText())
 
 
+class _MultiLine(QStyledItemDelegate):
+    """Descriptions and example texts edit in a multi-line box (Ctrl+Enter or leaving the cell commits)."""
+
+    def createEditor(self, parent, option, index):
+        editor = QPlainTextEdit(parent)
+        editor.setTabChangesFocus(True)
+        editor.setMinimumHeight(60)
+        return editor
+
+    def setEditorData(self, editor: QPlainTextEdit, index) -> None:
+        editor.setPlainText(index.data() or "")
+        editor.moveCursor(QTextCursor.MoveOperation.End)
+
+    def setModelData(self, editor: QPlainTextEdit, model, index) -> None:
+        model.setData(index, editor.toPlainText().strip())
+
+    def updateEditorGeometry(self, editor, option, index) -> None:
+        rect = option.rect
+        rect.setHeight(max(rect.height(), 64))
+        editor.setGeometry(rect)
+
+
+def _icon(theme: str, fallback: QStyle.StandardPixmap | None, style: QStyle) -> QIcon:
+    icon = QIcon.fromTheme(theme)
+    if icon.isNull() and fallback is not None:
+        icon = style.standardIcon(fallback)
+    return icon
+
+
 class PromptEditor(QWidget):
     changed = Signal()  # any edit, after the undo snapshot was taken
     save_requested = Signal()
+    import_taught = Signal()
+    export_taught = Signal()
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -84,6 +115,9 @@ class PromptEditor(QWidget):
         self.labels = self._table(["Label", "Description"], "Labels")
         self.examples = self._table(["Example ticket", "Label"], "Few-shot examples")
         self.examples.setItemDelegateForColumn(1, _LabelChoice(self))
+        self._multi_line = _MultiLine(self)
+        self.labels.setItemDelegateForColumn(1, self._multi_line)
+        self.examples.setItemDelegateForColumn(0, self._multi_line)
         self.labels.horizontalHeader().resizeSection(0, 120)
         header = self.examples.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
@@ -101,6 +135,16 @@ class PromptEditor(QWidget):
         self.save_button.setToolTip("Validate the prompt, rebuild the prefix cache and re-label all tickets (Ctrl+S)")
         self.save_button.clicked.connect(self.save_requested)
         self.state_label = QLabel()
+        self.taught_count = QLabel()
+        self.taught_count.setAccessibleName("Taught tickets")
+        self.taught_count.setWordWrap(True)
+        import_button = QPushButton("Import…")
+        import_button.setToolTip("Teach from a CSV of labelled tickets (text, label)")
+        import_button.clicked.connect(self.import_taught)
+        export_button = QPushButton("Export…")
+        export_button.setToolTip("Save the taught tickets as a CSV (text, label)")
+        export_button.clicked.connect(self.export_taught)
+        self.set_taught_count(0, None)
 
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<b>Instruction</b>"))
@@ -110,6 +154,11 @@ class PromptEditor(QWidget):
         layout.addLayout(self._header("<b>Few-shot examples</b>", self.examples, reorder=True))
         layout.addWidget(self.examples, 3)
         layout.addWidget(self.errors)
+        taught = QHBoxLayout()
+        taught.addWidget(self.taught_count, 1)
+        taught.addWidget(import_button)
+        taught.addWidget(export_button)
+        layout.addLayout(taught)
         bottom = QHBoxLayout()
         bottom.addWidget(self.state_label, 1)
         bottom.addWidget(self.save_button)
@@ -118,6 +167,13 @@ class PromptEditor(QWidget):
         self.instruction.textChanged.connect(self._edited)
         self.labels.itemChanged.connect(self._edited)
         self.examples.itemChanged.connect(self._edited)
+
+    def set_taught_count(self, count: int, accuracy: float | None) -> None:
+        if not count:
+            self.taught_count.setText("<b>Taught tickets:</b> none yet. Correct a label in the table to teach.")
+            return
+        estimate = "" if accuracy is None else f", estimated accuracy {100 * accuracy:.0f}%"
+        self.taught_count.setText(f"<b>Taught tickets:</b> {count}{estimate} (kept with this prompt)")
 
     # ---------------------------------------------------------------- building
 
@@ -136,6 +192,8 @@ class PromptEditor(QWidget):
         )
         table.setTabKeyNavigation(False)
         table.setWordWrap(True)
+        table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        table.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         return table
 
     def _header(self, title: str, table: QTableWidget, reorder: bool) -> QHBoxLayout:
@@ -143,18 +201,22 @@ class PromptEditor(QWidget):
         row.addWidget(QLabel(title), 1)
         style = self.style()
         buttons = [
-            ("Add", QStyle.StandardPixmap.SP_FileDialogNewFolder, lambda: self._add_row(table)),
-            ("Remove", QStyle.StandardPixmap.SP_TrashIcon, lambda: self._remove_row(table)),
+            ("Add", "+", "list-add", None, lambda: self._add_row(table)),
+            ("Remove", "−", "list-remove", None, lambda: self._remove_row(table)),
         ]
         if reorder:
             buttons += [
-                ("Move up", QStyle.StandardPixmap.SP_ArrowUp, lambda: self._move_row(table, -1)),
-                ("Move down", QStyle.StandardPixmap.SP_ArrowDown, lambda: self._move_row(table, 1)),
+                ("Move up", "▲", "go-up", QStyle.StandardPixmap.SP_ArrowUp, lambda: self._move_row(table, -1)),
+                ("Move down", "▼", "go-down", QStyle.StandardPixmap.SP_ArrowDown, lambda: self._move_row(table, 1)),
             ]
         what = "label" if table is self.labels else "example"
-        for text, icon, slot in buttons:
+        for text, glyph, theme, fallback, slot in buttons:
             button = QToolButton()
-            button.setIcon(QIcon(style.standardIcon(icon)))
+            icon = _icon(theme, fallback, style)
+            if icon.isNull():
+                button.setText(glyph)  # no icon theme (a bare X server): a glyph that says what it does
+            else:
+                button.setIcon(icon)
             button.setToolTip(f"{text} {what}")
             button.setAccessibleName(f"{text} {what}")
             button.clicked.connect(slot)

@@ -1,0 +1,97 @@
+"""A fake engine for the session tests: instant, deterministic, and gated where a test needs to hold it.
+
+Scores depend only on the ticket text (and a per-prompt salt), so a test can tell which prompt
+version scored a row and that nothing was scored twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from triage_gui.engine.prompt import PromptProfile
+from triage_gui.engine.results import TicketScore
+from triage_gui.session.session import Engine
+
+DIM = 8
+
+
+@dataclass
+class FakeModel:
+    name: str
+    device: str = "cpu"
+    licence: str = "none"
+    load_seconds: float = 0.01
+    source: str = ""
+
+
+def text_vector(text: str, salt: str = "") -> np.ndarray:
+    digest = hashlib.sha256((salt + "|" + text).encode()).digest()
+    return (np.frombuffer(digest[: DIM * 2], dtype=np.uint16).astype(np.float32) / 65535.0) * 2 - 1
+
+
+class FakeScorer:
+    def __init__(self, engine: FakeEngine, profile: PromptProfile):
+        self.engine = engine
+        self.profile = profile
+        self.labels = profile.label_names
+        self.salt = profile.content_hash()
+        self.bias = np.zeros(len(self.labels), dtype=np.float32)
+        self.prefix_length = 10
+
+    def _score(self, text: str) -> TicketScore:
+        v = text_vector(text, self.salt)
+        logprobs = [float(v[i % DIM]) - 3 for i in range(len(self.labels))]
+        probs = np.exp(logprobs) / np.exp(logprobs).sum()
+        best = int(np.argmax(logprobs))
+        return TicketScore(self.labels[best], float(probs[best]), probs.tolist(), logprobs, 1.0, features=v)
+
+    def score_batch(self, texts: list[str]) -> list[TicketScore]:
+        self.engine.gate.wait(10)
+        time.sleep(self.engine.batch_seconds)
+        with self.engine.lock:
+            for text in texts:
+                self.engine.scored[(self.salt, text)] = self.engine.scored.get((self.salt, text), 0) + 1
+        return [self._score(t) for t in texts]
+
+    def score_full(self, text: str) -> TicketScore:
+        with self.engine.lock:
+            self.engine.full[(self.salt, text)] = self.engine.full.get((self.salt, text), 0) + 1
+        return self._score(text)
+
+
+@dataclass
+class FakeEngine:
+    batch_seconds: float = 0.0
+    build_seconds: float = 0.0
+    gate: threading.Event = field(default_factory=threading.Event)  # cleared: scoring waits
+    build_gate: threading.Event = field(default_factory=threading.Event)
+    scored: dict = field(default_factory=dict)  # (prompt salt, text) -> times scored
+    full: dict = field(default_factory=dict)
+    builds: list = field(default_factory=list)  # instructions built, in order (finished builds)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self.gate.set()
+        self.build_gate.set()
+
+    def load(self, spec: str, device: str, progress) -> FakeModel:
+        if spec.startswith("/nowhere"):
+            raise RuntimeError(f"Model file not found: {spec}")
+        progress(0.5, "halfway")
+        return FakeModel(spec, device)
+
+    def build(self, loaded: FakeModel, profile: PromptProfile) -> FakeScorer:
+        self.build_gate.wait(10)
+        time.sleep(self.build_seconds)
+        if profile.instruction.startswith("FAIL"):
+            raise ValueError("The prompt uses 9000 of the model's 8192 tokens, leaving no room for a ticket.")
+        self.builds.append(profile.instruction)
+        return FakeScorer(self, profile)
+
+    def as_engine(self) -> Engine:
+        return Engine(self.load, self.build)

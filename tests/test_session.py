@@ -1,0 +1,272 @@
+"""The session layer with a fake engine: supersede, cancel, stop and resume, failures, in milliseconds."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+
+import pytest
+from fake_engine import FakeEngine
+
+from triage_gui.engine.prompt import Example, Label, PromptProfile
+from triage_gui.engine.table import NewRow
+from triage_gui.session.session import Session
+
+PROFILE = PromptProfile(
+    "Route the ticket.", [Label("billing", "money"), Label("technical", "broken"), Label("account", "login")]
+)
+
+
+def other(instruction: str) -> PromptProfile:
+    return PromptProfile(instruction, PROFILE.labels, [Example("refund please", "billing")])
+
+
+def rows(n: int, prefix: str = "ticket") -> list[NewRow]:
+    return [NewRow({"text": f"{prefix} {i}"}, f"{prefix} {i}") for i in range(n)]
+
+
+async def until(condition, timeout: float = 5.0) -> None:
+    end = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        if asyncio.get_running_loop().time() > end:
+            raise AssertionError("condition not reached")
+        await asyncio.sleep(0.002)
+
+
+def run(test):
+    """Run an async test body with a fresh session on a plain asyncio loop; close it afterwards."""
+
+    def wrapper(*args, **kwargs):
+        async def body():
+            fake = FakeEngine()
+            session = Session(fake.as_engine(), device="cpu", batch_size=4)
+            try:
+                await test(session, fake, *args, **kwargs)
+            finally:
+                await session.close()
+                session.join_threads()
+
+        asyncio.run(asyncio.wait_for(body(), 30))
+
+    wrapper.__name__ = test.__name__
+    return wrapper
+
+
+async def ready(session: Session, profile: PromptProfile = PROFILE) -> None:
+    session.set_prompt(profile)
+    session.load_model("fake-model")
+    await until(lambda: session.prompt_status.state == "ready")
+
+
+async def idle(session: Session) -> None:
+    await until(lambda: not session.busy)
+
+
+@run
+async def test_rows_are_labelled_in_order_and_each_only_once(session, fake):
+    await ready(session)
+    session.add_rows(rows(30))
+    await idle(session)
+    assert session.table.count_scored() == 30
+    assert all(count == 1 for count in fake.scored.values()) and len(fake.scored) == 30
+    assert session.run_status.state == "done" and session.run_status.labelled == 30
+    assert session.run_status.eta_seconds is None
+
+
+@run
+async def test_saving_twice_quickly_applies_only_the_newest_prompt(session, fake):
+    await ready(session)
+    session.add_rows(rows(8))
+    await idle(session)
+    fake.build_gate.clear()  # hold the first rebuild on the engine thread
+    session.set_prompt(other("First version."))
+    await asyncio.sleep(0.01)
+    session.set_prompt(other("Second version."))
+    fake.build_gate.set()
+    await idle(session)
+    assert session.profile.instruction == "Second version."
+    assert [p.instruction for _, p in session.versions] == ["Route the ticket.", "Second version."]
+    salt = other("First version.").content_hash()
+    assert not any(key[0] == salt for key in fake.scored)  # the superseded prompt labelled nothing
+    assert session.table.count_scored() == 8
+
+
+@run
+async def test_saving_an_unchanged_prompt_does_nothing(session, fake):
+    await ready(session)
+    session.add_rows(rows(5))
+    await idle(session)
+    builds = len(fake.builds)
+    assert session.set_prompt(PromptProfile(PROFILE.instruction, PROFILE.labels, name="renamed")) is False
+    await idle(session)
+    assert len(fake.builds) == builds
+    assert all(count == 1 for count in fake.scored.values())
+
+
+@run
+async def test_a_failed_rebuild_keeps_the_previous_prompt_labelling(session, fake):
+    await ready(session)
+    scorer = session.scorer
+    session.set_prompt(other("FAIL: far too long"))
+    await until(lambda: session.prompt_status.state == "failed")
+    assert "no room for a ticket" in session.prompt_status.message
+    assert session.scorer is scorer and session.profile is PROFILE
+    session.add_rows(rows(6))
+    await idle(session)
+    assert session.table.count_scored() == 6  # still labelling with the cache that works
+    assert session.set_prompt(other("FAIL: far too long")) is True  # retrying the failed one is allowed
+
+
+@run
+async def test_stop_keeps_finished_labels_and_resume_labels_only_the_rest(session, fake):
+    await ready(session)
+    fake.batch_seconds = 0.02
+    session.add_rows(rows(60))
+    await until(lambda: session.table.count_scored() >= 8)
+    session.stop()
+    assert session.run_status.state == "stopped" and session.run_status.eta_seconds is None
+    await idle(session)
+    done = session.table.count_scored()
+    await asyncio.sleep(0.1)
+    assert session.table.count_scored() == done < 60  # nothing more arrives after Stop
+    assert session.run_status.state == "stopped"
+    session.resume()
+    await idle(session)
+    assert session.table.count_scored() == 60
+    assert all(count == 1 for count in fake.scored.values())  # nothing finished was redone
+
+
+@run
+async def test_stop_keeps_the_batch_in_flight_and_starts_nothing_after_it(session, fake):
+    await ready(session)
+    session.add_rows(rows(3))
+    await idle(session)
+    fake.gate.clear()  # the next batch blocks inside the engine thread
+    session.add_rows(rows(8, "late"))
+    await until(lambda: session.running)
+    await asyncio.sleep(0.02)
+    session.stop()
+    fake.gate.set()
+    await idle(session)
+    assert session.table.count_scored() == 4  # the one-ticket batch in flight is kept; nothing else ran
+    assert session.run_status.state == "stopped" and session.run_status.remaining == 7
+
+
+@run
+async def test_a_new_prompt_drops_the_batch_in_flight(session, fake):
+    await ready(session)
+    fake.gate.clear()
+    session.add_rows(rows(4))
+    await until(lambda: session.running)
+    session.set_prompt(other("Newer prompt."))
+    fake.gate.set()
+    await idle(session)
+    old_salt = PROFILE.content_hash()
+    assert session.table.version == 1 and session.table.count_scored() == 4
+    assert all(session.table.scored(i) for i in range(4))
+    assert sum(1 for key in fake.scored if key[0] == old_salt) <= 1  # at most the one batch in flight
+
+
+@run
+async def test_baseline_toggle_keeps_labels_and_runs_only_missing_baselines(session, fake):
+    await ready(session)
+    session.add_rows(rows(10))
+    await idle(session)
+    labels = [session.table.label(i) for i in range(10)]
+    session.set_baseline(True)
+    await idle(session)
+    assert [session.table.label(i) for i in range(10)] == labels
+    assert all(count == 1 for count in fake.scored.values())  # labels were not recomputed
+    assert len(fake.full) == 10 and all(session.table.agree(i) for i in range(10))
+    session.set_baseline(False)
+    session.set_baseline(True)
+    await idle(session)
+    assert all(count == 1 for count in fake.full.values())  # baselines already done are kept
+
+
+@run
+async def test_rows_added_while_labelling_are_picked_up(session, fake):
+    await ready(session)
+    fake.batch_seconds = 0.01
+    session.add_rows(rows(20))
+    await until(lambda: session.table.count_scored() >= 2)
+    session.add_rows(rows(20, "more"))
+    await idle(session)
+    assert session.table.count_scored() == 40
+    assert all(count == 1 for count in fake.scored.values())
+
+
+@run
+async def test_a_new_prompt_marks_labels_stale_until_replaced(session, fake):
+    await ready(session)
+    session.add_rows(rows(12))
+    await idle(session)
+    fake.gate.clear()
+    session.set_prompt(other("Version two."))
+    await until(lambda: session.prompt_status.state == "ready" and session.prompt_status.version == 1)
+    assert all(session.table.stale(i) and session.table.label(i) for i in range(12))  # old labels stay visible
+    fake.gate.set()
+    await idle(session)
+    assert not any(session.table.stale(i) for i in range(12))
+    assert session.table.previous_label(0) is not None
+
+
+@run
+async def test_model_load_failure_keeps_the_previous_model(session, fake):
+    await ready(session)
+    messages = []
+    session.message.connect(lambda title, text: messages.append(text))
+    session.load_model("/nowhere/model.gguf")
+    await until(lambda: messages)
+    assert "Model file not found" in messages[0] and "Still using fake-model" in messages[0]
+    assert session.model.name == "fake-model" and session.model_status.state == "ready"
+    session.add_rows(rows(2))
+    await idle(session)
+    assert session.table.count_scored() == 2
+
+
+@run
+async def test_problem_rows_are_kept_but_never_scored(session, fake):
+    await ready(session)
+    session.add_rows([NewRow({"text": ""}, "", problem="blank ticket text"), *rows(2)])
+    await idle(session)
+    assert len(session.table) == 3 and session.table.label(0) is None
+    assert session.run_status.total == 2 and session.run_status.labelled == 2
+
+
+@run
+async def test_file_is_read_in_batches_and_labelled(session, fake, tmp_path=None):
+    import tempfile
+    from pathlib import Path
+
+    await ready(session)
+    path = Path(tempfile.mkdtemp()) / "t.csv"
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["text", "team"])
+        for i in range(1500):
+            writer.writerow([f"ticket number {i}", "billing"])
+    statuses = []
+    session.file_changed.connect(statuses.append)
+    session.open_file(path)
+    await idle(session)
+    assert len(session.table) == 1500 and session.table.count_scored() == 1500
+    assert statuses[-1].state == "done" and "1500 rows read" in statuses[-1].summary
+    assert session.table.columns == ["text", "team"]
+    session.open_file(path, replace=True)
+    await idle(session)
+    assert len(session.table) == 1500  # replaced, not appended
+
+
+@pytest.mark.parametrize("n", [1, 5])
+def test_session_closes_its_threads(n):
+    async def body():
+        session = Session(FakeEngine().as_engine(), device="cpu")
+        await ready(session)
+        session.add_rows(rows(n))
+        await session.close()
+        session.join_threads()
+        return session
+
+    session = asyncio.run(body())
+    assert session.engine_thread._pool._shutdown

@@ -1,0 +1,144 @@
+"""``classify``: label every row of a ticket file headless, with the window's engine and rules.
+
+Every input row comes back in the output, in input order; a row that cannot be labelled has an empty
+label and a reason. The output location is checked before any scoring. With ``--train`` a labelled
+file teaches the classifier first (features of its tickets come from the same forward pass).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from .engine.table import NewRow, TicketTable
+
+
+def read_table(path: str, column: str | None) -> tuple[TicketTable, str, str]:
+    """The file as a table (every record), the text column's name and the reader's summary."""
+    from .engine.tickets import open_tickets
+
+    source = open_tickets(path)
+    index = source.text_column
+    if column is not None:
+        if column not in source.columns:
+            raise ValueError(f"no column {column!r}; the file has: {', '.join(source.columns)}")
+        index = source.columns.index(column)
+    table = TicketTable()
+    name = Path(path).name
+    for batch in source.batches(4096, index):
+        table.add([NewRow(dict(zip(source.columns, t.values)), t.text, name, t.problem) for t in batch])
+    if not table.count_scorable():
+        raise ValueError(f"{name} holds no tickets ({source.summary()})")
+    return table, source.columns[index], source.summary()
+
+
+def progress_line(done: int, total: int, started: float, extra: str = "") -> None:
+    rate = done / max(1e-9, time.perf_counter() - started)
+    print(f"\r{done}/{total} tickets, {rate:.1f}/s{extra}", end="", file=sys.stderr, flush=True)
+
+
+def score_local(scorer, table: TicketTable, batch_size: int, baseline: bool) -> None:
+    """Score every scorable row in this process, streaming progress to stderr."""
+    from .engine.runner import score_stream
+
+    rows = [int(r) for r in table.pending(0)]
+    started = time.perf_counter()
+    done = 0
+    for batch in score_stream(scorer, ((r, table.texts[r]) for r in rows), batch_size, baseline):
+        scored = [(s.index, s.cached) for s in batch if s.cached is not None]
+        table.apply([r for r, _ in scored], [c for _, c in scored], table.version)
+        based = [(s.index, s.baseline) for s in batch if s.baseline is not None]
+        table.apply_baseline([r for r, _ in based], [b for _, b in based], table.version)
+        done += len(batch)
+        progress_line(done, len(rows), started)
+    print(file=sys.stderr)
+
+
+def run(args: argparse.Namespace) -> int:
+    from .engine.export import check_output, write_csv, write_results
+    from .engine.model_loader import load_model
+    from .engine.prompt import load_profile
+    from .engine.scorer import Scorer
+
+    if args.batch_size < 1:
+        raise ValueError("--batch-size must be at least 1")
+    if args.out:
+        check_output(args.out, [args.file, *([args.train] if args.train else [])])
+    table, column, summary = read_table(args.file, args.column)
+    print(f"{table.count_scorable()} tickets from column {column!r}: {summary}", file=sys.stderr)
+    profile = load_profile(args.prompt)
+    taught = read_train(args, profile.label_names) if args.train else []
+
+    def progress(fraction: float, message: str) -> None:
+        print(message, file=sys.stderr)
+
+    loaded = load_model(args.model, args.device, progress, args.threads, args.dtype)
+    scorer = Scorer(loaded, profile, calibrate=not args.no_calibration)
+    table.start_version(0, scorer.labels, scorer.bias.tolist())
+    if getattr(args, "ray", None):
+        from .cluster import score_on_ray
+
+        score_on_ray(args, table)
+    else:
+        score_local(scorer, table, args.batch_size, args.baseline)
+    if not args.no_learning:
+        learn(scorer, table, taught, profile)
+    prompt_hash = profile.content_hash()
+    if args.out:
+        try:
+            write_results(args.out, table, prompt_hash, args.baseline)
+        except OSError as exc:
+            raise ValueError(f"Cannot write {args.out}: {exc.strerror or exc}") from None
+    else:
+        write_csv(sys.stdout, table, prompt_hash, args.baseline)
+    report(table, args.baseline)
+    return 0
+
+
+def read_train(args: argparse.Namespace, labels: list[str]) -> list[tuple[str, str]]:
+    from .engine.taught import read_taught
+
+    taught = read_taught(args.train, labels, args.train_label, args.column)
+    note = f"; {taught.skipped} rows skipped ({taught.reason})" if taught.skipped else ""
+    print(
+        f"teaching from {len(taught.items)} labelled tickets in {Path(args.train).name} "
+        f"(text {taught.text_column!r}, label {taught.label_column!r}){note}",
+        file=sys.stderr,
+    )
+    return taught.items
+
+
+def learn(scorer, table: TicketTable, taught: list[tuple[str, str]], profile) -> None:
+    """Fit the taught classifier (taught tickets plus the prompt's own examples) and relabel with it."""
+    from .engine.learning import Teacher
+
+    teacher = Teacher(scorer, profile)
+    result = teacher.fit_table(table, taught)
+    if result is not None:
+        print(f"labels learned: {result.describe()}", file=sys.stderr)
+
+
+def report(table: TicketTable, baseline: bool) -> None:
+    notes = []
+    if table.problems:
+        notes.append(f"{len(table.problems)} rows without ticket text kept unlabelled (see the reason column)")
+    truncated, fallbacks = table.flags_count()
+    if fallbacks:
+        notes.append(f"{fallbacks} tickets used the shorter clean prefix (token boundary)")
+    if truncated:
+        notes.append(f"{truncated} tickets truncated to fit the model's context")
+    if baseline:
+        from .engine.results import logprob_difference
+
+        agree = sum(bool(table.agree(r)) for r in table.baseline)
+        worst = 0.0
+        for row, score in table.baseline.items():
+            mine = table.logprobs(row)
+            if mine is not None:
+                diff = logprob_difference(mine.tolist(), score.logprobs)
+                worst = diff if diff != diff or diff > worst else worst
+        notes.append(f"baseline agreement {agree}/{len(table.baseline)}, max log-prob difference {worst:.2e}")
+    for note in notes:
+        print(note, file=sys.stderr)

@@ -1,0 +1,441 @@
+"""``classify --ray``: score a ticket file on a Ray cluster, one model per actor, results applied on the driver.
+
+Ray core with our own queue of blocks, not Ray Data: the work is one list of (row, text) pairs scored by
+stateful actors that each load the model and its prompt prefix once, and a queue of our own makes the
+fault rules plain (a block whose worker died goes back to the front of the queue; three failures of the
+same block stop the job) without Ray Data's pandas/pyarrow dependencies, which the ``cluster`` extra
+(Ray core only) does not install.
+
+Tickets go out in blocks of consecutive pending rows, at most :data:`BLOCK_TICKETS` of them, a multiple of
+``--batch-size`` so every actor forms the same micro-batches :func:`classify.score_local` forms in one
+process. Each actor has one call in flight at a time, so a dead actor costs one block. Blocks come back
+as numpy arrays (features float16, what the table stores anyway) and are applied on the driver in any
+order: rows carry their indices, so the output keeps input order.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import contextlib
+import logging
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .engine.results import TicketScore
+from .engine.table import TicketTable
+
+NEEDS_RAY = "classify --ray needs Ray: pip install 'triage-gui[cluster]' (or pip install 'ray>=2.60,<2.61')."
+BLOCK_TICKETS = 256  # upper bound; small jobs use smaller blocks so every actor gets several
+BLOCKS_PER_ACTOR = 4  # at least this many blocks per actor where the file allows (load balance, cheap retries)
+MAX_BLOCK_FAILURES = 3  # the same block failing this often stops the job
+MAX_RESTARTS = 3  # restarts of one actor (Ray restarts it; its constructor loads the model again)
+# No call answered for this long (nothing schedulable, a restarted actor that cannot be placed): stop. A block
+# of 256 tickets with --baseline takes ~100 s on two cores (~0.4 s per full re-encode).
+STALL_TIMEOUT_S = 900.0
+# Test-only: a marker file path (the first block any worker starts makes it and kills that worker), or "always".
+FAULT_ENV = "TRIAGE_GUI_TEST_KILL_WORKER"
+# Passed to the actors' runtime_env where set on the driver: a test's temp cache, offline Hub use.
+PASS_ENV = ("TRIAGE_GUI_CACHE_DIR", "HF_HUB_OFFLINE", "HF_ENDPOINT", FAULT_ENV)
+
+
+@dataclass
+class WorkerOptions:
+    """What an actor needs to build the same scorer as the driver. The profile travels as an object, so
+    a ``--prompt`` file on the driver's disk need not exist on the workers."""
+
+    model: str
+    device: str
+    threads: int
+    dtype: str
+    profile: Any  # engine.prompt.PromptProfile
+    calibrate: bool
+    batch_size: int
+    baseline: bool
+
+
+@dataclass
+class PackedScores:
+    """A block's TicketScores as arrays: a few KB plus the features, instead of a pickled object per ticket."""
+
+    label: np.ndarray  # int16 index into the block's labels
+    confidence: np.ndarray  # float64: the scorer's values exactly
+    probs: np.ndarray  # (n, labels) float64
+    logprobs: np.ndarray  # (n, labels) float64
+    latency_ms: np.ndarray
+    truncated: np.ndarray  # bool
+    split_fallback: np.ndarray  # bool
+    tokens: np.ndarray  # int32
+    features: np.ndarray | None  # (n, dim) float16, as the table stores them
+
+    @classmethod
+    def pack(cls, scores: list[TicketScore], labels: list[str]) -> PackedScores:
+        feats = [s.features for s in scores]
+        return cls(
+            label=np.array([labels.index(s.label) for s in scores], dtype=np.int16),
+            confidence=np.array([s.confidence for s in scores], dtype=np.float64),
+            probs=np.array([s.probs for s in scores], dtype=np.float64).reshape(len(scores), len(labels)),
+            logprobs=np.array([s.logprobs for s in scores], dtype=np.float64).reshape(len(scores), len(labels)),
+            latency_ms=np.array([s.latency_ms for s in scores], dtype=np.float64),
+            truncated=np.array([s.truncated for s in scores], dtype=bool),
+            split_fallback=np.array([s.split_fallback for s in scores], dtype=bool),
+            tokens=np.array([s.tokens for s in scores], dtype=np.int32),
+            features=np.stack(feats).astype(np.float16) if feats and all(f is not None for f in feats) else None,
+        )
+
+    def unpack(self, labels: list[str]) -> list[TicketScore]:
+        return [
+            TicketScore(
+                label=labels[int(self.label[i])],
+                confidence=float(self.confidence[i]),
+                probs=self.probs[i].tolist(),
+                logprobs=self.logprobs[i].tolist(),
+                latency_ms=float(self.latency_ms[i]),
+                truncated=bool(self.truncated[i]),
+                split_fallback=bool(self.split_fallback[i]),
+                tokens=int(self.tokens[i]),
+                features=None if self.features is None else self.features[i].astype(np.float32),
+            )
+            for i in range(len(self.label))
+        ]
+
+
+@dataclass
+class ScoredBlock:
+    block: int
+    rows: np.ndarray  # int64 table rows, in the block's order
+    labels: list[str]
+    cached: PackedScores
+    baseline: PackedScores | None
+    seconds: float
+
+
+class ScoringWorker:
+    """The actor: one model and prompt prefix per process, built once; blocks are scored with
+    :func:`engine.runner.score_stream`, as in one process. A load failure is kept and reported by
+    :meth:`info` (it would fail the same way after every restart)."""
+
+    def __init__(self, options: WorkerOptions) -> None:
+        started = time.perf_counter()
+        self.options = options
+        self.error: str | None = None
+        self.scorer: Any = None
+        self.load_s = self.prefix_s = 0.0
+        self.prefix_stored = False
+        try:
+            from .engine.model_loader import load_model
+            from .engine.scorer import Scorer
+
+            loaded = load_model(options.model, options.device, None, options.threads, options.dtype)
+            self.load_s = time.perf_counter() - started
+            self.scorer = Scorer(loaded, options.profile, calibrate=options.calibrate)
+            self.prefix_s = self.scorer.prefix.build_seconds
+            self.prefix_stored = self.scorer.prefix_from_disk
+        except Exception as exc:  # reported by info(), so the driver stops with the worker's reason
+            self.error = f"{exc}".strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        self.ready_s = time.perf_counter() - started
+
+    def info(self) -> dict[str, Any]:
+        import socket
+
+        scorer = self.scorer
+        return {
+            "error": self.error,
+            "host": socket.gethostname(),
+            "pid": os.getpid(),
+            "load_s": self.load_s,
+            "prefix_s": self.prefix_s,
+            "prefix_stored": self.prefix_stored,
+            "ready_s": self.ready_s,
+            "labels": list(scorer.labels) if scorer is not None else [],
+            "bias": scorer.bias.tolist() if scorer is not None else [],
+        }
+
+    def score(self, block: int, rows: np.ndarray, texts: list[str]) -> ScoredBlock:
+        from .engine.runner import score_stream
+
+        _test_fault()
+        started = time.perf_counter()
+        options, labels = self.options, list(self.scorer.labels)
+        cached: list[TicketScore] = []
+        based: list[TicketScore] = []
+        for batch in score_stream(self.scorer, enumerate(texts), options.batch_size, options.baseline):
+            cached += [s.cached for s in batch if s.cached is not None]
+            based += [s.baseline for s in batch if s.baseline is not None]
+        if len(cached) != len(texts) or (options.baseline and len(based) != len(texts)):
+            raise RuntimeError(f"block {block}: {len(cached)} of {len(texts)} tickets scored")
+        return ScoredBlock(
+            block,
+            np.asarray(rows, dtype=np.int64),
+            labels,
+            PackedScores.pack(cached, labels),
+            PackedScores.pack(based, labels) if options.baseline else None,
+            time.perf_counter() - started,
+        )
+
+
+def _test_fault() -> None:
+    """Test hook (:data:`FAULT_ENV`): kill this worker process as a crash or an OOM kill would."""
+    spec = os.environ.get(FAULT_ENV)
+    if not spec:
+        return
+    if spec != "always":
+        try:
+            os.close(os.open(spec, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return  # some worker died for this marker already
+    os._exit(1)
+
+
+@dataclass
+class _Slot:
+    """The driver's view of one actor: starting (info call in flight), idle, busy or dropped."""
+
+    actor: Any
+    number: int
+    state: str = "starting"
+    deaths: int = 0
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+def block_size(pending: int, actors: int, batch_size: int) -> int:
+    """Tickets per block: a multiple of ``batch_size`` (same micro-batches as one process), at most about
+    :data:`BLOCK_TICKETS`, and small enough that each actor gets :data:`BLOCKS_PER_ACTOR` blocks."""
+    target = min(BLOCK_TICKETS, -(-pending // (actors * BLOCKS_PER_ACTOR)))
+    return max(1, -(-target // batch_size)) * batch_size
+
+
+def score_on_ray(args: argparse.Namespace, table: TicketTable) -> None:
+    """Score every pending row of ``table`` on Ray actors, as :func:`classify.score_local` would in one
+    process (same scores, features and baseline, applied under ``table.version``).
+
+    ``args.ray`` is ``"local"`` (start a Ray instance on this machine, shut it down at the end) or a
+    cluster address (connect, leave the cluster running). Ctrl+C kills the actors, shuts down what we
+    started and re-raises KeyboardInterrupt.
+    """
+    try:
+        import ray
+    except ImportError:
+        raise ValueError(NEEDS_RAY) from None
+    from .engine.prompt import load_profile
+
+    actors_wanted = getattr(args, "ray_actors", None)
+    if actors_wanted is not None and actors_wanted < 1:
+        raise ValueError("--ray-actors must be at least 1")
+    if args.threads is not None and args.threads < 1:
+        raise ValueError("--threads must be at least 1")
+    rows = [int(r) for r in table.pending(0)]
+    if not rows:
+        return
+    profile = load_profile(args.prompt)  # read here: the workers need not see the driver's files
+    started_ray = _connect(ray, args.ray, actors_wanted, args.threads)
+    slots: list[_Slot] = []
+    job: _Job | None = None
+    try:
+        total_cpus, node_cpus = _cpus(ray)
+        actors = actors_wanted or max(1, int(total_cpus) // 2)
+        threads = args.threads or max(1, min(node_cpus, int(total_cpus) // actors))
+        options = WorkerOptions(
+            args.model,
+            args.device,
+            threads,
+            args.dtype,
+            profile,
+            not args.no_calibration,
+            args.batch_size,
+            bool(args.baseline),
+        )
+        size = block_size(len(rows), actors, args.batch_size)
+        note = f"{len(rows)} tickets in blocks of {size}"
+        print(f"Ray: {actors} workers x {threads} threads on {total_cpus:g} CPUs, {note}", file=sys.stderr)
+        remote = ray.remote(ScoringWorker).options(
+            num_cpus=min(threads, node_cpus),
+            num_gpus=1 if str(args.device).startswith("cuda") else 0,
+            max_restarts=MAX_RESTARTS,
+            max_task_retries=0,  # a lost block is resubmitted by _Job, which counts its failures
+            runtime_env={"env_vars": {k: os.environ[k] for k in PASS_ENV if os.environ.get(k)}},
+        )
+        slots = [_Slot(remote.remote(options), i + 1) for i in range(actors)]
+        blocks = [rows[i : i + size] for i in range(0, len(rows), size)]
+        job = _Job(ray, table, slots, blocks)
+        job.run()
+    except KeyboardInterrupt:
+        print("\nRay: interrupted; cancelling the outstanding blocks and stopping the workers", file=sys.stderr)
+        for ref in job.calls if job else ():
+            with contextlib.suppress(Exception):  # finished or lost meanwhile
+                ray.cancel(ref)
+        raise
+    finally:
+        for slot in slots:
+            with contextlib.suppress(Exception):  # already gone
+                ray.kill(slot.actor, no_restart=True)  # also fails its queued and running calls
+        if started_ray:
+            ray.shutdown()
+
+
+def _connect(ray: Any, address: str, actors: int | None, threads: int | None) -> bool:
+    """Start a local instance (True: ours to shut down) or connect to ``address`` (False: leave it running)."""
+    if ray.is_initialized():  # an embedding program's own connection: use it, leave it
+        return False
+    quiet = {"logging_level": logging.WARNING, "log_to_driver": False}
+    try:
+        if address == "local":
+            cpus = os.cpu_count() or 1
+            cpus = max(cpus, (actors or 1) * (threads or 1))  # an explicit oversubscription still schedules
+            ray.init(address="local", num_cpus=cpus, include_dashboard=False, **quiet)
+            return True
+        ray.init(address=address, **quiet)
+        return False
+    except Exception as exc:
+        where = "start a local Ray instance" if address == "local" else f"connect to the Ray cluster at {address}"
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ValueError(f"Cannot {where}: {reason}") from None
+
+
+def _cpus(ray: Any) -> tuple[float, int]:
+    """The cluster's CPUs and the most CPUs on one live node (an actor's threads must fit on one node)."""
+    total = float(ray.cluster_resources().get("CPU", 1.0))
+    per_node = [int(n.get("Resources", {}).get("CPU", 0)) for n in ray.nodes() if n.get("Alive")]
+    return total, max([1, *per_node])
+
+
+class _Job:
+    """The driver's loop: hand blocks to idle actors, apply results, resubmit blocks lost with a worker."""
+
+    def __init__(self, ray: Any, table: TicketTable, slots: list[_Slot], blocks: list[list[int]]) -> None:
+        self.ray, self.table, self.slots, self.blocks = ray, table, slots, blocks
+        self.queue = collections.deque(range(len(blocks)))
+        self.failures: collections.Counter[int] = collections.Counter()
+        self.calls: dict[Any, tuple[_Slot, int]] = {}  # ref -> (slot, block; -1 for an info call)
+        self.total = sum(len(b) for b in blocks)
+        self.done = 0
+        self.rescored = 0
+
+    def run(self) -> None:
+        from .classify import progress_line
+
+        for slot in self.slots:
+            self._ask_info(slot)
+        started = last_answer = time.perf_counter()
+        applied: set[int] = set()
+        while len(applied) < len(self.blocks):
+            ready, _ = self.ray.wait(list(self.calls), num_returns=1, timeout=1.0)
+            if ready:
+                slot, block = self.calls.pop(ready[0])
+                result = self._get(ready[0], slot, block)
+                if result is not None:
+                    last_answer = time.perf_counter()
+                    slot.state = "idle"
+                    if block < 0:
+                        slot.info = result
+                        self._check_worker(slot)
+                    elif result.block not in applied:
+                        applied.add(result.block)
+                        self._apply(result)
+                        self.done += len(result.rows)
+                self._dispatch()
+            elif time.perf_counter() - last_answer > STALL_TIMEOUT_S:
+                raise ValueError(
+                    f"No Ray worker answered for {STALL_TIMEOUT_S:.0f} s; check that the cluster has the CPUs asked "
+                    "for and that the workers can load the model (see the Ray logs)."
+                )
+            alive = sum(s.state in ("idle", "busy") for s in self.slots)
+            progress_line(self.done, self.total, started, f", {alive}/{len(self.slots)} workers")
+        print(file=sys.stderr)
+        self._report()
+
+    def _ask_info(self, slot: _Slot) -> None:
+        slot.state = "starting"
+        self.calls[slot.actor.info.remote()] = (slot, -1)
+
+    def _dispatch(self) -> None:
+        for slot in self.slots:
+            if slot.state == "idle" and self.queue:
+                block = self.queue.popleft()
+                rows = self.blocks[block]
+                texts = [self.table.texts[r] for r in rows]
+                self.calls[slot.actor.score.remote(block, np.asarray(rows, dtype=np.int64), texts)] = (slot, block)
+                slot.state = "busy"
+
+    def _get(self, ref: Any, slot: _Slot, block: int) -> Any:
+        """The call's result, or None after handling a failure (block requeued, actor restarting or dropped)."""
+        from ray.exceptions import ActorDiedError, RayActorError, RayTaskError
+
+        try:
+            return self.ray.get(ref)
+        except RayActorError as exc:
+            slot.deaths += 1
+            self._failed(block, "its worker process died")
+            if isinstance(exc, ActorDiedError) or slot.deaths > MAX_RESTARTS:
+                slot.state = "dropped"
+                if all(s.state == "dropped" for s in self.slots):
+                    raise ValueError(
+                        f"Every Ray worker died ({MAX_RESTARTS} restarts each); see the Ray logs on the workers."
+                    ) from None
+            else:
+                self._ask_info(slot)  # answered once Ray has restarted the actor
+        except RayTaskError as exc:
+            cause = exc.cause
+            if _user_error(cause):
+                raise cause from None  # the ticket or the model, as in one process: no point retrying
+            self._failed(block, f"{type(cause).__name__}: {cause}".splitlines()[0])
+            slot.state = "idle"
+        return None
+
+    def _failed(self, block: int, reason: str) -> None:
+        if block < 0:
+            return
+        self.failures[block] += 1
+        if self.failures[block] >= MAX_BLOCK_FAILURES:
+            rows = self.blocks[block]
+            raise ValueError(
+                f"Tickets {rows[0] + 1}-{rows[-1] + 1} failed {self.failures[block]} times on the Ray workers "
+                f"(last: {reason}); see the Ray logs."
+            )
+        self.rescored += 1
+        self.queue.appendleft(block)
+
+    def _check_worker(self, slot: _Slot) -> None:
+        info = slot.info
+        if info["error"]:
+            raise ValueError(f"A Ray worker on {info['host']} cannot load the model: {info['error']}")
+        if info["labels"] != self.table.labels:
+            raise ValueError(
+                f"The Ray worker on {info['host']} labels with {info['labels']}, the driver with "
+                f"{self.table.labels}; install the same triage-gui version everywhere."
+            )
+
+    def _apply(self, result: ScoredBlock) -> None:
+        rows = result.rows.tolist()
+        self.table.apply(rows, result.cached.unpack(result.labels), self.table.version)
+        if result.baseline is not None:
+            self.table.apply_baseline(rows, result.baseline.unpack(result.labels), self.table.version)
+
+    def _report(self) -> None:
+        infos = [s.info for s in self.slots if s.info]
+        if infos:
+            loads = [i["load_s"] for i in infos]
+            prefixes = [i["prefix_s"] for i in infos]
+            stored = sum(bool(i["prefix_stored"]) for i in infos)
+            print(
+                f"Ray workers: model load {min(loads):.1f}-{max(loads):.1f} s, prefix {min(prefixes):.2f}-"
+                f"{max(prefixes):.2f} s ({stored}/{len(infos)} read from the prefix store)",
+                file=sys.stderr,
+            )
+        deaths = sum(s.deaths for s in self.slots)
+        if deaths or self.rescored:
+            print(f"Ray: {deaths} worker deaths, {self.rescored} blocks scored again", file=sys.stderr)
+
+
+def _user_error(exc: BaseException | None) -> bool:
+    """Failures that would be the same on any worker and in one process (a damaged model, a bad layout)."""
+    from .engine.layout import LayoutError
+    from .engine.model_loader import ModelLoadError
+    from .engine.scorer import ScoringError
+
+    return isinstance(exc, ScoringError | LayoutError | ModelLoadError)

@@ -1,0 +1,79 @@
+"""Taught tickets as files: read a labelled file to teach from, write the taught set as CSV (text, label).
+
+Read with the same reader as ticket files (every dialect it knows); the text column is found the same
+way, or named; label values match label names ignoring case and surrounding spaces.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from dataclasses import dataclass, field
+
+from .atomic import atomic_open
+from .tickets import open_tickets
+
+LABEL_COLUMN_NAMES = ("label", "labels", "queue", "team", "category", "class", "intent", "group")
+
+
+@dataclass
+class TaughtFile:
+    items: list[tuple[str, str]] = field(default_factory=list)  # (text, label name as the prompt spells it)
+    skipped: int = 0
+    reason: str = ""
+    label_column: str = ""
+    text_column: str = ""
+
+
+def read_taught(
+    path: str | os.PathLike[str],
+    labels: list[str],
+    label_column: str | None = None,
+    text_column: str | None = None,
+) -> TaughtFile:
+    """(text, label) pairs from a labelled ticket file; rows whose label is no label name are skipped."""
+    source = open_tickets(path)
+    columns = source.columns
+    if text_column is not None and text_column not in columns:
+        raise ValueError(f"{source.path.name} has no column {text_column!r}; it has: {', '.join(columns)}")
+    text_index = columns.index(text_column) if text_column else source.text_column
+    if label_column is None:
+        label_column = next(
+            (c for name in LABEL_COLUMN_NAMES for c in columns if c.strip().lower() == name and c != columns[text_index]),
+            None,
+        )
+        if label_column is None:
+            raise ValueError(f"{source.path.name}: which column holds the labels? It has: {', '.join(columns)}")
+    if label_column not in columns:
+        raise ValueError(f"{source.path.name} has no column {label_column!r}; it has: {', '.join(columns)}")
+    label_index = columns.index(label_column)
+    by_name = {name.strip().casefold(): name for name in labels}
+    out = TaughtFile(label_column=label_column, text_column=columns[text_index])
+    unknown: dict[str, int] = {}
+    for ticket in source.read_all(text_index):
+        value = ticket.values[label_index].strip() if label_index < len(ticket.values) else ""
+        label = by_name.get(value.casefold())
+        if ticket.problem or not ticket.text or label is None:
+            out.skipped += 1
+            if value and label is None:
+                unknown[value] = unknown.get(value, 0) + 1
+            continue
+        out.items.append((ticket.text, label))
+    if unknown:
+        shown = ", ".join(sorted(unknown, key=lambda v: -unknown[v])[:5])
+        out.reason = f"label values that are no label of the prompt, such as {shown}"
+    elif out.skipped:
+        out.reason = "blank ticket text or label"
+    if not out.items:
+        raise ValueError(
+            f"{source.path.name}: no row of column {label_column!r} holds a label of the prompt "
+            f"({', '.join(labels)})" + (f"; found {out.reason.split('such as ')[-1]}" if unknown else "") + "."
+        )
+    return out
+
+
+def write_taught(path: str | os.PathLike[str], items: list[tuple[str, str]]) -> None:
+    with atomic_open(path, "w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["text", "label"])
+        writer.writerows(items)

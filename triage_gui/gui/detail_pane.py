@@ -1,0 +1,155 @@
+"""The selected ticket, read whole and explained: its text, every label's probability as a bar, where
+its label came from, the baseline's result; and the buttons to teach it."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QPainter, QPalette
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+
+from ..engine.table import TicketTable
+from .ticket_model import is_dark, label_color
+
+SOURCE_TEXT = {
+    "prompt": "from the prompt (calibrated label scores)",
+    "learned": "learned from the tickets you taught and the prompt's examples",
+    "taught": "taught by you",
+}
+
+
+class ProbabilityBars(QWidget):
+    """One horizontal bar per label, longest for the most probable; the shown label in bold."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.rows: list[tuple[str, float, int, bool]] = []  # label, probability, colour index, chosen
+        self.setAccessibleName("Label probabilities")
+
+    def set_rows(self, rows: list[tuple[str, float, int, bool]]) -> None:
+        self.rows = rows
+        self.setMinimumHeight(18 * len(rows) + 4)
+        self.setToolTip("\n".join(f"{name}: {p:.3f}" for name, p, _, _ in rows))
+        self.update()
+
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        metrics = painter.fontMetrics()
+        text_color = self.palette().color(QPalette.ColorRole.WindowText)
+        name_width = min(self.width() // 2, max((metrics.horizontalAdvance(r[0]) for r in self.rows), default=0) + 12)
+        bar_width = max(10, self.width() - name_width - 48)
+        dark = is_dark()
+        for i, (name, p, color, chosen) in enumerate(self.rows):
+            y = 2 + i * 18
+            font = painter.font()
+            font.setBold(chosen)
+            painter.setFont(font)
+            painter.setPen(text_color)
+            painter.drawText(QRectF(0, y, name_width - 6, 16), Qt.AlignmentFlag.AlignRight, name)
+            fill = label_color(color, dark)
+            fill.setAlpha(230 if chosen else 150)
+            painter.fillRect(QRectF(name_width, y + 2, bar_width * max(0.0, min(1.0, p)), 12), fill)
+            painter.drawText(QRectF(name_width + bar_width + 4, y, 44, 16), Qt.AlignmentFlag.AlignLeft, f"{p:.2f}")
+
+
+class DetailPane(QWidget):
+    teach = Signal(list, object)  # rows, label or None
+    accept = Signal(list)
+
+    def __init__(self, table: TicketTable, parent=None) -> None:
+        super().__init__(parent)
+        self.table = table
+        self.row = -1
+        self.header = QLabel("Select a ticket to read it whole and see why it got its label.")
+        self.header.setWordWrap(True)
+        self.header.setAccessibleName("Selected ticket")
+        self.text = QPlainTextEdit()
+        self.text.setReadOnly(True)
+        self.text.setAccessibleName("Ticket text")
+        self.bars = ProbabilityBars()
+        self.origin = QLabel()
+        self.origin.setWordWrap(True)
+        self.teach_box = QComboBox()
+        self.teach_box.setAccessibleName("Teach this ticket")
+        self.teach_box.setToolTip("Set the right label; the other tickets are relabelled from it at once")
+        self.teach_box.activated.connect(self._teach_chosen)
+        self.accept_button = QPushButton("Label is right")
+        self.accept_button.setToolTip("Teach the shown label (Enter in the table)")
+        self.accept_button.clicked.connect(lambda: self.row >= 0 and self.accept.emit([self.row]))
+        self.forget_button = QPushButton("Forget")
+        self.forget_button.setToolTip("Undo teaching this ticket (Delete in the table)")
+        self.forget_button.clicked.connect(lambda: self.row >= 0 and self.teach.emit([self.row], None))
+        buttons = QHBoxLayout()
+        buttons.addWidget(QLabel("Teach:"))
+        buttons.addWidget(self.teach_box, 1)
+        buttons.addWidget(self.accept_button)
+        buttons.addWidget(self.forget_button)
+        box = QVBoxLayout(self)
+        box.setContentsMargins(4, 4, 4, 4)
+        box.addWidget(self.header)
+        box.addWidget(self.text, 2)
+        box.addWidget(self.bars)
+        box.addWidget(self.origin)
+        box.addLayout(buttons)
+        self.show_row(-1)
+
+    def show_row(self, row: int) -> None:
+        table = self.table
+        self.row = row if 0 <= row < len(table) else -1
+        enabled = self.row >= 0 and self.row not in table.problems
+        for widget in (self.teach_box, self.accept_button, self.forget_button):
+            widget.setEnabled(enabled)
+        if self.row < 0:
+            self.header.setText("Select a ticket to read it whole and see why it got its label.")
+            self.text.setPlainText("")
+            self.bars.set_rows([])
+            self.origin.setText("")
+            return
+        row = self.row
+        label = table.label(row)
+        self.header.setText(f"<b>Ticket #{row + 1}</b>" + (f" — {table.sources[row]}" if table.sources[row] else ""))
+        self.text.setPlainText(table.texts[row] or f"({table.problems.get(row, 'no text')})")
+        probs = table.label_probs(row)
+        if probs is not None:
+            chosen = table.model_label(row)
+            self.bars.set_rows(
+                [(name, float(p), table.vocab_id(name), name == chosen) for name, p in zip(table.labels, probs)]
+            )
+        else:
+            self.bars.set_rows([])
+        self.origin.setText(self._origin(row, label))
+        self.teach_box.blockSignals(True)
+        self.teach_box.clear()
+        self.teach_box.addItems(table.labels)
+        self.teach_box.setCurrentText(table.taught_label(row) or label or "")
+        self.teach_box.blockSignals(False)
+        self.forget_button.setEnabled(enabled and table.taught_label(row) is not None)
+
+    def _origin(self, row: int, label: str | None) -> str:
+        table = self.table
+        if row in table.problems:
+            return f"Not labelled: {table.problems[row]}."
+        if label is None:
+            return "Not labelled yet."
+        if table.stale(row):
+            return f"<b>{label}</b> is from the previous prompt version; the new label is on its way."
+        parts = [f"<b>{label}</b>, {SOURCE_TEXT.get(table.source(row), table.source(row))}"]
+        confidence = table.confidence(row)
+        if confidence is not None and table.taught_label(row) is None:
+            parts[0] += f" (confidence {confidence:.2f})"
+        model = table.model_label(row)
+        if table.taught_label(row) is not None and model is not None and model != label:
+            parts.append(f"The model would say {model}.")
+        if table.truncated(row):
+            parts.append("The ticket was cut to fit the model's context (✂).")
+        base = table.baseline.get(row)
+        if base is not None:
+            agree = table.agree(row)
+            parts.append(
+                f"Baseline (full re-encode): {table.baseline_label(row)}, {base.latency_ms:.0f} ms"
+                + (" — same label." if agree else " — a different label!")
+            )
+        return " ".join(parts)
+
+    def _teach_chosen(self) -> None:
+        if self.row >= 0:
+            self.teach.emit([self.row], self.teach_box.currentText())

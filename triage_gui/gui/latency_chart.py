@@ -1,0 +1,80 @@
+"""Per-ticket latency over the run, fast path against baseline, on a log scale (they differ by ~10x)."""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPainterPath, QPalette, QPen
+from PySide6.QtWidgets import QWidget
+
+CACHED_COLOR = QColor(40, 130, 230)
+BASELINE_COLOR = QColor(230, 110, 40)
+
+
+class LatencyChart(QWidget):
+    """Per-ticket latency over the run, cached vs baseline, on a log scale (they differ by ~10x)."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.cached: list[float] = []
+        self.baseline: list[float] = []
+        self.setMinimumHeight(140)
+        self.setAccessibleName("Latency chart")
+
+    def set_series(self, cached: list[float], baseline: list[float]) -> None:
+        self.cached, self.baseline = cached, baseline
+        self.update()
+
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        text_color = self.palette().color(QPalette.ColorRole.WindowText)
+        plot = QRectF(48, 10, max(10, self.width() - 58), max(10, self.height() - 36))
+        painter.setPen(QPen(text_color, 1))
+        painter.drawRect(plot)
+        values = [v for v in self.cached + self.baseline if v > 0]
+        if not values:
+            painter.drawText(plot, Qt.AlignmentFlag.AlignCenter, "Latency per ticket appears here while labelling")
+            return
+        lo = 10 ** math.floor(math.log10(min(values)))
+        hi = 10 ** math.ceil(math.log10(max(values)))
+        if hi <= lo:
+            hi = lo * 10
+        span = math.log10(hi) - math.log10(lo)
+        n = max(len(self.cached), len(self.baseline), 2)
+
+        def point(i: int, v: float) -> QPointF:
+            x = plot.left() + plot.width() * i / (n - 1)
+            y = plot.bottom() - plot.height() * (math.log10(max(v, lo)) - math.log10(lo)) / span
+            return QPointF(x, y)
+
+        grid = QColor(text_color)
+        grid.setAlpha(60)
+        decade = lo
+        while decade <= hi * 1.001:
+            y = point(0, decade).y()
+            painter.setPen(QPen(grid, 1, Qt.PenStyle.DashLine))
+            painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
+            painter.setPen(text_color)
+            painter.drawText(QRectF(0, y - 8, 44, 16), Qt.AlignmentFlag.AlignRight, f"{decade:g}")
+            decade *= 10
+        for series, color in ((self.baseline, BASELINE_COLOR), (self.cached, CACHED_COLOR)):
+            if not series:
+                continue
+            path = QPainterPath(point(0, series[0]))
+            for i, v in enumerate(series[1:], start=1):
+                path.lineTo(point(i, v))
+            painter.setPen(QPen(color, 1.5))
+            painter.drawPath(path)
+        painter.setPen(text_color)
+        legend_y = plot.bottom() + 6
+        painter.drawText(QRectF(plot.left(), legend_y, plot.width(), 18), Qt.AlignmentFlag.AlignLeft, "ms per ticket")
+        metrics = painter.fontMetrics()
+        entries = [("fast path (cached prefix)", CACHED_COLOR), ("baseline (full re-encode)", BASELINE_COLOR)]
+        x = plot.right() - sum(metrics.horizontalAdvance(name) + 34 for name, _ in entries)
+        for name, color in entries:
+            painter.fillRect(QRectF(x, legend_y + 5, 12, 8), color)
+            width = metrics.horizontalAdvance(name) + 4
+            painter.drawText(QRectF(x + 16, legend_y, width, 18), Qt.AlignmentFlag.AlignLeft, name)
+            x += width + 30

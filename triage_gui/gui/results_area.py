@@ -1,0 +1,226 @@
+"""The results area: run summary with a latency chart, accuracy against gold (read-only, click-through),
+the tickets whose label flipped with the last prompt save, and the prompt's versions."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..engine.metrics import GoldReport, LatencySummary
+from .latency_chart import BASELINE_COLOR, CACHED_COLOR, LatencyChart
+
+NO_GOLD_TEXT = "Pick a gold column (a column of correct labels) in the bar above the tickets to see accuracy."
+
+
+def read_only(table: QTableWidget) -> QTableWidget:
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    table.verticalHeader().setDefaultSectionSize(22)
+    return table
+
+
+class ResultsArea(QTabWidget):
+    flip_selected = Signal(int)  # source row of a ticket whose label flipped
+    cell_selected = Signal(int, int, str)  # gold index, predicted index, description
+    version_revert = Signal(int)  # prompt version to go back to
+    version_diff = Signal(int, int)  # two prompt versions to compare
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setDocumentMode(True)
+        self.stats = QLabel()
+        self.stats.setWordWrap(True)
+        self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.stats.setAccessibleName("Run summary")
+        self.chart = LatencyChart()
+        summary = QWidget()
+        box = QVBoxLayout(summary)
+        box.addWidget(self.stats)
+        box.addWidget(self.chart, 1)
+        self.addTab(summary, "Summary")
+
+        self.accuracy = QLabel(NO_GOLD_TEXT)
+        self.accuracy.setWordWrap(True)
+        self.accuracy.setAccessibleName("Accuracy")
+        self.per_label = read_only(QTableWidget(0, 4))
+        self.per_label.setHorizontalHeaderLabels(["Label", "Precision", "Recall", "Support"])
+        self.per_label.verticalHeader().setVisible(False)
+        self.per_label.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.per_label.setAccessibleName("Precision and recall per label")
+        self.confusion = read_only(QTableWidget(0, 0))
+        self.confusion.setAccessibleName("Confusion matrix (rows: gold, columns: predicted)")
+        self.confusion.setToolTip("Rows: gold label; columns: predicted label. Click a cell to list its tickets.")
+        self.confusion.cellClicked.connect(self._cell_clicked)
+        self.confusion.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        accuracy = QWidget()
+        box = QVBoxLayout(accuracy)
+        box.addWidget(self.accuracy)
+        tables = QHBoxLayout()
+        tables.addWidget(self.per_label, 2)
+        matrix = QVBoxLayout()
+        matrix.addWidget(QLabel("Confusion (rows gold, columns predicted; click a cell):"))
+        matrix.addWidget(self.confusion, 1)
+        tables.addLayout(matrix, 3)
+        box.addLayout(tables, 1)
+        self.addTab(accuracy, "Accuracy")
+
+        self.flips = QListWidget()
+        self.flips.setAccessibleName("Tickets whose label changed with the last prompt save")
+        self.flips.itemActivated.connect(lambda item: self.flip_selected.emit(item.data(Qt.ItemDataRole.UserRole)))
+        self.flips.itemClicked.connect(lambda item: self.flip_selected.emit(item.data(Qt.ItemDataRole.UserRole)))
+        self.addTab(self.flips, "Flipped")
+
+        self.versions = read_only(QTableWidget(0, 4))
+        self.versions.setHorizontalHeaderLabels(["Version", "Saved", "Accuracy", "Prompt"])
+        self.versions.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.versions.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.versions.verticalHeader().setVisible(False)
+        self.versions.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.versions.setAccessibleName("Prompt versions")
+        diff = QPushButton("Compare two…")
+        diff.setToolTip("Select two versions to see what changed between them")
+        diff.clicked.connect(self._diff_clicked)
+        revert = QPushButton("Go back to this version")
+        revert.clicked.connect(self._revert_clicked)
+        versions = QWidget()
+        box = QVBoxLayout(versions)
+        box.addWidget(self.versions, 1)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(diff)
+        row.addWidget(revert)
+        box.addLayout(row)
+        self.addTab(versions, "Versions")
+        self._version_numbers: list[int] = []
+        self._labels: list[str] = []
+
+    # --------------------------------------------------------------- summary
+
+    def show_stats(
+        self,
+        labelled: int,
+        total: int,
+        problems: int,
+        cached: LatencySummary | None,
+        baseline: LatencySummary | None,
+        agree: tuple[int, int] | None,
+        learning: str = "",
+        notes: str = "",
+    ) -> None:
+        if not total and not problems:
+            self.stats.setText("No tickets yet. Drop a CSV, TSV, TXT or JSONL file on the window, or paste tickets.")
+            return
+        parts = [f"<b>{labelled}</b> of {total} tickets labelled."]
+        if problems:
+            parts.append(f"{problems} rows have no ticket text and are kept unlabelled.")
+        if learning:
+            parts.append(learning)
+        if cached is not None:
+            parts.append(f"Fast path: median <b>{cached.median_ms:.0f} ms</b>/ticket (p90 {cached.p90_ms:.0f}).")
+        if baseline is not None:
+            parts.append(f"Baseline full re-encode: median <b>{baseline.median_ms:.0f} ms</b>.")
+            if cached is not None and cached.median_ms > 0:
+                parts.append(f"Speed-up <b>{baseline.median_ms / cached.median_ms:.1f}×</b>.")
+        if agree is not None and agree[1]:
+            same, n = agree
+            parts.append(f"Agreement <b>{same}/{n}</b> ({100 * same / n:.1f}%).")
+        if notes:
+            parts.append(notes)
+        self.stats.setText(" ".join(parts))
+
+    # -------------------------------------------------------------- accuracy
+
+    def show_gold(self, report: GoldReport | None, previous: float | None, note: str = "") -> None:
+        if report is None or report.total == 0:
+            self.accuracy.setText(note or NO_GOLD_TEXT)
+            self.per_label.setRowCount(0)
+            self.confusion.setRowCount(0)
+            self.confusion.setColumnCount(0)
+            return
+        text = f"Accuracy <b>{100 * report.accuracy:.1f}%</b> ({report.correct}/{report.total} with a gold label)"
+        if previous is not None:
+            text += f", {100 * (report.accuracy - previous):+.1f} points since the previous prompt version"
+        self.accuracy.setText(text + ". " + note)
+        self.per_label.setRowCount(len(report.per_label))
+        for r, stats in enumerate(report.per_label):
+            values = [
+                stats.label,
+                "–" if stats.precision is None else f"{stats.precision:.2f}",
+                "–" if stats.recall is None else f"{stats.recall:.2f}",
+                str(stats.support),
+            ]
+            for c, value in enumerate(values):
+                self.per_label.setItem(r, c, QTableWidgetItem(value))
+        names = [s.label for s in report.per_label]
+        self._labels = names
+        self.confusion.setRowCount(len(names))
+        self.confusion.setColumnCount(len(names))
+        self.confusion.setHorizontalHeaderLabels(names)
+        self.confusion.setVerticalHeaderLabels(names)
+        peak = max((v for row in report.confusion for v in row), default=0) or 1
+        for g, row in enumerate(report.confusion):
+            for p, count in enumerate(row):
+                item = QTableWidgetItem(str(count))
+                item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                shade = QColor(CACHED_COLOR if g == p else BASELINE_COLOR)
+                shade.setAlpha(int(30 + 160 * count / peak) if count else 0)
+                item.setBackground(shade)
+                item.setToolTip(f"gold {names[g]}, labelled {names[p]}: {count} tickets")
+                self.confusion.setItem(g, p, item)
+
+    def _cell_clicked(self, row: int, column: int) -> None:
+        if row < len(self._labels) and column < len(self._labels):
+            self.cell_selected.emit(row, column, f"gold {self._labels[row]} → {self._labels[column]}")
+
+    # ----------------------------------------------------------------- flips
+
+    def show_flips(self, flips: list[tuple[int, str, str, str]]) -> None:
+        """flips: (source row, ticket text, old label, new label)."""
+        self.flips.clear()
+        for row, text, old, new in flips[:2000]:
+            item = QListWidgetItem(f"#{row + 1}  {old} → {new}:  {text[:120]}")
+            item.setData(Qt.ItemDataRole.UserRole, row)
+            self.flips.addItem(item)
+        self.setTabText(2, f"Flipped ({len(flips)})" if flips else "Flipped")
+
+    # -------------------------------------------------------------- versions
+
+    def show_versions(self, rows: list[tuple[int, str, float | None, str]]) -> None:
+        """rows: (version, saved at, accuracy or None, one-line prompt summary), newest first."""
+        self.versions.setRowCount(len(rows))
+        self._version_numbers = [r[0] for r in rows]
+        for r, (version, saved, accuracy, summary) in enumerate(rows):
+            cells = [str(version), saved, "–" if accuracy is None else f"{100 * accuracy:.1f}%", summary]
+            for c, value in enumerate(cells):
+                self.versions.setItem(r, c, QTableWidgetItem(value))
+
+    def _selected_versions(self) -> list[int]:
+        rows = sorted({i.row() for i in self.versions.selectedIndexes()})
+        return [self._version_numbers[r] for r in rows if r < len(self._version_numbers)]
+
+    def _diff_clicked(self) -> None:
+        chosen = self._selected_versions()
+        if len(chosen) == 2:
+            self.version_diff.emit(min(chosen), max(chosen))
+        elif len(chosen) == 1 and len(self._version_numbers) > 1:
+            newest = self._version_numbers[0]
+            self.version_diff.emit(min(chosen[0], newest), max(chosen[0], newest))
+
+    def _revert_clicked(self) -> None:
+        chosen = self._selected_versions()
+        if len(chosen) == 1:
+            self.version_revert.emit(chosen[0])

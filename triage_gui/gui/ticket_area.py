@@ -1,0 +1,401 @@
+"""The ticket area: filter bar, the ticket table (teach by editing the label) and the run bar."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QGuiApplication, QKeyEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QSizePolicy,
+    QStackedWidget,
+    QStyledItemDelegate,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..defaults import LOW_CONFIDENCE
+from ..engine.table import TicketTable
+from ..session.gold import Filters
+from ..session.status import RunStatus
+from .flow_layout import FlowLayout
+from .ticket_model import NOT_TAUGHT, TicketFilterProxy, TicketTableModel, label_counts
+
+NO_GOLD = "(none)"
+ALL_LABELS = "All labels"
+
+
+class LabelDelegate(QStyledItemDelegate):
+    """The label cell edits as a combo of the prompt's labels (and "not taught" to undo a teaching)."""
+
+    def __init__(self, table: TicketTable, parent=None) -> None:
+        super().__init__(parent)
+        self.table = table
+
+    def createEditor(self, parent, option, index):
+        box = QComboBox(parent)
+        box.addItems([*self.table.labels, NOT_TAUGHT])
+        box.setAccessibleName("Teach label")
+        return box
+
+    def setEditorData(self, editor, index) -> None:
+        editor.setCurrentText(self.table.label(index.row()) or "")
+        editor.showPopup()
+
+    def setModelData(self, editor, model, index) -> None:
+        model.setData(index, editor.currentText())
+
+
+class TicketView(QTableView):
+    """Keys 1-9 teach the n-th label to the selected rows, Enter accepts the shown label, Delete undoes a
+    teaching, Ctrl+C copies the selected rows as TSV with a header."""
+
+    teach_keys = Signal(list, object)  # source rows, label or None
+    accept_keys = Signal(list)
+
+    def selected_rows(self) -> list[int]:
+        proxy = self.model()
+        rows = {proxy.mapToSource(i).row() for i in self.selectionModel().selectedRows()}
+        return sorted(rows)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        rows = self.selected_rows()
+        key = event.key()
+        if rows and event.modifiers() in (Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.KeypadModifier):
+            if Qt.Key.Key_1 <= key <= Qt.Key.Key_9:
+                self.teach_keys.emit(rows, int(key - Qt.Key.Key_1))
+                return
+            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.state() != QAbstractItemView.State.EditingState:
+                self.accept_keys.emit(rows)
+                return
+            if key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
+                self.teach_keys.emit(rows, None)
+                return
+        if event.matches(QKeySequence.StandardKey.Copy):
+            self.copy_rows()
+            return
+        super().keyPressEvent(event)
+
+    def copy_rows(self) -> str:
+        model = self.model()
+        columns = range(model.columnCount())
+        lines = ["\t".join(str(model.headerData(c, Qt.Orientation.Horizontal)) for c in columns)]
+        indexes = sorted(self.selectionModel().selectedRows(), key=QModelIndex.row)
+        for index in indexes:
+            cells = [str(model.index(index.row(), c).data() or "") for c in columns]
+            lines.append("\t".join(cell.replace("\t", " ").replace("\n", " ") for cell in cells))
+        text = "\n".join(lines) + "\n"
+        QGuiApplication.clipboard().setText(text)
+        return text
+
+
+class EmptyState(QWidget):
+    """What an empty table says: how to get tickets in."""
+
+    open_clicked = Signal()
+    sample_clicked = Signal()
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        title = QLabel("<h3>No tickets yet</h3>")
+        text = QLabel(
+            "Drop a CSV, TSV, TXT or JSONL file of tickets on this window, paste tickets with Ctrl+V, "
+            "or open a file with Ctrl+O. Every ticket gets a label as soon as it is read."
+        )
+        text.setWordWrap(True)
+        text.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        open_button = QPushButton("Open tickets…")
+        open_button.clicked.connect(self.open_clicked)
+        sample_button = QPushButton("Try the sample tickets")
+        sample_button.setToolTip("60 real banking queries with a team column to measure accuracy against")
+        sample_button.clicked.connect(self.sample_clicked)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(open_button)
+        buttons.addWidget(sample_button)
+        buttons.addStretch(1)
+        box = QVBoxLayout(self)
+        box.addStretch(1)
+        box.addWidget(title, 0, Qt.AlignmentFlag.AlignHCenter)
+        box.addWidget(text)
+        box.addLayout(buttons)
+        box.addStretch(2)
+        self.sample_button = sample_button
+
+
+class TicketArea(QWidget):
+    filters_changed = Signal()
+    text_column_chosen = Signal(str)
+    gold_column_chosen = Signal(object)  # column name or None
+    baseline_toggled = Signal(bool)
+    stop_clicked = Signal()
+    resume_clicked = Signal()
+    row_selected = Signal(int)  # source row, -1 for none
+
+    def __init__(self, model: TicketTableModel, parent=None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.proxy = TicketFilterProxy(self)
+        self.proxy.setSourceModel(model)
+        self.cell: tuple[int, int] | None = None  # confusion-matrix cell filter
+        self._build_filters()
+        self._build_table()
+        self._build_run_bar()
+        self.empty = EmptyState()
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.empty)
+        self.stack.addWidget(self.table)
+        box = QVBoxLayout(self)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self.filter_bar)
+        box.addWidget(self.stack, 1)
+        box.addLayout(self.run_row)
+        self.show_empty(True)
+
+    # --------------------------------------------------------------- building
+
+    def _build_filters(self) -> None:
+        self.text_column = QComboBox()
+        self.text_column.setAccessibleName("Ticket text column")
+        self.text_column.setToolTip("Which column holds the ticket text")
+        self.text_column.setMinimumContentsLength(10)
+        self.text_column.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.text_column.activated.connect(lambda: self.text_column_chosen.emit(self.text_column.currentText()))
+        self.gold_combo = QComboBox()
+        self.gold_combo.setAccessibleName("Gold label column")
+        self.gold_combo.setToolTip("A column of correct labels, to measure accuracy against")
+        self.gold_combo.setMinimumContentsLength(10)
+        self.gold_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.gold_combo.addItem(NO_GOLD)
+        self.gold_combo.activated.connect(self._gold_activated)
+        self.label_filter = QComboBox()
+        self.label_filter.setAccessibleName("Filter by label")
+        self.label_filter.setMinimumContentsLength(14)
+        self.label_filter.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.label_filter.addItem(ALL_LABELS, None)
+        self.label_filter.activated.connect(self.filters_changed)
+        self.low_only = QCheckBox("Low confidence below")
+        self.low_only.setToolTip("Show only tickets whose label is less sure than this")
+        self.low_only.toggled.connect(self.filters_changed)
+        self.threshold = QDoubleSpinBox()
+        self.threshold.setRange(0.0, 1.0)
+        self.threshold.setSingleStep(0.05)
+        self.threshold.setValue(LOW_CONFIDENCE)
+        self.threshold.setAccessibleName("Low-confidence threshold")
+        self.threshold.setToolTip("Labels below this confidence are marked ⚠")
+        self.threshold.valueChanged.connect(self._threshold_changed)
+        self.disagree_only = QCheckBox("Disagrees with baseline")
+        self.disagree_only.toggled.connect(self.filters_changed)
+        self.wrong_only = QCheckBox("Wrong against gold")
+        self.wrong_only.setToolTip("Tickets whose label differs from the gold column (taught ones: cross-validated)")
+        self.wrong_only.toggled.connect(self.filters_changed)
+        self.taught_only = QCheckBox("Taught")
+        self.taught_only.setToolTip("Only the tickets you taught")
+        self.taught_only.toggled.connect(self.filters_changed)
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search tickets…")
+        self.search.setAccessibleName("Search tickets")
+        self.search.setClearButtonEnabled(True)
+        self.search.setMinimumWidth(180)
+        self.search.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.search.textChanged.connect(self.filters_changed)
+        self.cell_chip = QPushButton()
+        self.cell_chip.setToolTip("Showing one confusion-matrix cell; click to show all")
+        self.cell_chip.clicked.connect(self.clear_cell)
+        self.cell_chip.hide()
+
+        self.filter_bar = QWidget()
+        flow = FlowLayout(self.filter_bar)
+        for widget in self._pairs(
+            ("Text:", self.text_column),
+            ("Gold:", self.gold_combo),
+            ("Show:", self.label_filter),
+        ):
+            flow.addWidget(widget)
+        low = QWidget()
+        low_box = QHBoxLayout(low)
+        low_box.setContentsMargins(0, 0, 0, 0)
+        low_box.addWidget(self.low_only)
+        low_box.addWidget(self.threshold)
+        for widget in (low, self.disagree_only, self.wrong_only, self.taught_only, self.cell_chip, self.search):
+            flow.addWidget(widget)
+
+    @staticmethod
+    def _pairs(*pairs: tuple[str, QWidget]) -> list[QWidget]:
+        out = []
+        for text, widget in pairs:
+            holder = QWidget()
+            row = QHBoxLayout(holder)
+            row.setContentsMargins(0, 0, 0, 0)
+            label = QLabel(text)
+            label.setBuddy(widget)
+            row.addWidget(label)
+            row.addWidget(widget)
+            out.append(holder)
+        return out
+
+    def _build_table(self) -> None:
+        self.table = TicketView()
+        self.table.setModel(self.proxy)
+        self.table.setAccessibleName("Tickets")
+        self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)  # file order first
+        self.table.setSortingEnabled(True)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(
+            QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.EditKeyPressed
+        )
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setDefaultSectionSize(24)
+        self.delegate = LabelDelegate(self.model.table, self.table)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(False)
+        self.model.modelReset.connect(self.size_columns)
+        self.table.selectionModel().currentRowChanged.connect(self._current_changed)
+        self.size_columns()
+
+    def _build_run_bar(self) -> None:
+        self.baseline_toggle = QCheckBox("Compare with baseline")
+        self.baseline_toggle.setToolTip("Also label every ticket the slow way (re-encoding the whole prompt) and compare")
+        self.baseline_toggle.toggled.connect(self.baseline_toggled)
+        self.progress = QProgressBar()
+        self.progress.setAccessibleName("Labelling progress")
+        self.progress.setFormat("%v / %m labelled")
+        self.progress.setMaximum(1)
+        self.progress.setValue(0)
+        self.rate_label = QLabel()
+        self.rate_label.setAccessibleName("Labelling rate")
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setToolTip("Stop labelling; finished labels are kept (Esc)")
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(self._stop_or_resume)
+        self.run_row = QHBoxLayout()
+        self.run_row.addWidget(self.baseline_toggle)
+        self.run_row.addWidget(self.progress, 1)
+        self.run_row.addWidget(self.rate_label)
+        self.run_row.addWidget(self.stop_button)
+
+    # ---------------------------------------------------------------- state
+
+    def show_empty(self, empty: bool) -> None:
+        self.stack.setCurrentWidget(self.empty if empty else self.table)
+
+    def size_columns(self) -> None:
+        """The ticket text takes the spare width; the narrow columns stay readable."""
+        header = self.table.horizontalHeader()
+        for i, name in enumerate(self.model.columns()):
+            if name == "Ticket":
+                header.setSectionResizeMode(i, QHeaderView.ResizeMode.Stretch)
+                continue
+            header.setSectionResizeMode(i, QHeaderView.ResizeMode.Interactive)
+            width = 130 if "label" in name.lower() or name.startswith("Gold") else 78
+            header.resizeSection(i, width if name != "From" else 72)
+        self.table.setItemDelegateForColumn(self.model.columns().index("Label"), self.delegate)
+
+    def set_columns(self, columns: list[str], text_column: str, gold: str | None) -> None:
+        self.text_column.clear()
+        self.text_column.addItems(columns)
+        self.text_column.setCurrentText(text_column)
+        self.gold_combo.clear()
+        self.gold_combo.addItem(NO_GOLD)
+        self.gold_combo.addItems([c for c in columns if c != text_column])  # the ticket text is never gold
+        self.gold_combo.setCurrentText(gold or NO_GOLD)
+
+    def _gold_activated(self) -> None:
+        text = self.gold_combo.currentText()
+        self.gold_column_chosen.emit(None if text in ("", NO_GOLD) else text)
+
+    def refresh_label_filter(self) -> None:
+        """Current labels with their row counts, keeping the chosen one."""
+        current = self.label_filter.currentData()
+        counts = label_counts(self.model.table)
+        self.label_filter.blockSignals(True)
+        self.label_filter.clear()
+        total = sum(counts.values())
+        self.label_filter.addItem(f"{ALL_LABELS} ({total})" if total else ALL_LABELS, None)
+        for name in self.model.table.labels:
+            self.label_filter.addItem(f"{name} ({counts.get(name, 0)})", name)
+        index = self.label_filter.findData(current)
+        self.label_filter.setCurrentIndex(max(0, index))
+        self.label_filter.blockSignals(False)
+
+    def filters(self) -> Filters:
+        return Filters(
+            label=self.label_filter.currentData(),
+            below_confidence=self.threshold.value() if self.low_only.isChecked() else None,
+            disagreements=self.disagree_only.isChecked(),
+            wrong=self.wrong_only.isChecked(),
+            search=self.search.text(),
+            cell=self.cell,
+            taught=self.taught_only.isChecked(),
+        )
+
+    def set_cell(self, gold: int, predicted: int, text: str) -> None:
+        self.cell = (gold, predicted)
+        self.cell_chip.setText(f"{text} ✕")
+        self.cell_chip.show()
+        self.filters_changed.emit()
+
+    def clear_cell(self) -> None:
+        self.cell = None
+        self.cell_chip.hide()
+        self.filters_changed.emit()
+
+    def _threshold_changed(self, value: float) -> None:
+        self.model.set_low_confidence(value)
+        self.filters_changed.emit()
+
+    def show_run(self, status: RunStatus) -> None:
+        self.progress.setMaximum(max(1, status.total))
+        self.progress.setValue(status.labelled)
+        self.progress.setFormat("%v / %m labelled" if status.total else "no tickets")
+        running = status.state == "running"
+        if running:
+            eta = "" if status.eta_seconds is None else f" · {_duration(status.eta_seconds)} left"
+            base = f" · baseline {status.baseline_done}/{status.baseline_total}" if status.baseline_total else ""
+            self.rate_label.setText(f"{status.rate:.1f} tickets/s{eta}{base}")
+        elif status.state == "stopped":
+            self.rate_label.setText(f"Stopped: {status.remaining} not labelled yet")
+        elif status.state == "done" and status.total:
+            self.rate_label.setText("All labelled")
+        else:
+            self.rate_label.setText("")
+        self.stop_button.setText("Resume" if status.state == "stopped" else "Stop")
+        self.stop_button.setToolTip(
+            "Label the tickets still missing" if status.state == "stopped" else "Stop labelling; labels are kept (Esc)"
+        )
+        self.stop_button.setEnabled(running or status.state == "stopped")
+
+    def _stop_or_resume(self) -> None:
+        if self.stop_button.text() == "Resume":
+            self.resume_clicked.emit()
+        else:
+            self.stop_clicked.emit()
+
+    def _current_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
+        self.row_selected.emit(self.proxy.mapToSource(current).row() if current.isValid() else -1)
+
+    def select_source_row(self, row: int) -> None:
+        index = self.proxy.mapFromSource(self.model.index(row, 0))
+        if index.isValid():
+            flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+            self.table.selectionModel().setCurrentIndex(index, flags)
+            self.table.scrollTo(index)
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds < 90:
+        return f"{seconds} s"
+    if seconds < 5400:
+        return f"{seconds // 60} min"
+    return f"{seconds / 3600:.1f} h"

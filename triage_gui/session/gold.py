@@ -1,0 +1,146 @@
+"""Gold labels: a column of the loaded tickets measured against, with a mapping where its values are not
+label names, and the honest report (taught tickets count with their out-of-fold label).
+
+Also the row masks the ticket table filters on, computed over all rows at once with numpy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..engine.metrics import GoldReport, report_from_ids
+from ..engine.table import NONE, TicketTable
+
+IGNORE = ""  # mapped to this: the value is not counted
+
+
+def normal(value: str) -> str:
+    return value.strip().casefold()
+
+
+@dataclass
+class GoldColumn:
+    """The column, and value -> label for values that are not label names (IGNORE: not counted)."""
+
+    column: str
+    mapping: dict[str, str] = field(default_factory=dict)
+
+    def label_for(self, value: str, labels: list[str]) -> str | None:
+        key = normal(value)
+        if not key:
+            return None
+        if key in self.mapping:
+            return self.mapping[key] or None
+        by_name = {normal(name): name for name in labels}
+        return by_name.get(key)
+
+    def ids(self, table: TicketTable) -> np.ndarray:
+        """Each row's gold label as an index into the current labels; -1 where none or ignored."""
+        labels = table.labels
+        index = {name: i for i, name in enumerate(labels)}
+        cache: dict[str, int] = {}
+        out = np.full(len(table), -1, dtype=np.int64)
+        for row in range(len(table)):
+            value = table.value(row, self.column)
+            if value not in cache:
+                label = self.label_for(value, labels)
+                cache[value] = -1 if label is None else index.get(label, -1)
+            out[row] = cache[value]
+        return out
+
+
+def value_counts(table: TicketTable, column: str, limit: int = 200) -> list[tuple[str, int]]:
+    """Distinct non-empty values of a column, most frequent first (for the mapping dialog)."""
+    counts: dict[str, int] = {}
+    for row in range(len(table)):
+        value = table.value(row, column).strip()
+        if value:
+            counts[value] = counts.get(value, 0) + 1
+    return sorted(counts.items(), key=lambda kv: -kv[1])[:limit]
+
+
+def match_share(table: TicketTable, column: str) -> tuple[int, int]:
+    """(rows whose value is a label name, rows with a value)."""
+    names = {normal(n) for n in table.labels}
+    matched = total = 0
+    for row in range(min(len(table), 5000)):
+        value = normal(table.value(row, column))
+        if value:
+            total += 1
+            matched += value in names
+    return matched, total
+
+
+def evaluated_ids(table: TicketTable) -> np.ndarray:
+    """Per row, the label index accuracy is measured on (-1: none): out-of-fold for taught rows."""
+    index = {name: i for i, name in enumerate(table.labels)}
+    ids = table.label_ids().astype(np.int64)
+    vocab_to_label = np.full(max(1, len(table.label_vocab)), -1, dtype=np.int64)
+    for name, i in index.items():
+        vocab_to_label[table.vocab_id(name)] = i
+    out = np.where(ids >= 0, vocab_to_label[np.clip(ids, 0, None)], -1)
+    out[~table.scored_mask()] = -1
+    for row in table.taught_rows():
+        label = table.evaluated_label(int(row))
+        out[row] = index.get(label, -1) if label is not None else -1
+    return out
+
+
+def gold_report(table: TicketTable, gold: GoldColumn) -> GoldReport:
+    return report_from_ids(table.labels, gold.ids(table), evaluated_ids(table))
+
+
+@dataclass
+class Filters:
+    """What the ticket table shows; None/False/"" switch a filter off."""
+
+    label: str | None = None
+    below_confidence: float | None = None
+    disagreements: bool = False
+    wrong: bool = False  # against gold
+    search: str = ""
+    cell: tuple[int, int] | None = None  # (gold, predicted) label indices from the confusion matrix
+    taught: bool = False
+
+    @property
+    def active(self) -> bool:
+        return bool(
+            self.label or self.below_confidence is not None or self.disagreements or self.wrong or self.search
+        ) or bool(self.cell is not None or self.taught)
+
+
+def row_mask(table: TicketTable, filters: Filters, gold: GoldColumn | None) -> np.ndarray | None:
+    """Rows to show, or None for all of them."""
+    if not filters.active:
+        return None
+    n = len(table)
+    mask = np.ones(n, dtype=bool)
+    ids = table.label_ids()
+    if filters.label is not None:
+        mask &= ids == (table.vocab_id(filters.label) if filters.label in table.label_vocab else NONE - 1)
+    if filters.below_confidence is not None:
+        conf = np.array([table.confidence(i) or 0.0 for i in range(n)], dtype=np.float32) if n else np.zeros(0)
+        taught = np.zeros(n, dtype=bool)
+        taught[table.taught_rows()] = True
+        mask &= (conf < filters.below_confidence) & (ids != NONE) & ~taught
+    if filters.disagreements:
+        bad = np.zeros(n, dtype=bool)
+        for row in table.baseline:
+            bad[row] = table.agree(row) is False
+        mask &= bad
+    if filters.taught:
+        taught = np.zeros(n, dtype=bool)
+        taught[table.taught_rows()] = True
+        mask &= taught
+    if (filters.wrong or filters.cell is not None) and gold is not None:
+        g, p = gold.ids(table), evaluated_ids(table)
+        if filters.wrong:
+            mask &= (g >= 0) & (p >= 0) & (g != p)
+        if filters.cell is not None:
+            mask &= (g == filters.cell[0]) & (p == filters.cell[1])
+    if filters.search:
+        needle = filters.search.casefold()
+        mask &= np.fromiter((needle in t.casefold() for t in table.texts), dtype=bool, count=n)
+    return mask

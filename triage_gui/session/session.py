@@ -1,0 +1,448 @@
+"""The session: one model, one prompt version in use, the loaded tickets, and the work on them.
+
+Each kind of work is one asyncio task; a newer request of the same kind cancels the older task, and
+the cancellation is what supersedes it (no generation counters):
+
+- a model load (on its own thread, so a slow Hub download can be abandoned while the old model keeps
+  labelling), followed by a prompt rebuild for the new model;
+- a prompt rebuild (the prefix forward on the engine thread); a failed one keeps the scorer in use;
+- the labelling run: an async iteration over micro-batches; Stop cancels it and Resume starts a new
+  one that takes only the rows still missing;
+- file reads, one task per file, batch by batch on the file thread (awaiting each batch is the
+  backpressure: a 200,000-row file never floods the loop);
+- the taught head's refit (:mod:`teaching`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..defaults import STREAM_BATCH_SIZE
+from ..engine.prompt import PromptProfile
+from ..engine.runner import ScorerLike
+from ..engine.table import NewRow, TicketTable
+from .events import Event
+from .labelling import Batch, label_stream
+from .status import FileStatus, ModelStatus, PromptStatus, RunStatus
+from .teaching import Teaching
+from .workers import WorkerThread
+
+log = logging.getLogger(__name__)
+Progress = Callable[[float, str], None]
+
+
+@dataclass
+class Engine:
+    """How the session makes models and scorers; the tests pass fakes, the app the real ones."""
+
+    load: Callable[[str, str, Progress], Any]  # (spec, device, progress) -> LoadedModel
+    build: Callable[[Any, PromptProfile], ScorerLike]  # (loaded, profile) -> Scorer
+
+    @staticmethod
+    def real(calibrate: bool = True) -> Engine:
+        def load(spec: str, device: str, progress: Progress) -> Any:
+            from ..engine.model_loader import load_model  # torch loads on a worker thread, not the GUI's
+
+            return load_model(spec, device, progress)
+
+        def build(loaded: Any, profile: PromptProfile) -> ScorerLike:
+            from ..engine.scorer import Scorer
+
+            return Scorer(loaded, profile, calibrate=calibrate)
+
+        return Engine(load, build)
+
+
+def field_of(exc: BaseException) -> str:
+    return str(getattr(exc, "field", "") or "instruction")
+
+
+class Session:
+    """See the module docstring. Create and use it on the event loop's thread only."""
+
+    def __init__(self, engine: Engine | None = None, device: str = "auto", batch_size: int = STREAM_BATCH_SIZE):
+        self.engine = engine or Engine.real()
+        self.device = device
+        self.batch_size = batch_size
+        self.engine_thread = WorkerThread("engine")
+        self.loader_thread = WorkerThread("model-loader")
+        self.file_thread = WorkerThread("file-reader")
+        self.table = TicketTable()
+        self.model: Any = None
+        self.model_spec = ""  # what the model in use was loaded from
+        self.scorer: ScorerLike | None = None
+        self.profile: PromptProfile | None = None  # the prompt the scorer in use was built from
+        self.requested: PromptProfile | None = None  # the newest prompt asked for
+        self.baseline = False
+        self.user_stopped = False
+        self.text_column = ""  # the column the ticket text comes from (as the first file's reader chose it)
+        self.versions: list[tuple[int, PromptProfile]] = []  # every prompt version applied, oldest first
+
+        self.model_changed: Event[[ModelStatus]] = Event()
+        self.prompt_changed: Event[[PromptStatus]] = Event()
+        self.run_changed: Event[[RunStatus]] = Event()
+        self.file_changed: Event[[FileStatus]] = Event()
+        self.rows_added: Event[[range]] = Event()
+        self.rows_changed: Event[[int, int]] = Event()  # first, last row whose label or scores changed
+        self.table_reset: Event[[]] = Event()
+        self.message: Event[[str, str]] = Event()  # title, text: something failed
+
+        self.model_status = ModelStatus("none")
+        self.prompt_status = PromptStatus("waiting")
+        self.run_status = RunStatus("idle")
+        self._load_task: asyncio.Task | None = None
+        self._rebuild_task: asyncio.Task | None = None
+        self._run_task: asyncio.Task | None = None
+        self._file_tasks: set[asyncio.Task] = set()
+        self._queue = np.zeros(0, dtype=np.int64)
+        self._queue_pos = 0
+        self._scanned = 0
+        self._run_started = 0.0
+        self._stop = threading.Event()
+        self._run_done = 0
+        self.teaching = Teaching(self)
+
+    # ================================================================ model
+
+    def load_model(self, spec: str) -> None:
+        """Load a model; a newer load (or cancel_load) abandons this one, the model in use stays."""
+        self._cancel(self._load_task)
+        self._load_task = asyncio.get_running_loop().create_task(self._load(spec), name="load model")
+
+    def cancel_load(self) -> None:
+        if self._load_task is not None and not self._load_task.done():
+            self._cancel(self._load_task)
+            self._set_model(self._ready_status("Loading cancelled."))
+
+    def _ready_status(self, message: str = "") -> ModelStatus:
+        m = self.model
+        if m is None:
+            return ModelStatus("none", message=message)
+        backend = getattr(getattr(m, "decoder", None), "backend", "")
+        return ModelStatus("ready", m.name, str(m.device), message, 1.0, m.load_seconds, m.licence, backend)
+
+    async def _load(self, spec: str) -> None:
+        loop = asyncio.get_running_loop()
+        self._set_model(ModelStatus("loading", message=f"Loading {spec}…"))
+
+        def progress(fraction: float, text: str) -> None:  # called on the loader thread
+            status = ModelStatus("loading", message=text, fraction=fraction)
+            loop.call_soon_threadsafe(lambda: self._load_task is task and self._set_model(status))
+
+        task = asyncio.current_task()
+        try:
+            loaded = await self.loader_thread.run(self.engine.load, spec, self.device, progress)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.info("model load failed: %s", exc)
+            previous = self._ready_status()
+            still = f"\n\nStill using {self.model.name}." if self.model is not None else ""
+            self._set_model(ModelStatus("failed", previous.name, previous.device, f"{exc}{still}"))
+            if self.model is not None:
+                self._set_model(previous)
+            self.message.emit("Model not loaded", f"{exc}{still}")
+            return
+        self.model, self.model_spec = loaded, spec
+        self.scorer = None
+        self._cancel(self._run_task)
+        self._set_model(self._ready_status())
+        profile = self.requested or self.profile
+        if profile is not None:
+            self._start_rebuild(profile)
+
+    def _set_model(self, status: ModelStatus) -> None:
+        self.model_status = status
+        self.model_changed.emit(status)
+
+    # =============================================================== prompt
+
+    def set_prompt(self, profile: PromptProfile) -> bool:
+        """Use this prompt: rebuild the prefix and re-label everything. Returns False (and does nothing)
+        when it is what is already in use or being built: saving an unchanged prompt costs nothing."""
+        if self.requested is not None and profile.content_hash() == self.requested.content_hash():
+            return False
+        self.requested = profile
+        if self.model is None:
+            return True  # built once the model is loaded
+        self._start_rebuild(profile)
+        return True
+
+    def _start_rebuild(self, profile: PromptProfile) -> None:
+        self._cancel(self._rebuild_task)
+        self._set_prompt(PromptStatus("updating", self.table.version))
+        self._rebuild_task = asyncio.get_running_loop().create_task(self._rebuild(profile), name="rebuild prompt")
+
+    async def _rebuild(self, profile: PromptProfile) -> None:
+        self._cancel(self._run_task)  # the old version's labels stay shown, marked stale, until replaced
+        try:
+            scorer = await self.engine_thread.run(self.engine.build, self.model, profile)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.info("prompt rebuild failed: %s", exc)
+            self.requested = self.profile  # the prompt in use stays in use
+            self._set_prompt(PromptStatus("failed", self.table.version, message=str(exc), field=field_of(exc)))
+            self._ensure_running()
+            return
+        self.scorer, self.profile = scorer, profile
+        version = self.table.version + 1
+        self.table.start_version(version, list(scorer.labels), getattr(scorer, "bias", np.zeros(len(scorer.labels))))
+        self.versions.append((version, profile))
+        prefix = getattr(scorer, "prefix", None)
+        self._set_prompt(
+            PromptStatus(
+                "ready",
+                version,
+                int(getattr(scorer, "prefix_length", 0)),
+                float(getattr(prefix, "build_seconds", 0.0)),
+                bool(getattr(scorer, "prefix_from_disk", False)),
+                bool(getattr(scorer, "calibrated", False)),
+            )
+        )
+        self._changed_all()
+        self.teaching.new_version()
+        self._ensure_running()
+
+    def _set_prompt(self, status: PromptStatus) -> None:
+        self.prompt_status = status
+        self.prompt_changed.emit(status)
+
+    # ============================================================== tickets
+
+    def add_rows(self, rows: Sequence[NewRow]) -> range:
+        added = self.table.add(rows)
+        if len(added):
+            self.teaching.rows_added(added)
+            self.rows_added.emit(added)
+            self._ensure_running()
+        return added
+
+    def paste(self, rows: Sequence[NewRow], text_column: str = "text") -> range:
+        self.user_stopped = False
+        if not len(self.table):
+            self.text_column = text_column
+        return self.add_rows(rows)
+
+    def open_file(self, path: str | Path, replace: bool = False) -> asyncio.Task:
+        """Read a ticket file in the background, appending its rows (or replacing the loaded ones)."""
+        if replace:
+            self.clear()
+        self.user_stopped = False
+        task = asyncio.get_running_loop().create_task(self._read(Path(path)), name=f"read {Path(path).name}")
+        self._file_tasks.add(task)
+        task.add_done_callback(self._file_tasks.discard)
+        return task
+
+    async def _read(self, path: Path) -> None:
+        from ..engine.tickets import open_tickets
+
+        name = path.name
+        self.file_changed.emit(FileStatus("reading", name))
+        rows = 0
+        try:
+            source = await self.file_thread.run(open_tickets, path)
+            if not len(self.table):
+                self.text_column = source.text_column_name
+            batches = source.batches(512)
+            while (batch := await self.file_thread.run(next, batches, None)) is not None:
+                cols = source.columns
+                new = [NewRow(dict(zip(cols, t.values)), t.text, name, getattr(t, "problem", None)) for t in batch]
+                self.add_rows(new)
+                rows += len(new)
+        except asyncio.CancelledError:
+            self.file_changed.emit(FileStatus("stopped", name, rows, "stopped before the end of the file"))
+            raise
+        except (ValueError, OSError) as exc:
+            self.file_changed.emit(FileStatus("failed", name, rows, message=str(exc)))
+            self.message.emit("File not loaded", str(exc))
+            return
+        self.file_changed.emit(FileStatus("done", name, rows, source.summary()))
+
+    @property
+    def reading(self) -> bool:
+        return bool(self._file_tasks)
+
+    def clear(self) -> None:
+        """Drop every loaded ticket (and stop reading and labelling them)."""
+        for task in list(self._file_tasks):
+            self._cancel(task)
+        self._cancel(self._run_task)
+        self.table.clear()
+        self.text_column = ""
+        self.teaching.cleared()
+        self.table_reset.emit()
+        self._set_run(RunStatus("idle"))
+
+    def set_text_column(self, column: str) -> None:
+        if column == self.text_column:
+            return
+        self.text_column = column
+        self._cancel(self._run_task)
+        self.table.set_texts(column)
+        self._changed_all()
+        self.teaching.texts_changed()
+        self._ensure_running()
+
+    # ============================================================ labelling
+
+    def stop(self) -> None:
+        """Stop labelling and reading; every label finished so far stays, the batch being scored too
+        (at most one, ~1 s). Resume picks up the rest."""
+        self.user_stopped = True
+        for task in list(self._file_tasks):
+            self._cancel(task)
+        self._stop.set()
+        self._set_run(self._status("stopped" if self._remaining() else "done"))
+
+    def resume(self) -> None:
+        self.user_stopped = False
+        self._ensure_running()
+
+    def set_baseline(self, on: bool) -> None:
+        """Also run the full re-encode; only rows that lack it are computed, labels are kept."""
+        if on == self.baseline:
+            return
+        self.baseline = on
+        self._cancel(self._run_task)  # restart so the queue includes (or skips) baseline work
+        self._ensure_running()
+
+    @property
+    def running(self) -> bool:
+        return self._run_task is not None and not self._run_task.done()
+
+    @property
+    def busy(self) -> bool:
+        """Anything still to do for what is loaded: a load, a rebuild, reading or labelling."""
+        tasks = [self._load_task, self._rebuild_task, self._run_task, *self._file_tasks]
+        return any(t is not None and not t.done() for t in tasks) or self.teaching.busy
+
+    def _remaining(self) -> int:
+        return len(self.table.pending(0, self.baseline))
+
+    def _ensure_running(self) -> None:
+        if self.scorer is None or self.running or self.user_stopped:
+            return
+        rebuild = self._rebuild_task
+        if rebuild is not None and not rebuild.done() and rebuild is not asyncio.current_task():
+            return  # labels for the new prompt start when it is built
+        if not self._remaining():
+            self._set_run(self._status("done" if len(self.table) else "idle"))
+            return
+        self._queue, self._queue_pos, self._scanned = np.zeros(0, dtype=np.int64), 0, 0
+        self._stop = threading.Event()
+        self._run_task = asyncio.get_running_loop().create_task(self._run(self.scorer, self._stop), name="label")
+
+    def _take(self, n: int) -> list[tuple[int, str, bool, bool]]:
+        table = self.table
+        out: list[tuple[int, str, bool, bool]] = []
+        while len(out) < n:
+            if self._queue_pos >= len(self._queue):
+                if self._scanned >= len(table):
+                    break
+                self._queue, self._queue_pos = table.pending(self._scanned, self.baseline), 0
+                self._scanned = len(table)
+                continue
+            i = int(self._queue[self._queue_pos])
+            self._queue_pos += 1
+            need_score = not table.scored(i)
+            need_base = self.baseline and table.needs_baseline(i)
+            if need_score or need_base:
+                out.append((i, table.texts[i], need_score, need_base))
+        return out
+
+    async def _run(self, scorer: ScorerLike, stop: threading.Event) -> None:
+        version = self.table.version
+        self._run_started, self._run_done = time.perf_counter(), 0
+        self._set_run(self._status("running"))
+        try:
+            async for batch in label_stream(self.engine_thread, scorer, self._take, self.batch_size, stop):
+                self._apply(batch, version, "stopped" if stop.is_set() else "running")
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("labelling failed")
+            self.user_stopped = True
+            self._set_run(self._status("stopped"))
+            self.message.emit("Labelling stopped", str(exc))
+            return
+        self._set_run(self._status("stopped" if self._remaining() else "done"))
+
+    def _apply(self, batch: Batch, version: int, state: str) -> None:
+        table = self.table
+        scored = [(r, s) for r, s in zip(batch.rows, batch.scores) if s is not None]
+        if scored and table.apply([r for r, _ in scored], [s for _, s in scored], version):
+            self.teaching.rows_scored([r for r, _ in scored])
+        based = [(r, b) for r, b in zip(batch.rows, batch.baseline) if b is not None]
+        if based:
+            table.apply_baseline([r for r, _ in based], [b for _, b in based], version)
+            self.teaching.baseline_scored([r for r, _ in based])
+        self._run_done += len(batch.rows)
+        self.rows_changed.emit(min(batch.rows), max(batch.rows))
+        self._set_run(self._status(state))
+
+    def _status(self, state: str) -> RunStatus:
+        table = self.table
+        labelled, total = table.count_scored(), table.count_scorable()
+        base_done = len(table.baseline) if self.baseline else 0
+        rate, eta = 0.0, None
+        if state == "running":
+            elapsed = time.perf_counter() - self._run_started
+            rate = self._run_done / elapsed if elapsed > 0 and self._run_done else 0.0
+            left = total - labelled + (total - base_done if self.baseline else 0)
+            eta = left / rate if rate > 0 else None
+        return RunStatus(state, labelled, total, base_done, total if self.baseline else 0, rate, eta)
+
+    def _set_run(self, status: RunStatus) -> None:
+        self.run_status = status
+        self.run_changed.emit(status)
+
+    def refresh_run_status(self) -> None:
+        """Recount (after rows were added while idle, say) without changing the state."""
+        state = self.run_status.state
+        if state in ("done", "idle") and self._remaining():
+            state = "stopped" if self.user_stopped else state
+        self._set_run(self._status(state))
+
+    def _changed_all(self) -> None:
+        if len(self.table):
+            self.rows_changed.emit(0, len(self.table) - 1)
+
+    # ================================================================ close
+
+    @staticmethod
+    def _cancel(task: asyncio.Task | None) -> None:
+        if task is not None and not task.done():
+            task.cancel()
+
+    async def close(self) -> None:
+        """Cancel everything and join the worker threads (each finishes the job it is running)."""
+        tasks = [self._load_task, self._rebuild_task, self._run_task, *self._file_tasks, *self.teaching.tasks()]
+        live = [t for t in tasks if t is not None and not t.done()]
+        for task in live:
+            task.cancel()
+        await asyncio.gather(*live, return_exceptions=True)
+        for worker in (self.engine_thread, self.loader_thread, self.file_thread, *self.teaching.threads()):
+            worker.shutdown(wait=False)
+
+    def shutdown(self) -> None:
+        """Cancel every task and join the worker threads, from synchronous code (the window closing).
+        Each thread finishes the job it is running (at most one micro-batch, ~1.5 s) and drops the rest."""
+        tasks = [self._load_task, self._rebuild_task, self._run_task, *self._file_tasks, *self.teaching.tasks()]
+        for task in tasks:
+            self._cancel(task)
+        self.join_threads()
+
+    def join_threads(self) -> None:
+        """Wait for the worker threads to finish their last job (at exit, so none outlives the app)."""
+        for worker in (self.engine_thread, self.loader_thread, self.file_thread, *self.teaching.threads()):
+            worker.shutdown(wait=True)

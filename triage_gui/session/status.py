@@ -1,0 +1,72 @@
+"""What the session tells its observers: small immutable snapshots, each describing the state now.
+
+The window renders these as they come; it never keeps numbers of its own, so nothing on screen can
+describe an older file, prompt or run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ModelStatus:
+    state: str  # "loading", "ready", "failed", "none"
+    name: str = ""
+    device: str = ""
+    message: str = ""  # progress text, or why it failed
+    fraction: float = 0.0  # loading progress, 0..1
+    seconds: float = 0.0  # load time, when ready
+    licence: str = ""
+    backend: str = ""
+
+
+@dataclass(frozen=True)
+class PromptStatus:
+    state: str  # "waiting" (no model yet), "updating", "ready", "failed"
+    version: int = -1
+    prefix_tokens: int = 0
+    seconds: float = 0.0
+    from_disk: bool = False
+    calibrated: bool = False
+    message: str = ""  # why the last update failed
+    field: str = ""  # the prompt field it points at
+
+
+@dataclass(frozen=True)
+class RunStatus:
+    """Labelling progress over the loaded tickets, for the prompt version now in use."""
+
+    state: str  # "idle", "running", "stopped", "done"
+    labelled: int = 0  # scored by the current prompt version
+    total: int = 0  # tickets that can be scored (problem rows excluded)
+    baseline_done: int = 0
+    baseline_total: int = 0
+    rate: float = 0.0  # tickets/s in this run
+    eta_seconds: float | None = None  # only while running
+
+    @property
+    def remaining(self) -> int:
+        return max(0, self.total - self.labelled)
+
+
+@dataclass(frozen=True)
+class HeadStatus:
+    """The taught classifier: how many tickets it learned from and how good it is estimated to be."""
+
+    state: str  # "off" (prompt only), "fitting", "ready", "failed"
+    taught: int = 0  # tickets the lead taught (table rows and stored ones)
+    examples: int = 0  # the prompt's few-shot examples and label descriptions it also learns from
+    estimated_accuracy: float | None = None  # cross-validated on the taught tickets
+    method: str = ""  # what it combines, in words
+    fit_ms: float = 0.0
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class FileStatus:
+    state: str  # "reading", "done", "failed", "stopped"
+    name: str
+    rows: int = 0
+    summary: str = ""
+    message: str = ""
