@@ -108,3 +108,83 @@ def test_bench_bfloat16_reports_agreement_with_float32(loaded):
 def test_version():
     result = run_cli("--version")
     assert result.returncode == 0 and "Ticket Triage" in result.stdout and "transformers" in result.stdout
+
+
+def test_every_input_row_comes_back_in_order_with_a_reason(tmp_path, loaded):
+    path = tmp_path / "mixed.jsonl"
+    path.write_text(
+        '{"id": 1, "text": "my card was declined"}\n'
+        '{"id": 2, "text": "   "}\n'
+        "{not json at all\n"
+        '{"id": 4, "text": "refund please"}\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "out.csv"
+    result = run_cli("classify", str(path), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
+    assert len(rows) == 4  # 4 records in, 4 rows out
+    assert [r["id"] for r in rows] == ["1", "2", "", "4"]
+    assert rows[0]["label"] and rows[3]["label"] and not rows[1]["label"] and not rows[2]["label"]
+    assert rows[1]["reason"] == "blank ticket text" and "not valid JSON" in rows[2]["reason"]
+    assert rows[0]["reason"] == "" and rows[0]["label_source"] in ("prompt", "learned")
+
+
+def test_writing_over_the_input_is_refused_before_anything_runs(tmp_path):
+    path = tmp_path / "tickets.csv"
+    path.write_text("text\nmy card is lost\n", encoding="utf-8")
+    before = path.read_bytes()
+    result = run_cli("classify", str(path), "--out", str(path))
+    assert result.returncode == 2 and "is the input file itself" in result.stderr
+    assert path.read_bytes() == before
+
+
+def test_an_unwritable_output_is_found_before_scoring_and_named(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        result = run_cli("classify", str(SAMPLE), "--out", str(locked / "out.csv"))
+    finally:
+        locked.chmod(0o700)
+    last = result.stderr.strip().splitlines()[-1]
+    assert result.returncode == 2 and str(locked / "out.csv") in last and ".tmp" not in last
+    assert "Loading" not in result.stderr  # refused before the model was even loaded
+    missing = run_cli("classify", str(SAMPLE), "--out", str(tmp_path / "no" / "such" / "out.csv"))
+    assert missing.returncode == 2 and "does not exist" in missing.stderr
+
+
+def test_train_teaches_from_a_labelled_file_before_labelling(tmp_path, loaded):
+    train = tmp_path / "train.csv"
+    with open(SAMPLE, encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    with open(train, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["ticket", "queue"])
+        for row in rows[:30]:
+            writer.writerow([row["text"], row["team"]])
+    out = tmp_path / "out.csv"
+    result = run_cli("classify", str(SAMPLE), "--train", str(train), "--train-label", "queue", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "teaching from 30 labelled tickets" in result.stderr and "labels learned from 30 taught" in result.stderr
+    labelled = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
+    sources = [r["label_source"] for r in labelled]
+    assert sources[:30] == ["taught"] * 30 and set(sources[30:]) == {"learned"}
+    assert [r["label"] for r in labelled[:30]] == [r["team"] for r in rows[:30]]
+    bad = run_cli("classify", str(SAMPLE), "--train", str(train), "--train-label", "nope")
+    assert bad.returncode == 2 and "no column 'nope'" in bad.stderr
+
+
+def test_eval_prints_the_learning_curve(loaded):
+    result = run_cli("eval", str(SAMPLE), "--gold", "team", "--train-per-label", "2,5", "--draws", "2")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    for method in (
+        "majority class",
+        "raw prompt",
+        "calibrated prompt",
+        "TF-IDF + logistic regression",
+        "taught classifier (this app)",
+    ):
+        assert f"| {method} |" in out
+    assert "| method | untaught | K=2 | K=5 |" in out and "macro-F1" in out

@@ -78,7 +78,7 @@ def test_a_conversion_writes_a_manifest_that_verifies(loaded):
     listed = json.loads((folder / integrity.MANIFEST).read_text(encoding="utf-8"))["files"]
     assert {"model.safetensors", "config.json", "tokenizer.json"} <= set(listed)
     assert integrity.check_manifest(folder, full=True) is None
-    assert loaded.converted_from.endswith(".gguf") and not loaded.repaired
+    assert loaded.converted_from.endswith(".gguf")
 
 
 def damage_truncated_weights(folder: Path) -> str:

@@ -68,7 +68,8 @@ async def test_rows_are_labelled_in_order_and_each_only_once(session, fake):
     session.add_rows(rows(30))
     await idle(session)
     assert session.table.count_scored() == 30
-    assert all(count == 1 for count in fake.scored.values()) and len(fake.scored) == 30
+    tickets = {k: v for k, v in fake.scored.items() if k[1].startswith("ticket")}  # not the prompt's examples
+    assert all(count == 1 for count in tickets.values()) and len(tickets) == 30
     assert session.run_status.state == "done" and session.run_status.labelled == 30
     assert session.run_status.eta_seconds is None
 
@@ -164,7 +165,8 @@ async def test_a_new_prompt_drops_the_batch_in_flight(session, fake):
     old_salt = PROFILE.content_hash()
     assert session.table.version == 1 and session.table.count_scored() == 4
     assert all(session.table.scored(i) for i in range(4))
-    assert sum(1 for key in fake.scored if key[0] == old_salt) <= 1  # at most the one batch in flight
+    old = [key for key in fake.scored if key[0] == old_salt and key[1].startswith("ticket")]
+    assert len(old) <= 1  # at most the one-ticket batch in flight
 
 
 @run
@@ -270,3 +272,64 @@ def test_session_closes_its_threads(n):
 
     session = asyncio.run(body())
     assert session.engine_thread._pool._shutdown
+
+
+def topical(n: int) -> list[NewRow]:
+    words = {"billing": "refund invoice", "technical": "crash error", "account": "password login"}
+    out = []
+    for i in range(n):
+        label = PROFILE.label_names[i % 3]
+        text = f"{words[label]} question number {i}"
+        out.append(NewRow({"text": text, "team": label}, text))
+    return out
+
+
+@run
+async def test_teaching_relabels_the_other_rows_without_another_forward(session, fake):
+    await ready(session)
+    session.add_rows(topical(90))
+    await idle(session)
+    forwards = sum(fake.scored.values())
+    table = session.table
+    session.teaching.teach([0, 3, 6], "billing")
+    session.teaching.teach([1, 4, 7], "technical")
+    session.teaching.teach([2, 5, 8], "account")
+    await idle(session)
+    assert sum(fake.scored.values()) == forwards  # relabelling needed no model forward
+    assert [table.source(i) for i in range(9)] == ["taught"] * 9
+    assert {table.source(i) for i in range(9, 90)} == {"learned"}
+    truth = [PROFILE.label_names[i % 3] for i in range(90)]
+    right = sum(table.label(i) == truth[i] for i in range(9, 90))
+    assert right >= 75  # the words taught carry over to the untaught rows
+    status = session.teaching.status
+    assert status.state == "ready" and status.taught == 9 and status.estimated_accuracy is not None
+    assert set(table.out_of_fold) == set(range(9))  # taught rows are scored out of fold
+
+
+@run
+async def test_taught_set_survives_a_new_prompt_and_forget_undoes(session, fake):
+    await ready(session)
+    session.add_rows(topical(30))
+    await idle(session)
+    session.teaching.teach([0], "account")
+    await idle(session)
+    assert session.table.label(0) == "account" and session.table.source(0) == "taught"
+    session.set_prompt(other("A second version."))
+    await idle(session)
+    assert session.table.taught_label(0) == "account"  # still taught under the new version
+    assert session.teaching.items() == [(session.table.texts[0], "account")]
+    session.teaching.teach([0], None)
+    await idle(session)
+    assert session.table.taught_label(0) is None and session.teaching.items() == []
+
+
+@run
+async def test_taught_tickets_that_are_not_loaded_are_scored_for_their_features(session, fake):
+    await ready(session)
+    session.teaching.restore([("refund invoice from last week", "billing"), ("crash error at start", "technical")])
+    session.add_rows(topical(12))
+    await idle(session)
+    assert ("refund invoice from last week" in fake.scored.__repr__()) or any(
+        key[1] == "refund invoice from last week" for key in fake.scored
+    )
+    assert session.teaching.status.taught == 2

@@ -179,7 +179,49 @@ def run_bench(args: argparse.Namespace) -> int:
     print(f"longest micro-batch (worker thread; the window's event loop is not blocked by it): {worst_batch_ms:.0f} ms")
     both = "" if args.dtype == "float32" else f" (float32 and {args.dtype} models both loaded)"
     print(f"peak RSS: {peak_rss:.0f} MB{both}")
+    print()
+    for rows in (1_000, 100_000):
+        fit_s, apply_s, memory = refit_timing(batched, texts, profile, exact, rows)
+        print(
+            f"teaching: refit after a correction with {rows:,} loaded tickets: {1000 * fit_s:.0f} ms fit "
+            f"(3 heads, self-training, 5-fold cross-validation) + {1000 * apply_s:.0f} ms relabelling every row; "
+            f"features and n-grams kept: {memory / 2**20:.0f} MB"
+        )
     return 0
+
+
+def refit_timing(scores: list, texts: list[str], profile, scorer, rows: int) -> tuple[float, float, int]:
+    """Refit + relabel time after one correction, with ``rows`` tickets loaded (real features of the bench's
+    tickets, repeated with small noise so no two rows are equal) and 10 taught tickets per label."""
+    import numpy as np
+
+    from .engine.learning import Examples, fit_all
+    from .engine.lexical import LexicalStore
+    from .engine.table import NewRow, TicketTable
+    from .engine.teacher import features_of, prompt_examples, pseudo_set
+
+    rng = np.random.default_rng(0)
+    base = np.stack([s.features for s in scores]).astype(np.float32)
+    table = TicketTable()
+    table.add([NewRow({"text": f"{texts[i % len(texts)]} #{i}"}, f"{texts[i % len(texts)]} #{i}") for i in range(rows)])
+    table.start_version(0, scorer.labels, scorer.bias.tolist())
+    picks = np.arange(rows) % len(base)
+    noisy = base[picks] + rng.normal(0, 0.05, (rows, base.shape[1])).astype(np.float32)
+    table.features.put(np.arange(rows), noisy)
+    store = LexicalStore()
+    store.add(table.texts)  # done as tickets load, on the learning thread: not part of a refit
+    pseudo = pseudo_set(profile, features_of(scorer, [t for t, _ in prompt_examples(profile)]))
+    k = len(scorer.labels)
+    taught_rows = rng.choice(rows, 10 * k, replace=False)
+    taught = Examples(
+        noisy[taught_rows], [table.texts[r] for r in taught_rows], np.arange(10 * k) % k, taught_rows.tolist()
+    )
+    started = time.perf_counter()
+    fit = fit_all(taught, pseudo, table.features.view(rows), store, table.texts, rows, k)
+    fitted = time.perf_counter()
+    table.set_head(fit.probs, np.arange(rows))
+    applied = time.perf_counter()
+    return fitted - started, applied - fitted, table.features.nbytes + store.nbytes
 
 
 def transformers_scorer(loaded, profile):

@@ -112,12 +112,11 @@ def read_train(args: argparse.Namespace, labels: list[str]) -> list[tuple[str, s
 
 def learn(scorer, table: TicketTable, taught: list[tuple[str, str]], profile) -> None:
     """Fit the taught classifier (taught tickets plus the prompt's own examples) and relabel with it."""
-    from .engine.learning import Teacher
+    from .engine.teacher import Teacher
 
-    teacher = Teacher(scorer, profile)
-    result = teacher.fit_table(table, taught)
-    if result is not None:
-        print(f"labels learned: {result.describe()}", file=sys.stderr)
+    described = Teacher(scorer, profile).fit_table(table, taught)
+    if described is not None:
+        print(f"labels learned from {described}", file=sys.stderr)
 
 
 def report(table: TicketTable, baseline: bool) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .defaults import BATCH_SIZE
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(

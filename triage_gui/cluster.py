@@ -38,7 +38,7 @@ MAX_RESTARTS = 3  # restarts of one actor (Ray restarts it; its constructor load
 # No call answered for this long (nothing schedulable, a restarted actor that cannot be placed): stop. A block
 # of 256 tickets with --baseline takes ~100 s on two cores (~0.4 s per full re-encode).
 STALL_TIMEOUT_S = 900.0
-# Test-only: a marker file path (the first block any worker starts makes it and kills that worker), or "always".
+# Test-only: a marker file path (the first block any worker starts makes it and kills that worker), or "raise".
 FAULT_ENV = "TRIAGE_GUI_TEST_KILL_WORKER"
 # Passed to the actors' runtime_env where set on the driver: a test's temp cache, offline Hub use.
 PASS_ENV = ("TRIAGE_GUI_CACHE_DIR", "HF_HUB_OFFLINE", "HF_ENDPOINT", FAULT_ENV)
@@ -112,7 +112,7 @@ class ScoredBlock:
     labels: list[str]
     cached: PackedScores
     baseline: PackedScores | None
-    seconds: float
+    seconds: float  # the worker's scoring time for the block
 
 
 class ScoringWorker:
@@ -137,23 +137,18 @@ class ScoringWorker:
             self.prefix_s = self.scorer.prefix.build_seconds
             self.prefix_stored = self.scorer.prefix_from_disk
         except Exception as exc:  # reported by info(), so the driver stops with the worker's reason
-            self.error = f"{exc}".strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        self.ready_s = time.perf_counter() - started
+            self.error = _first_line(exc)
 
     def info(self) -> dict[str, Any]:
         import socket
 
-        scorer = self.scorer
         return {
             "error": self.error,
             "host": socket.gethostname(),
-            "pid": os.getpid(),
             "load_s": self.load_s,
             "prefix_s": self.prefix_s,
             "prefix_stored": self.prefix_stored,
-            "ready_s": self.ready_s,
-            "labels": list(scorer.labels) if scorer is not None else [],
-            "bias": scorer.bias.tolist() if scorer is not None else [],
+            "labels": list(self.scorer.labels) if self.scorer is not None else [],
         }
 
     def score(self, block: int, rows: np.ndarray, texts: list[str]) -> ScoredBlock:
@@ -180,15 +175,17 @@ class ScoringWorker:
 
 
 def _test_fault() -> None:
-    """Test hook (:data:`FAULT_ENV`): kill this worker process as a crash or an OOM kill would."""
+    """Test hook (:data:`FAULT_ENV`): kill this worker process as a crash or an OOM kill would, once per
+    marker file; or with "raise", fail every block with an error (retried like any unexpected error)."""
     spec = os.environ.get(FAULT_ENV)
     if not spec:
         return
-    if spec != "always":
-        try:
-            os.close(os.open(spec, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-        except FileExistsError:
-            return  # some worker died for this marker already
+    if spec == "raise":
+        raise RuntimeError("test fault")
+    try:
+        os.close(os.open(spec, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return  # some worker died for this marker already
     os._exit(1)
 
 
@@ -197,9 +194,9 @@ class _Slot:
     """The driver's view of one actor: starting (info call in flight), idle, busy or dropped."""
 
     actor: Any
-    number: int
-    state: str = "starting"
+    state: str = "starting"  # starting, idle, busy, restarting, dropped
     deaths: int = 0
+    retry_at: float = 0.0  # restarting: when to ask it again
     info: dict[str, Any] = field(default_factory=dict)
 
 
@@ -233,39 +230,39 @@ def score_on_ray(args: argparse.Namespace, table: TicketTable) -> None:
     if not rows:
         return
     profile = load_profile(args.prompt)  # read here: the workers need not see the driver's files
+    connecting = time.perf_counter()
     started_ray = _connect(ray, args.ray, actors_wanted, args.threads)
+    up_s = time.perf_counter() - connecting
     slots: list[_Slot] = []
     job: _Job | None = None
     try:
-        total_cpus, node_cpus = _cpus(ray)
+        total_cpus = float(ray.cluster_resources().get("CPU", 1.0))
+        node_cpus = max([1, *(int(n["Resources"].get("CPU", 0)) for n in ray.nodes() if n.get("Alive"))])
         actors = actors_wanted or max(1, int(total_cpus) // 2)
         threads = args.threads or max(1, min(node_cpus, int(total_cpus) // actors))
+        calibrate, baseline = not args.no_calibration, bool(args.baseline)
         options = WorkerOptions(
-            args.model,
-            args.device,
-            threads,
-            args.dtype,
-            profile,
-            not args.no_calibration,
-            args.batch_size,
-            bool(args.baseline),
+            args.model, args.device, threads, args.dtype, profile, calibrate, args.batch_size, baseline
         )
         size = block_size(len(rows), actors, args.batch_size)
-        note = f"{len(rows)} tickets in blocks of {size}"
+        note = f"{len(rows)} tickets in blocks of {size}; Ray up in {up_s:.1f} s"
         print(f"Ray: {actors} workers x {threads} threads on {total_cpus:g} CPUs, {note}", file=sys.stderr)
+        gpus = 1 if str(args.device).startswith("cuda") else 0
+        if gpus and not ray.cluster_resources().get("GPU"):
+            raise ValueError(f"--device {args.device} needs GPUs, and the Ray cluster has none.")
         remote = ray.remote(ScoringWorker).options(
-            num_cpus=min(threads, node_cpus),
-            num_gpus=1 if str(args.device).startswith("cuda") else 0,
+            num_cpus=min(threads, node_cpus),  # an actor's threads must fit on one node
+            num_gpus=gpus,
             max_restarts=MAX_RESTARTS,
             max_task_retries=0,  # a lost block is resubmitted by _Job, which counts its failures
             runtime_env={"env_vars": {k: os.environ[k] for k in PASS_ENV if os.environ.get(k)}},
         )
-        slots = [_Slot(remote.remote(options), i + 1) for i in range(actors)]
+        slots = [_Slot(remote.remote(options)) for _ in range(actors)]
         blocks = [rows[i : i + size] for i in range(0, len(rows), size)]
         job = _Job(ray, table, slots, blocks)
         job.run()
     except KeyboardInterrupt:
-        print("\nRay: interrupted; cancelling the outstanding blocks and stopping the workers", file=sys.stderr)
+        print("Ray: interrupted; cancelling the outstanding blocks and stopping the workers", file=sys.stderr)
         for ref in job.calls if job else ():
             with contextlib.suppress(Exception):  # finished or lost meanwhile
                 ray.cancel(ref)
@@ -282,7 +279,8 @@ def _connect(ray: Any, address: str, actors: int | None, threads: int | None) ->
     """Start a local instance (True: ours to shut down) or connect to ``address`` (False: leave it running)."""
     if ray.is_initialized():  # an embedding program's own connection: use it, leave it
         return False
-    quiet = {"logging_level": logging.WARNING, "log_to_driver": False}
+    # Ray Client (ray://) would pass these on to the server's ray.init, with a warning: leave them out there.
+    quiet = {} if address.startswith("ray://") else {"logging_level": logging.WARNING, "log_to_driver": False}
     try:
         if address == "local":
             cpus = os.cpu_count() or 1
@@ -293,15 +291,7 @@ def _connect(ray: Any, address: str, actors: int | None, threads: int | None) ->
         return False
     except Exception as exc:
         where = "start a local Ray instance" if address == "local" else f"connect to the Ray cluster at {address}"
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ValueError(f"Cannot {where}: {reason}") from None
-
-
-def _cpus(ray: Any) -> tuple[float, int]:
-    """The cluster's CPUs and the most CPUs on one live node (an actor's threads must fit on one node)."""
-    total = float(ray.cluster_resources().get("CPU", 1.0))
-    per_node = [int(n.get("Resources", {}).get("CPU", 0)) for n in ray.nodes() if n.get("Alive")]
-    return total, max([1, *per_node])
+        raise ValueError(f"Cannot {where}: {_first_line(exc)}") from None
 
 
 class _Job:
@@ -313,41 +303,55 @@ class _Job:
         self.failures: collections.Counter[int] = collections.Counter()
         self.calls: dict[Any, tuple[_Slot, int]] = {}  # ref -> (slot, block; -1 for an info call)
         self.total = sum(len(b) for b in blocks)
-        self.done = 0
-        self.rescored = 0
+        self.applied: set[int] = set()
+        self.done = self.rescored = 0
+        self.last_answer = self.busy_s = 0.0
+        self.first_ready: float | None = None  # when the first actor had its model: scoring starts
 
     def run(self) -> None:
         from .classify import progress_line
 
         for slot in self.slots:
             self._ask_info(slot)
-        started = last_answer = time.perf_counter()
-        applied: set[int] = set()
-        while len(applied) < len(self.blocks):
-            ready, _ = self.ray.wait(list(self.calls), num_returns=1, timeout=1.0)
-            if ready:
-                slot, block = self.calls.pop(ready[0])
-                result = self._get(ready[0], slot, block)
-                if result is not None:
-                    last_answer = time.perf_counter()
-                    slot.state = "idle"
-                    if block < 0:
-                        slot.info = result
-                        self._check_worker(slot)
-                    elif result.block not in applied:
-                        applied.add(result.block)
-                        self._apply(result)
-                        self.done += len(result.rows)
-                self._dispatch()
-            elif time.perf_counter() - last_answer > STALL_TIMEOUT_S:
-                raise ValueError(
-                    f"No Ray worker answered for {STALL_TIMEOUT_S:.0f} s; check that the cluster has the CPUs asked "
-                    "for and that the workers can load the model (see the Ray logs)."
-                )
-            alive = sum(s.state in ("idle", "busy") for s in self.slots)
-            progress_line(self.done, self.total, started, f", {alive}/{len(self.slots)} workers")
-        print(file=sys.stderr)
+        started = self.last_answer = time.perf_counter()
+        try:
+            while len(self.applied) < len(self.blocks):
+                self._step()
+                alive = sum(s.state in ("idle", "busy") for s in self.slots)
+                progress_line(self.done, self.total, started, f", {alive}/{len(self.slots)} workers")
+        finally:
+            print(file=sys.stderr)  # end the progress line, also before an error or an interrupt
         self._report()
+
+    def _step(self) -> None:
+        """Wait up to a second for one answer and act on it; ask restarted actors again when due."""
+        for slot in self.slots:
+            if slot.state == "restarting" and time.perf_counter() >= slot.retry_at:
+                self._ask_info(slot)
+        if not self.calls:
+            time.sleep(0.2)  # every live worker is restarting
+            return
+        ready, _ = self.ray.wait(list(self.calls), num_returns=1, timeout=1.0)
+        if not ready:
+            if time.perf_counter() - self.last_answer > STALL_TIMEOUT_S:
+                raise ValueError(
+                    f"No Ray worker answered for {STALL_TIMEOUT_S:.0f} s; check that the cluster has the CPUs "
+                    "asked for and that the workers can load the model (see the Ray logs)."
+                )
+            return
+        slot, block = self.calls.pop(ready[0])
+        result = self._get(ready[0], slot, block)
+        if result is not None:
+            self.last_answer = time.perf_counter()
+            slot.state = "idle"
+            if block < 0:
+                slot.info, self.first_ready = result, self.first_ready or time.perf_counter()
+                self._check_worker(slot)
+            elif result.block not in self.applied:
+                self.applied.add(result.block)
+                self._apply(result)
+                self.done += len(result.rows)
+        self._dispatch()
 
     def _ask_info(self, slot: _Slot) -> None:
         slot.state = "starting"
@@ -364,27 +368,29 @@ class _Job:
 
     def _get(self, ref: Any, slot: _Slot, block: int) -> Any:
         """The call's result, or None after handling a failure (block requeued, actor restarting or dropped)."""
-        from ray.exceptions import ActorDiedError, RayActorError, RayTaskError
+        from ray.exceptions import ActorDiedError, RayError, RayTaskError
 
         try:
             return self.ray.get(ref)
-        except RayActorError as exc:
-            slot.deaths += 1
-            self._failed(block, "its worker process died")
-            if isinstance(exc, ActorDiedError) or slot.deaths > MAX_RESTARTS:
-                slot.state = "dropped"
-                if all(s.state == "dropped" for s in self.slots):
-                    raise ValueError(
-                        f"Every Ray worker died ({MAX_RESTARTS} restarts each); see the Ray logs on the workers."
-                    ) from None
-            else:
-                self._ask_info(slot)  # answered once Ray has restarted the actor
-        except RayTaskError as exc:
+        except RayTaskError as exc:  # an exception in our code on the worker
             cause = exc.cause
             if _user_error(cause):
                 raise cause from None  # the ticket or the model, as in one process: no point retrying
-            self._failed(block, f"{type(cause).__name__}: {cause}".splitlines()[0])
+            self._failed(block, _first_line(cause))
             slot.state = "idle"
+        except RayError as exc:  # the worker process or its node is gone (crash, OOM kill, node lost)
+            if block >= 0:  # a score call: the process died under it (an info call fails while it restarts)
+                slot.deaths += 1
+                self._failed(block, "its worker process died")
+            if isinstance(exc, ActorDiedError) or slot.deaths > MAX_RESTARTS:
+                slot.state = "dropped"
+                if all(s.state == "dropped" for s in self.slots):
+                    last = _first_line(exc)
+                    raise ValueError(
+                        f"Every Ray worker died (last: {last}); see the Ray logs on the workers."
+                    ) from None
+            else:  # Ray restarts it; ask again until its constructor has run (model loaded)
+                slot.state, slot.retry_at = "restarting", time.perf_counter() + (0.0 if block >= 0 else 1.0)
         return None
 
     def _failed(self, block: int, reason: str) -> None:
@@ -415,16 +421,20 @@ class _Job:
         self.table.apply(rows, result.cached.unpack(result.labels), self.table.version)
         if result.baseline is not None:
             self.table.apply_baseline(rows, result.baseline.unpack(result.labels), self.table.version)
+        self.busy_s += result.seconds
 
     def _report(self) -> None:
+        """Worker start-up and scoring speed: what one more worker costs and brings (packaging/cluster_scaling.py)."""
         infos = [s.info for s in self.slots if s.info]
         if infos:
-            loads = [i["load_s"] for i in infos]
-            prefixes = [i["prefix_s"] for i in infos]
+            loads, prefixes = [i["load_s"] for i in infos], [i["prefix_s"] for i in infos]
             stored = sum(bool(i["prefix_stored"]) for i in infos)
+            scoring = time.perf_counter() - (self.first_ready or time.perf_counter())
             print(
                 f"Ray workers: model load {min(loads):.1f}-{max(loads):.1f} s, prefix {min(prefixes):.2f}-"
-                f"{max(prefixes):.2f} s ({stored}/{len(infos)} read from the prefix store)",
+                f"{max(prefixes):.2f} s ({stored}/{len(infos)} from the prefix store); {self.done} tickets in "
+                f"{scoring:.1f} s from the first ready worker ({self.done / max(scoring, 1e-9):.1f}/s), "
+                f"{self.done / max(self.busy_s, 1e-9):.1f}/s per busy worker",
                 file=sys.stderr,
             )
         deaths = sum(s.deaths for s in self.slots)
@@ -439,3 +449,8 @@ def _user_error(exc: BaseException | None) -> bool:
     from .engine.scorer import ScoringError
 
     return isinstance(exc, ScoringError | LayoutError | ModelLoadError)
+
+
+def _first_line(exc: BaseException | None) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -16,10 +16,12 @@ def version_text() -> str:
             lines.append(f"{dist} {metadata.version(dist)}")
         except metadata.PackageNotFoundError:
             lines.append(f"{dist} not installed")
-    try:
-        import PySide6  # the package's own attribute: a frozen bundle carries no PySide6 metadata
-
-        lines.append(f"PySide6 {PySide6.__version__}")
-    except ImportError:
-        lines.append("PySide6 not installed")
+    for dist in ("pyside6-essentials", "pyside6"):
+        try:
+            lines.append(f"PySide6 {metadata.version(dist)}")
+            break
+        except metadata.PackageNotFoundError:
+            continue
+    else:
+        lines.append("PySide6 (version unknown)")
     return "\n".join(lines)

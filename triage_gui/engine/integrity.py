@@ -4,21 +4,24 @@ Both are the app's own output, so a file that no longer matches what was written
 mid-copy, a full disk, a bad sector, a stray tool), never something to run on: the entry is reported,
 removed and built again. The checksums guard against accidents, not attackers (whoever can write the
 cache can rewrite a checksum too), so they are chosen for speed. Measured on the 2-core AMD EPYC dev
-machine, page cache warm: SHA-256 runs at 1.0 GB/s (SHA-NI), crc32 at 2.1 GB/s, blake2b at 0.5 GB/s.
+machine, page cache warm, best of 3: SHA-256 runs at 1.0 GB/s (SHA-NI), crc32 at 2.1 GB/s, blake2b
+at 0.5 GB/s, md5 at 0.4 GB/s.
 
 Converted models carry ``triage-manifest.json``: every file's size, SHA-256 and the mtime/ctime it had
 when written. It is the last file written inside the atomic folder swap (:func:`atomic.atomic_dir`),
-so a folder without one is unfinished. Hashing the 538 MB of weights takes 0.5 s, twice the whole
-0.2-0.3 s start, so a start compares sizes and times only (under 1 ms) and hashes just the files whose
-times moved: any write moves the mtime, and a write that puts the mtime back still moves the ctime,
-which no user-space call can set. A file whose hash still matches gets its new times recorded, so only
-one start pays. Damage that moves neither time (bit rot below the file system) is not seen at start;
-a load that fails anyway triggers a full check, and a model that yields NaN scores points the user at
-the folder (:func:`damaged_model_message`).
+so a folder without one is unfinished. Hashing the 538 MB of weights takes 0.5 s (1.9 s while other
+processes load both cores), twice the whole 0.2-0.3 s start, so a start compares sizes and times only
+(0.2 ms for the bundled model's six files) and hashes just the files whose times moved: any write
+moves the mtime, and a write that puts the mtime back still moves the ctime, which no user-space call
+can set. A file whose hash still matches gets its new times recorded, so only one start pays. Damage
+that moves neither time (bit rot below the file system) is not seen at start; a load that fails anyway
+triggers a full check, and a model that yields NaN scores points the user at the folder
+(:func:`damaged_model_message`).
 
 Stored prefixes carry a crc32 of their tensors in the file's own metadata (:func:`tensors_checksum`):
-2.5 ms for the default prompt's 170-token prefix (7.8 MB), where reading it takes 3-4 ms and
-recomputing it 300-500 ms.
+2.5 ms for the default prompt's 170-token prefix (7.8 MB; SHA-256 took 9.8 ms, blake2b 35 ms), where
+reading the file takes 2 ms and recomputing the prefix 300-500 ms. With both cores busy with other
+work, the checksum and the read each measured about ten times slower.
 """
 
 from __future__ import annotations
@@ -89,7 +92,7 @@ def write_manifest(folder: Path) -> None:
         if not path.is_file():
             raise ValueError(f"{path} is not a plain file")
         sha = file_sha256(path)
-        with open(path, "rb") as handle:
+        with open(path, "rb") as handle, contextlib.suppress(OSError):  # some systems flush writers only
             os.fsync(handle.fileno())
         files[path.name] = _entry(path, sha)
     atomic_write_text(folder / MANIFEST, json.dumps({"format": MANIFEST_FORMAT, "files": files}, indent=1))
@@ -152,7 +155,7 @@ def damaged_model_message(loaded: LoadedModel) -> str:
     what to do about them. Only the app's own converted copies are offered for deletion."""
     what = f"{loaded.name} produced non-finite scores"
     if "bfloat16" in str(getattr(loaded.decoder, "dtype", "")):
-        hint = " (it runs in bfloat16, whose range float32 does not share: try float32 too)"
+        hint = " (it runs in bfloat16: see whether float32 does the same)"
     else:
         hint = ""
     if loaded.converted_from:

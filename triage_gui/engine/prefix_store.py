@@ -1,15 +1,18 @@
 """Prefix keys/values kept on disk between runs.
 
 The prefix forward is the last big step between launch and the first label (0.3-0.5 s for the
-default prompt on two cores). Its result depends only on the model's weights, the prefix tokens,
-dtype, device, torch, the library doing the products and the code computing it, so it is stored under
-a hash of exactly those and read back (a few ms) when the same model meets the same prompt again.
+default prompt on two cores). Its result depends only on the model's weights and config, the prefix
+tokens, dtype, device, torch, the library doing the products and the code computing it, so it is
+stored under a hash of exactly those and read back (a few ms) when the same model meets the same
+prompt again.
 
-The code is in the key because the cache is shared by every checkout and version on the machine: a
-prefix stored by edited decoder code and read by another gave cached-vs-baseline differences of up to
-3e-4 in experiments where 3e-5 is usual, past what the baseline comparison promises (see
-:func:`code_fingerprint`). Threads (1 or 2), a prefix read back or computed, and other load on the CPU
-changed no bit of the scores in 30-odd fresh processes, so none of those is in the key.
+The code is in the key because one cache serves every checkout and version on the machine. A prefix
+from code that differed in one constant (RMSNorm eps 1e-6 for the config's 1e-5) put the cached path
+3.2e-3 from the full re-encode on 24 BANKING77 tickets, where 5e-5 is usual and 1e-3 is promised;
+rounding-level edits (RoPE angles in float64, another SDPA kernel, aten instead of oneDNN
+products) stayed at 3-5e-5. The thread count (1 or 2), a prefix read back rather than computed and
+other load on the CPU changed no bit of either path in the fresh processes measured, so none of those
+is in the key.
 
 Every entry carries a crc32 of its tensors in its own metadata, written in the same atomic file
 replace (:func:`integrity.tensors_checksum`; 2.5 ms for the default 170-token prefix). An entry that
@@ -94,7 +97,9 @@ def key(loaded: LoadedModel, ids: list[int]) -> str | None:
     parts = [FORMAT, code_fingerprint(), str(folder), torch.__version__, str(decoder.dtype), str(decoder.device)]
     parts.append(type(decoder).__name__)
     parts.append(decoder.products)  # oneDNN, aten or transformers' own products round differently
-    parts += [f"{w.name}:{w.stat().st_size}:{w.stat().st_mtime_ns}" for w in weights]
+    config = folder / "config.json"  # the RMSNorm eps and RoPE base
+    files = weights + ([config] if config.is_file() else [])
+    parts += [f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in files]
     parts.append(",".join(map(str, ids)))
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:32]
 

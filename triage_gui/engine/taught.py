@@ -39,7 +39,12 @@ def read_taught(
     text_index = columns.index(text_column) if text_column else source.text_column
     if label_column is None:
         label_column = next(
-            (c for name in LABEL_COLUMN_NAMES for c in columns if c.strip().lower() == name and c != columns[text_index]),
+            (
+                c
+                for name in LABEL_COLUMN_NAMES
+                for c in columns
+                if c.strip().lower() == name and c != columns[text_index]
+            ),
             None,
         )
         if label_column is None:

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog
 
 from ..engine.export import write_results
@@ -15,7 +15,7 @@ from ..engine.tickets import SUPPORTED, tickets_from_text
 from ..paths import sample_tickets
 from ..session.gold import GoldColumn, match_share, normal
 from ..session.status import ModelStatus
-from . import dialogs
+from . import dialogs, theme
 
 if TYPE_CHECKING:
     from .main_window import MainWindow
@@ -42,7 +42,8 @@ def build_menus(w: MainWindow) -> None:
             act.setShortcut(QKeySequence(shortcut))
         if context is not None:
             act.setShortcutContext(context)
-        act.triggered.connect(slot)
+        if slot is not None:
+            act.triggered.connect(slot)
         if menu is not None:
             menu.addAction(act)
         return act
@@ -86,6 +87,16 @@ def build_menus(w: MainWindow) -> None:
     action("Learn from the &gold column", lambda: learn_from_gold(w), None, teach_menu)
     action("&Forget everything taught", lambda: forget_all(w), None, teach_menu)
 
+    view_menu = w.menuBar().addMenu("&View")
+    appearance = view_menu.addMenu("&Appearance")
+    group = QActionGroup(w)
+    for scheme in theme.SCHEMES:
+        act = action(scheme.capitalize() if scheme != "system" else "Follow the system", None, None, appearance)
+        act.setCheckable(True)
+        act.setChecked(scheme == w.settings.get_str("appearance", "system"))
+        act.triggered.connect(lambda checked=False, s=scheme: set_appearance(w, s))
+        group.addAction(act)
+
     model_menu = w.menuBar().addMenu("&Model")
     action("&Choose model…", lambda: choose_model(w), None, model_menu)
     help_menu = w.menuBar().addMenu("&Help")
@@ -95,6 +106,23 @@ def build_menus(w: MainWindow) -> None:
 
 
 # ------------------------------------------------------------------ settings
+
+
+def set_appearance(w: MainWindow, scheme: str) -> None:
+    """Light, dark or the system's scheme; remembered, and followed when the system switches."""
+    w.settings.set("appearance", scheme)
+    theme.apply_scheme(scheme)
+    w.model.rows_changed(0, len(w.session.table) - 1)
+
+
+def follow_system_scheme(w: MainWindow) -> None:
+    def changed() -> None:
+        if w.settings.get_str("appearance", "system") == "system":
+            set_appearance(w, "system")
+
+    QGuiApplication.styleHints().colorSchemeChanged.connect(changed)
+    scheme = w.settings.get_str("appearance", "system")
+    theme.apply_scheme(scheme if scheme in theme.SCHEMES else "system")
 
 
 def restore_settings(w: MainWindow) -> None:
@@ -134,11 +162,14 @@ def save_settings(w: MainWindow) -> None:
 
 
 def refresh_recent_menu(w: MainWindow, files: list[str] | None = None) -> None:
-    w.recent_menu.clear()
+    menu = w.recent_menu
+    if menu is None:
+        return
+    menu.clear()
     for path in files if files is not None else w.settings.recent_files():
-        act = w.recent_menu.addAction(path)
+        act = menu.addAction(path)
         act.triggered.connect(lambda checked=False, p=path: open_files(w, [p]))
-    w.recent_menu.setEnabled(bool(w.recent_menu.actions()))
+    menu.setEnabled(bool(menu.actions()))
 
 
 def open_dialog(w: MainWindow) -> None:
@@ -300,7 +331,7 @@ def export_dialog(w: MainWindow) -> None:
         )
         if answer != QMessageBox.StandardButton.Yes:
             return
-    source = Path(getattr(w, "last_opened", "") or Path.home() / "tickets.csv")
+    source = Path(w.last_opened or Path.home() / "tickets.csv")
     suggestion = source.with_name(f"{source.stem}-labelled.csv")
     path, _ = QFileDialog.getSaveFileName(w, "Export labelled tickets", str(suggestion), "CSV files (*.csv)")
     if path:

@@ -19,7 +19,7 @@ class LatencyChart(QWidget):
         super().__init__(parent)
         self.cached: list[float] = []
         self.baseline: list[float] = []
-        self.setMinimumHeight(140)
+        self.setMinimumHeight(90)
         self.setAccessibleName("Latency chart")
 
     def set_series(self, cached: list[float], baseline: list[float]) -> None:

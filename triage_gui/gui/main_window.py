@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import gc
 import logging
+from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication
-from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QProgressDialog, QSplitter
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication
+from PySide6.QtWidgets import QDialog, QLabel, QMainWindow, QMenu, QMessageBox, QProgressDialog, QSplitter
 
 from ..engine.metrics import latency_summary
 from ..engine.model_loader import BUNDLED
+from ..engine.prompt import PromptProfile
 from ..session.gold import GoldColumn, gold_report, row_mask
 from ..session.session import Session
 from ..session.status import FileStatus, HeadStatus, ModelStatus, PromptStatus, RunStatus
@@ -46,10 +48,22 @@ class MainWindow(QMainWindow):
         self.last_message: QMessageBox | None = None
         self.progress_dialog: QProgressDialog | None = None
         self._closing = False
+        # Set by the action modules (actions, prompt_actions) as they build and load; declared here.
+        self.open_action = self.export_action = self.save_action = self.paste_action = self.stop_action = QAction()
+        self.recent_menu: QMenu | None = None
+        self.gold_mappings: dict[str, dict[str, str]] = {}  # gold value mappings, per file header
+        self.profile_path = Path()
+        self.saved_profile = PromptProfile("", [])
+        self.version_saved_at: dict[int, str] = {}
+        self.version_accuracy: dict[int, float] = {}
+        self.draft_timer = QTimer(self, singleShot=True, interval=800)
+        self.diff_dialog: QDialog | None = None
+        self.last_opened = ""
         self._build()
         actions.build_menus(self)
         self._connect()
         actions.restore_settings(self)
+        actions.follow_system_scheme(self)
         prompt_actions.load_initial_prompt(self)
         self._stats_dirty = True
         self._stats_timer = QTimer(self, interval=200)
@@ -105,6 +119,7 @@ class MainWindow(QMainWindow):
         s.rows_changed.connect(self._rows_changed)
         s.table_reset.connect(self._table_reset)
         s.message.connect(self.show_error)
+        s.save_taught.connect(lambda: prompt_actions.save_taught(self))
         s.teaching.changed.connect(self.show_head)
         t = self.tickets
         t.filters_changed.connect(self.apply_filters)

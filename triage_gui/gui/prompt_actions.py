@@ -8,7 +8,6 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFileDialog, QPlainTextEdit, QVBoxLayout
 
 from ..engine.atomic import atomic_write_text
@@ -22,9 +21,6 @@ if TYPE_CHECKING:
 
 def load_initial_prompt(w: MainWindow) -> None:
     """The saved prompt (with its taught tickets), else the default; an unsaved draft comes back on top."""
-    w.version_saved_at: dict[int, str] = {}
-    w.version_accuracy: dict[int, float] = {}
-    w.draft_timer = QTimer(w, singleShot=True, interval=800)
     w.draft_timer.timeout.connect(lambda: write_draft(w))
     stored = w.settings.get_path("prompt_path")
     w.profile_path = stored or w.settings.default_prompt_path

@@ -56,26 +56,19 @@ class ResultsArea(QTabWidget):
         self.accuracy = QLabel(NO_GOLD_TEXT)
         self.accuracy.setWordWrap(True)
         self.accuracy.setAccessibleName("Accuracy")
-        self.per_label = read_only(QTableWidget(0, 4))
-        self.per_label.setHorizontalHeaderLabels(["Label", "Precision", "Recall", "Support"])
-        self.per_label.verticalHeader().setVisible(False)
-        self.per_label.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.per_label.setAccessibleName("Precision and recall per label")
         self.confusion = read_only(QTableWidget(0, 0))
-        self.confusion.setAccessibleName("Confusion matrix (rows: gold, columns: predicted)")
-        self.confusion.setToolTip("Rows: gold label; columns: predicted label. Click a cell to list its tickets.")
+        self.confusion.setAccessibleName("Confusion matrix (rows: gold, columns: predicted), recall and precision")
+        self.confusion.setToolTip(
+            "Rows: gold label; columns: the label given. The last column is each gold label's recall, the last "
+            "row each label's precision. Click a cell to list its tickets."
+        )
         self.confusion.cellClicked.connect(self._cell_clicked)
         self.confusion.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.confusion.horizontalHeader().setMinimumSectionSize(44)
         accuracy = QWidget()
         box = QVBoxLayout(accuracy)
         box.addWidget(self.accuracy)
-        tables = QHBoxLayout()
-        tables.addWidget(self.per_label, 2)
-        matrix = QVBoxLayout()
-        matrix.addWidget(QLabel("Confusion (rows gold, columns predicted; click a cell):"))
-        matrix.addWidget(self.confusion, 1)
-        tables.addLayout(matrix, 3)
-        box.addLayout(tables, 1)
+        box.addWidget(self.confusion, 1)
         self.addTab(accuracy, "Accuracy")
 
         self.flips = QListWidget()
@@ -147,7 +140,6 @@ class ResultsArea(QTabWidget):
     def show_gold(self, report: GoldReport | None, previous: float | None, note: str = "") -> None:
         if report is None or report.total == 0:
             self.accuracy.setText(note or NO_GOLD_TEXT)
-            self.per_label.setRowCount(0)
             self.confusion.setRowCount(0)
             self.confusion.setColumnCount(0)
             return
@@ -155,22 +147,14 @@ class ResultsArea(QTabWidget):
         if previous is not None:
             text += f", {100 * (report.accuracy - previous):+.1f} points since the previous prompt version"
         self.accuracy.setText(text + ". " + note)
-        self.per_label.setRowCount(len(report.per_label))
-        for r, stats in enumerate(report.per_label):
-            values = [
-                stats.label,
-                "–" if stats.precision is None else f"{stats.precision:.2f}",
-                "–" if stats.recall is None else f"{stats.recall:.2f}",
-                str(stats.support),
-            ]
-            for c, value in enumerate(values):
-                self.per_label.setItem(r, c, QTableWidgetItem(value))
         names = [s.label for s in report.per_label]
         self._labels = names
-        self.confusion.setRowCount(len(names))
-        self.confusion.setColumnCount(len(names))
-        self.confusion.setHorizontalHeaderLabels(names)
-        self.confusion.setVerticalHeaderLabels(names)
+        n = len(names)
+        self.confusion.clear()
+        self.confusion.setRowCount(n + 1)
+        self.confusion.setColumnCount(n + 2)
+        self.confusion.setHorizontalHeaderLabels([*names, "recall", "support"])
+        self.confusion.setVerticalHeaderLabels([*names, "precision"])
         peak = max((v for row in report.confusion for v in row), default=0) or 1
         for g, row in enumerate(report.confusion):
             for p, count in enumerate(row):
@@ -181,6 +165,17 @@ class ResultsArea(QTabWidget):
                 item.setBackground(shade)
                 item.setToolTip(f"gold {names[g]}, labelled {names[p]}: {count} tickets")
                 self.confusion.setItem(g, p, item)
+        for i, stats in enumerate(report.per_label):
+            for r, c, value in (
+                (i, n, stats.recall),
+                (n, i, stats.precision),
+            ):
+                item = QTableWidgetItem("–" if value is None else f"{value:.2f}")
+                item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                self.confusion.setItem(r, c, item)
+            support = QTableWidgetItem(str(stats.support))
+            support.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+            self.confusion.setItem(i, n + 1, support)
 
     def _cell_clicked(self, row: int, column: int) -> None:
         if row < len(self._labels) and column < len(self._labels):

@@ -265,7 +265,9 @@ class TicketArea(QWidget):
 
     def _build_run_bar(self) -> None:
         self.baseline_toggle = QCheckBox("Compare with baseline")
-        self.baseline_toggle.setToolTip("Also label every ticket the slow way (re-encoding the whole prompt) and compare")
+        self.baseline_toggle.setToolTip(
+            "Also label every ticket the slow way (re-encoding the whole prompt) and compare"
+        )
         self.baseline_toggle.toggled.connect(self.baseline_toggled)
         self.progress = QProgressBar()
         self.progress.setAccessibleName("Labelling progress")
@@ -393,7 +395,7 @@ class TicketArea(QWidget):
 
 
 def _duration(seconds: float) -> str:
-    seconds = int(round(seconds))
+    seconds = round(seconds)
     if seconds < 90:
         return f"{seconds} s"
     if seconds < 5400:

@@ -95,6 +95,7 @@ class Session:
         self.rows_changed: Event[[int, int]] = Event()  # first, last row whose label or scores changed
         self.table_reset: Event[[]] = Event()
         self.message: Event[[str, str]] = Event()  # title, text: something failed
+        self.save_taught: Event[[]] = Event()  # the taught set changed: keep it with the prompt
 
         self.model_status = ModelStatus("none")
         self.prompt_status = PromptStatus("waiting")

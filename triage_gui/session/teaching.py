@@ -1,20 +1,37 @@
-"""Teaching by correcting: the taught set, and refitting the learned head after every change.
+"""Teaching by correcting: the taught set, and the learned classifier refitted after every change.
 
-Placeholder until the learning module lands: the head stays off and the prompt labels every row.
+The taught set (ticket text -> label) lives with the prompt. Every change cancels the refit in
+progress and starts a new one on the learning thread; when it lands, every untaught row's label
+updates at once, without another model forward (features are kept per row). Rows scored later are
+labelled by the current head as they arrive. The prompt's examples and label descriptions are run
+through the same forward once per prompt version and learned from too, so the head works before the
+first correction.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
+
+from ..engine.learning import Examples, Fit, Head, fit_all, out_of_fold
+from ..engine.lexical import LexicalStore
+from ..engine.teacher import apply_fit, features_of, prompt_examples, pseudo_set, taught_set
 from .events import Event
 from .status import HeadStatus
 from .workers import WorkerThread
 
 if TYPE_CHECKING:
+    from .gold import GoldColumn
     from .session import Session
+
+log = logging.getLogger(__name__)
+VECTORISE_CHUNK = 2048
+METHOD = "Hidden-state, word and character heads averaged; prompt examples and descriptions included"
 
 
 class Teaching:
@@ -23,54 +40,258 @@ class Teaching:
         self.thread = WorkerThread("learning")
         self.changed: Event[[HeadStatus]] = Event()
         self.status = HeadStatus("off")
+        self.taught: dict[str, str] = {}
+        self.store = LexicalStore()
+        self.head: Head | None = None
+        self.last_fit: Fit | None = None
+        self._pseudo: Examples | None = None
+        self._outside: dict[str, np.ndarray] = {}
+        self._version = -1
         self._task: asyncio.Task | None = None
+        self._prepare_task: asyncio.Task | None = None
+        self._vectorise_task: asyncio.Task | None = None
+        self._vectorised = 0  # rows handed to the store (in order)
+
+    # ------------------------------------------------------------- plumbing
 
     @property
     def busy(self) -> bool:
-        return self._task is not None and not self._task.done()
+        return any(t is not None and not t.done() for t in self.tasks())
 
     def tasks(self) -> list[asyncio.Task]:
-        return [self._task] if self._task is not None else []
+        return [t for t in (self._task, self._prepare_task, self._vectorise_task) if t is not None]
 
     def threads(self) -> list[WorkerThread]:
         return [self.thread]
 
-    def new_version(self) -> None:
-        pass
+    def _set(self, status: HeadStatus) -> None:
+        self.status = status
+        self.changed.emit(status)
 
-    def rows_added(self, rows: range) -> None:
-        pass
+    @staticmethod
+    def _cancel(task: asyncio.Task | None) -> None:
+        if task is not None and not task.done():
+            task.cancel()
 
-    def rows_scored(self, rows: Sequence[int]) -> None:
-        pass
+    def _spawn(self, coroutine, name: str) -> asyncio.Task:
+        return asyncio.get_running_loop().create_task(coroutine, name=name)
 
-    def baseline_scored(self, rows: Sequence[int]) -> None:
-        pass
-
-    def cleared(self) -> None:
-        pass
-
-    def texts_changed(self) -> None:
-        pass
-
-    # intents (placeholder)
-    def teach(self, rows: list[int], label: str | None) -> None:
-        pass
-
-    def accept(self, rows: list[int]) -> None:
-        pass
-
-    def restore(self, items: list[tuple[str, str]]) -> None:
-        pass
+    # ---------------------------------------------------------- taught set
 
     def items(self) -> list[tuple[str, str]]:
-        return []
+        return list(self.taught.items())
 
-    def add_items(self, items: list[tuple[str, str]]) -> int:
-        return 0
+    def restore(self, items: Sequence[tuple[str, str]]) -> None:
+        """The taught set saved with a prompt (replaces the current one)."""
+        self.taught = {text.strip(): label for text, label in items if text.strip()}
+        self._mark_rows(range(len(self.session.table)))
+        self._refit_soon()
 
-    def learn_from(self, gold) -> int:
-        return 0
+    def add_items(self, items: Sequence[tuple[str, str]]) -> int:
+        """Teach tickets that need not be loaded (an imported CSV)."""
+        added = 0
+        for text, label in items:
+            if text.strip() and self.taught.get(text.strip()) != label:
+                self.taught[text.strip()] = label
+                added += 1
+        self._mark_rows(range(len(self.session.table)))
+        self._changed()
+        return added
+
+    def teach(self, rows: Sequence[int], label: str | None) -> None:
+        """Set (None: forget) the label of these rows, and of every loaded row with the same text."""
+        table = self.session.table
+        rows = [r for r in rows if 0 <= r < len(table) and r not in table.problems]
+        if not rows:
+            return
+        for row in rows:
+            text = table.texts[row]
+            if label is None:
+                self.taught.pop(text, None)
+            else:
+                self.taught[text] = label
+        self._mark_rows(range(len(table)), only={table.texts[r] for r in rows}, label=label)
+        self._changed()
+
+    def accept(self, rows: Sequence[int]) -> None:
+        """Teach each row the label it shows (Enter): confirming a right label teaches as much as a fix."""
+        table = self.session.table
+        by_label: dict[str, list[int]] = {}
+        for row in rows:
+            label = table.label(row) if 0 <= row < len(table) and table.scored(row) else None
+            if label is not None and label in table.labels:
+                by_label.setdefault(label, []).append(row)
+        for label, chosen in by_label.items():
+            self.teach(chosen, label)
+
+    def learn_from(self, gold: GoldColumn) -> int:
+        """Teach every loaded row whose gold value maps to a label."""
+        table = self.session.table
+        count = 0
+        for row in range(len(table)):
+            if row in table.problems:
+                continue
+            label = gold.label_for(table.value(row, gold.column), table.labels)
+            if label is not None:
+                self.taught[table.texts[row]] = label
+                count += 1
+        self._mark_rows(range(len(table)))
+        self._changed()
+        return count
 
     def forget_all(self) -> None:
-        pass
+        self.taught.clear()
+        table = self.session.table
+        table.teach(table.taught_rows().tolist(), None)
+        self._changed()
+
+    def _mark_rows(self, rows: range, only: set[str] | None = None, label: str | None = None) -> None:
+        """Show the taught label on loaded rows whose text is taught (or, with ``only``, those texts)."""
+        table = self.session.table
+        labels = set(table.labels) if table.labels else None
+        changed = []
+        for row in rows:
+            text = table.texts[row]
+            if only is not None and text not in only:
+                continue
+            taught = self.taught.get(text)
+            if labels is not None and taught is not None and taught not in labels:
+                taught = None  # a label this prompt no longer has
+            if taught != table.taught_label(row):
+                table.teach([row], taught)
+                changed.append(row)
+        if changed:
+            self.session.rows_changed.emit(min(changed), max(changed))
+
+    def _changed(self) -> None:
+        self.session.save_taught.emit()
+        self._refit_soon()
+
+    # ------------------------------------------------------ session hooks
+
+    def new_version(self) -> None:
+        """A new prompt version (or model): features of the prompt's examples and of taught tickets that
+        are not loaded are computed again on the engine thread, then the head is refitted."""
+        self._version = self.session.table.version
+        self._pseudo, self._outside, self.head = None, {}, None
+        self._mark_rows(range(len(self.session.table)))
+        self._cancel(self._prepare_task)
+        self._cancel(self._task)
+        self._prepare_task = self._spawn(self._prepare(self._version), "prepare teaching")
+
+    async def _prepare(self, version: int) -> None:
+        session = self.session
+        scorer, profile = session.scorer, session.profile
+        if scorer is None or profile is None:
+            return
+        texts = [t for t, _ in prompt_examples(profile)]
+        features = await session.engine_thread.run(features_of, scorer, texts)
+        if version != session.table.version:
+            return
+        self._pseudo = pseudo_set(profile, features)
+        await self._refit(version)
+
+    def rows_added(self, rows: range) -> None:
+        self._mark_rows(rows)
+        if self._vectorise_task is None or self._vectorise_task.done():
+            self._vectorise_task = self._spawn(self._vectorise(), "vectorise tickets")
+
+    async def _vectorise(self) -> None:
+        """Hash the new rows' n-grams on the learning thread, a chunk at a time, in row order."""
+        table = self.session.table
+        while self._vectorised < len(table):
+            start, stop = self._vectorised, min(len(table), self._vectorised + VECTORISE_CHUNK)
+            await self.thread.run(self.store.add, table.texts[start:stop])
+            self._vectorised = stop
+
+    def rows_scored(self, rows: Sequence[int]) -> None:
+        """Label freshly scored rows with the current head; refit if a taught ticket just got features."""
+        table = self.session.table
+        if self.head is not None and table.head_active:
+            idx = np.asarray(rows, dtype=np.int64)
+            probs = self.head.predict_texts(table.features.get(idx), [table.texts[r] for r in rows], self.store)
+            table.set_head(probs, idx)
+        if any(table.taught_label(r) is not None for r in rows):
+            self._refit_soon()
+
+    def baseline_scored(self, rows: Sequence[int]) -> None:
+        table = self.session.table
+        if self.head is None or not table.head_active:
+            return
+        found = {}
+        for row in rows:
+            feats = table.baseline_features.get(row)
+            if feats is not None:
+                probs = self.head.predict_texts(feats[None].astype(np.float32), [table.texts[row]], self.store)
+                found[row] = int(probs.argmax())
+        table.set_head(np.zeros((0, len(table.labels)), np.float32), np.zeros(0, np.int64), None, found)
+
+    def cleared(self) -> None:
+        self._cancel(self._task)
+        self._cancel(self._vectorise_task)
+        self.store = LexicalStore()
+        self._vectorised = 0
+        self.head = None
+        if self.status.state != "off":
+            self._set(HeadStatus("off", len(self.taught)))
+
+    def texts_changed(self) -> None:
+        self.cleared()
+        self.rows_added(range(len(self.session.table)))
+        self.new_version()
+
+    # -------------------------------------------------------------- refit
+
+    def _refit_soon(self) -> None:
+        if self._pseudo is None or self.session.scorer is None:
+            return  # the prompt's examples are still being prepared; they refit when ready
+        self._cancel(self._task)
+        self._task = self._spawn(self._refit(self._version), "refit head")
+
+    async def _refit(self, version: int) -> None:
+        session, table = self.session, self.session.table
+        if self._pseudo is None:
+            return
+        loaded = {table.texts[int(r)] for r in table.taught_rows() if table.scored(int(r))}
+        outside_texts = [t for t in self.taught if t not in self._outside and t not in loaded]
+        if outside_texts and session.scorer is not None:
+            found = await session.engine_thread.run(features_of, session.scorer, outside_texts)
+            if version != table.version:
+                return
+            self._outside.update(zip(outside_texts, found))
+        if self._vectorise_task is not None and not self._vectorise_task.done():
+            await asyncio.shield(self._vectorise_task)
+        rows = min(len(table), self._vectorised)
+        taught = taught_set(table, self.items(), self._outside)
+        pseudo = self._pseudo
+        self._set(HeadStatus("fitting", len(self.taught), len(pseudo), self.status.estimated_accuracy))
+        started = time.perf_counter()
+        features = table.features.view(rows) if table.features.dim else np.zeros((0, 0), np.float16)
+        try:
+            fit = await self.thread.run(
+                fit_all, taught, pseudo, features, self.store, table.texts, rows, len(table.labels)
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("refit failed")
+            self._set(HeadStatus("failed", len(self.taught), len(pseudo), message=str(exc)))
+            return
+        if version != table.version or not apply_fit(table, fit, rows, version):
+            return
+        self.head, self.last_fit = fit.head, fit
+        late = [r for r in range(rows, len(table)) if table.scored(r)]
+        if late:
+            self.rows_scored(late)
+        seconds = time.perf_counter() - started
+        previous = self.status.estimated_accuracy
+        self._set(HeadStatus("ready", len(self.taught), len(pseudo), previous, METHOD, 1000 * seconds))
+        session.rows_changed.emit(0, max(0, len(table) - 1))
+        # Then, off the critical path: each taught ticket's out-of-fold label and the accuracy estimate.
+        scaler, labels = fit.head.scaler, len(table.labels)
+        oof, estimate = await self.thread.run(out_of_fold, taught, pseudo, scaler, self.store, labels)
+        if version != table.version:
+            return
+        table.set_head(np.zeros((0, labels), np.float32), np.zeros(0, np.int64), oof)
+        self._set(HeadStatus("ready", len(self.taught), len(pseudo), estimate, METHOD, 1000 * seconds))
+        session.rows_changed.emit(0, max(0, len(table) - 1))

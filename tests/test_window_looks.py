@@ -1,0 +1,162 @@
+"""The window on laptop screens and in dark mode, its icons, prompt versions, and a cancellable model load."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from helpers import SAMPLE
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication, QStyle, QToolButton
+from qt_helpers import close, drop_files, open_window, wait_all_labelled
+
+from triage_gui.gui import actions, prompt_actions
+from triage_gui.gui.ticket_model import label_color
+
+
+@pytest.fixture
+def config(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
+
+
+def loaded_window(qtbot, size):
+    window = open_window(qtbot, size=size)
+    drop_files(window, [SAMPLE])
+    wait_all_labelled(qtbot, window, 60)
+    window.tickets.select_source_row(2)
+    window.results.setCurrentIndex(1)
+    window.refresh_stats()
+    qtbot.wait(100)
+    return window
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1024, 640)], ids=["1280x720", "1024x640"])
+def test_laptop_screens_keep_every_control_readable(qtbot, config, loaded, event_loop_qt, size):
+    window = loaded_window(qtbot, size)
+    try:
+        t = window.tickets
+        assert t.search.width() >= 150  # not "S…"
+        for combo in (t.text_column, t.gold_combo, t.label_filter):
+            text = combo.currentText()
+            assert combo.width() >= combo.fontMetrics().horizontalAdvance(text[:10]) + 20, text  # not "catego"
+        right_edge = window.width()
+        for widget in [*t.filter_bar.findChildren(type(t.search)), t.gold_combo, t.low_only, t.wrong_only]:
+            corner = widget.mapTo(window, widget.rect().bottomRight())
+            assert corner.x() <= right_edge, f"{widget.accessibleName() or widget} clipped"
+        rows_shown = t.table.viewport().height() // t.table.verticalHeader().defaultSectionSize()
+        assert rows_shown >= 5
+        assert window.results.confusion.viewport().height() >= 4 * 22  # three labels + precision row, no dragging
+        assert window.detail.text.height() >= 40 and window.detail.bars.height() >= 18 * 3
+        descriptions = window.editor.labels
+        assert descriptions.columnWidth(1) >= 120  # descriptions wrap in a readable column
+        assert descriptions.rowHeight(2) > descriptions.fontMetrics().height() * 1.5  # wrapped, not cut with "…"
+        window.grab().save(f"/tmp/window-{size[0]}x{size[1]}.png")
+    finally:
+        close(window)
+
+
+def contrast(a: QColor, b: QColor) -> float:
+    def luminance(c: QColor) -> float:
+        def channel(v: float) -> float:
+            return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+
+        return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF())
+
+    la, lb = sorted((luminance(a), luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def blend(top: QColor, base: QColor) -> QColor:
+    alpha = top.alphaF()
+    return QColor.fromRgbF(*(alpha * t + (1 - alpha) * b for t, b in zip(top.getRgbF()[:3], base.getRgbF()[:3])))
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_label_colours_are_readable_in_light_and_dark(qtbot, config, loaded, event_loop_qt, scheme):
+    window = loaded_window(qtbot, (1280, 720))
+    actions.set_appearance(window, scheme)  # what View > Appearance and a dark system scheme do
+    try:
+        assert (QApplication.palette().color(QPalette.ColorRole.Base).lightness() < 128) == (scheme == "dark")
+        palette = QApplication.palette()
+        base, text = palette.color(QPalette.ColorRole.Base), palette.color(QPalette.ColorRole.Text)
+        for i in range(10):
+            tint = label_color(i, scheme == "dark")
+            assert contrast(text, blend(tint, base)) >= 4.5
+        cell = window.model.index(0, window.model.columns().index("Label"))
+        shown = window.model.data(cell, Qt.ItemDataRole.BackgroundRole)
+        assert contrast(text, blend(shown, base)) >= 4.5
+        window.grab().save(f"/tmp/window-{scheme}.png")
+    finally:
+        actions.set_appearance(window, "light")
+        close(window)
+
+
+def test_icons_say_what_they_do(qtbot, config, loaded, event_loop_qt):
+    window = open_window(qtbot)
+    try:
+        folder = window.style().standardIcon(QStyle.StandardPixmap.SP_FileDialogNewFolder).cacheKey()
+        buttons = {b.toolTip(): b for b in window.editor.findChildren(QToolButton)}
+        add = buttons["Add label"]
+        assert add.text() == "+" or add.icon().cacheKey() != folder
+        assert buttons["Remove label"].text() == "−" or not buttons["Remove label"].icon().isNull()
+    finally:
+        close(window)
+
+
+def test_prompt_versions_are_listed_with_accuracy_and_can_be_compared_and_reverted(
+    qtbot, config, loaded, event_loop_qt
+):
+    window = loaded_window(qtbot, (1280, 720))
+    try:
+        first = window.editor.instruction.toPlainText()
+        window.editor.instruction.setPlainText("Route the bank customer's ticket to one team.")
+        prompt_actions.save_prompt(window)
+        wait_all_labelled(qtbot, window, 60)
+        window.refresh_stats()
+        versions = window.results.versions
+        assert versions.rowCount() == 2
+        assert versions.item(0, 0).text() == "2" and versions.item(0, 2).text().endswith("%")
+        assert versions.item(1, 2).text().endswith("%")  # each version keeps its own accuracy
+        prompt_actions.show_diff(window, 1, 2)
+        diff = window.diff_dialog.findChild(type(window.editor.instruction)).toPlainText()
+        assert "-" + first in diff and "+Route the bank customer's ticket to one team." in diff
+        window.diff_dialog.close()
+        prompt_actions.revert(window, 1)
+        wait_all_labelled(qtbot, window, 60)
+        assert window.session.profile.instruction == first
+        assert window.editor.instruction.toPlainText() == first
+    finally:
+        close(window)
+
+
+def test_a_slow_model_load_shows_progress_and_can_be_cancelled(qtbot, config, loaded, event_loop_qt):
+    window = open_window(qtbot)
+    release = threading.Event()
+    real = window.session.engine.load
+
+    def slow(spec, device, progress):
+        progress(0.1, "Downloading someone/model…")
+        release.wait(30)
+        time.sleep(0.05)
+        return real("bundled", device, progress)
+
+    window.session.engine.load = slow
+    try:
+        before = window.session.model
+        window.session.load_model("someone/model")
+        qtbot.waitUntil(
+            lambda: window.progress_dialog is not None and window.progress_dialog.isVisible(), timeout=5_000
+        )
+        assert "Downloading" in window.progress_dialog.labelText()
+        window.progress_dialog.cancel()
+        qtbot.waitUntil(lambda: window.progress_dialog is None, timeout=5_000)
+        assert window.session.model is before and window.session.model_status.state == "ready"
+        assert window.model_status.text().startswith(before.name)
+        release.set()
+        qtbot.wait(300)
+        assert window.session.model is before  # the abandoned load never replaces the model in use
+    finally:
+        release.set()
+        close(window)

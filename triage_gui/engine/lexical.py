@@ -1,0 +1,130 @@
+"""Lexical features of every loaded ticket, kept compact, for the taught classifier's bag-of-words heads.
+
+Word unigrams+bigrams and character 2-5-grams (within words), hashed (scikit-learn's HashingVectorizer:
+no vocabulary to refit when tickets arrive) and kept per row as int32 column indices with uint8 counts.
+Measured on BANKING77: 18 word and 141 character n-grams per ticket, ~0.8 KB a row in this form (160 MB
+for 200,000 rows) against 1.3 KB as scipy's float32 CSR; vectorising costs ~0.22 ms a ticket, done on the
+learning thread as tickets load. TF-IDF weights come from document frequencies over all loaded rows,
+updated incrementally, so a refit never re-reads a text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.feature_extraction.text import HashingVectorizer
+
+N_FEATURES = 2**20
+KINDS = ("word", "char")
+
+
+def _vectorizer(kind: str) -> HashingVectorizer:
+    if kind == "word":
+        options = {"analyzer": "word", "ngram_range": (1, 2)}
+    else:
+        options = {"analyzer": "char_wb", "ngram_range": (2, 5)}
+    return HashingVectorizer(n_features=N_FEATURES, alternate_sign=False, norm=None, lowercase=True, **options)
+
+
+class _Rows:
+    """CSR pieces of one kind of n-gram, appended chunk by chunk."""
+
+    def __init__(self) -> None:
+        self.indptr = [np.zeros(1, dtype=np.int64)]
+        self.indices: list[np.ndarray] = []
+        self.counts: list[np.ndarray] = []
+        self.df = np.zeros(N_FEATURES, dtype=np.int32)
+        self.rows = 0
+        self._flat: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def append(self, matrix: sp.csr_matrix) -> None:
+        matrix.sum_duplicates()
+        offset = self.indptr[-1][-1]
+        self.indptr.append(matrix.indptr[1:].astype(np.int64) + offset)
+        self.indices.append(matrix.indices.astype(np.int32))
+        self.counts.append(np.minimum(matrix.data, 255).astype(np.uint8))
+        np.add.at(self.df, matrix.indices, 1)
+        self.rows += matrix.shape[0]
+        self._flat = None
+
+    def flat(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if self._flat is None:
+            self._flat = (
+                np.concatenate(self.indptr),
+                np.concatenate(self.indices) if self.indices else np.zeros(0, np.int32),
+                np.concatenate(self.counts) if self.counts else np.zeros(0, np.uint8),
+            )
+            self.indptr, self.indices, self.counts = [self._flat[0]], [self._flat[1]], [self._flat[2]]
+        return self._flat
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in (*self.indptr, *self.indices, *self.counts)) + self.df.nbytes
+
+
+class LexicalStore:
+    """Hashed n-gram counts of rows 0..len-1, in row order."""
+
+    def __init__(self) -> None:
+        self._vectorizers = {kind: _vectorizer(kind) for kind in KINDS}
+        self._rows = {kind: _Rows() for kind in KINDS}
+
+    def __len__(self) -> int:
+        return self._rows["word"].rows
+
+    def add(self, texts: Sequence[str]) -> None:
+        """Vectorise the next rows (call with rows in order; thread: whoever owns the store)."""
+        if not texts:
+            return
+        for kind in KINDS:
+            self._rows[kind].append(self._vectorizers[kind].transform(list(texts)))
+
+    def df(self, kind: str) -> np.ndarray:
+        """In how many loaded rows each hashed n-gram occurs."""
+        return self._rows[kind].df
+
+    def idf(self, kind: str) -> np.ndarray:
+        """Smoothed inverse document frequency over the rows loaded so far (as scikit-learn computes it)."""
+        store = self._rows[kind]
+        return (np.log((1 + store.rows) / (1 + store.df)) + 1).astype(np.float32)
+
+    def tfidf(self, kind: str, rows: np.ndarray | slice, idf: np.ndarray) -> sp.csr_matrix:
+        """L2-normalised TF-IDF (sublinear tf) of these rows, float32 CSR."""
+        indptr, indices, counts = self._rows[kind].flat()
+        if isinstance(rows, slice):
+            start, stop, _ = rows.indices(len(indptr) - 1)
+            lo, hi = indptr[start], indptr[stop]
+            matrix = sp.csr_matrix(
+                (counts[lo:hi].astype(np.float32), indices[lo:hi], indptr[start : stop + 1] - lo),
+                shape=(stop - start, N_FEATURES),
+            )
+        else:
+            picked = np.asarray(rows, dtype=np.int64)
+            starts, ends = indptr[picked], indptr[picked + 1]
+            spans = [np.arange(a, b) for a, b in zip(starts, ends)]
+            take = np.concatenate(spans) if spans else np.zeros(0, dtype=np.int64)
+            new_indptr = np.concatenate([[0], np.cumsum(ends - starts)])
+            matrix = sp.csr_matrix(
+                (counts[take].astype(np.float32), indices[take], new_indptr), shape=(len(picked), N_FEATURES)
+            )
+        return weigh(matrix, idf)
+
+    def transform(self, kind: str, texts: Sequence[str], idf: np.ndarray) -> sp.csr_matrix:
+        """TF-IDF of texts that are not rows (the prompt's examples, taught tickets not loaded)."""
+        counts = self._vectorizers[kind].transform(list(texts)).astype(np.float32)
+        return weigh(counts, idf)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(r.nbytes for r in self._rows.values())
+
+
+def weigh(counts: sp.csr_matrix, idf: np.ndarray) -> sp.csr_matrix:
+    matrix = counts.astype(np.float32, copy=True)
+    np.log1p(matrix.data, out=matrix.data)
+    matrix.data *= idf[matrix.indices]
+    norms = np.sqrt(np.asarray(matrix.multiply(matrix).sum(axis=1)).ravel())
+    norms[norms == 0] = 1
+    return sp.csr_matrix(sp.diags(1 / norms).dot(matrix))
