@@ -18,45 +18,41 @@ import torch
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from helpers import reference_logprobs, tiny_model  # noqa: E402
 
 from triage_gui.engine.model_loader import LoadedModel  # noqa: E402
 from triage_gui.engine.prompt import default_profile  # noqa: E402
 from triage_gui.engine.scorer import Scorer  # noqa: E402
 
+SHAPES = {  # random-weight models shaped like the published model and the bundled one
+    "qwen2": dict(
+        hidden_size=896,
+        intermediate_size=4864,
+        num_hidden_layers=24,
+        num_attention_heads=14,
+        num_key_value_heads=2,
+        max_position_embeddings=32768,
+        initializer_range=0.06,
+    ),
+    "llama": dict(
+        hidden_size=576,
+        intermediate_size=1536,
+        num_hidden_layers=30,
+        num_attention_heads=9,
+        num_key_value_heads=3,
+        max_position_embeddings=8192,
+        initializer_range=0.06,
+    ),
+}
+
 
 def build(kind: str, backend: str, tokenizer, device: str, small: bool) -> LoadedModel:
-    from transformers import AutoModelForCausalLM, LlamaConfig, Qwen2Config
-
-    from triage_gui.engine.decoder import Decoder
-    from triage_gui.engine.transformers_decoder import TransformersDecoder
-
-    if kind == "qwen2":
-        dims = dict(hidden_size=896, intermediate_size=4864, num_hidden_layers=24, num_attention_heads=14)
-        config = Qwen2Config(vocab_size=len(tokenizer), num_key_value_heads=2, max_position_embeddings=32768, **dims)
-    else:
-        dims = dict(hidden_size=576, intermediate_size=1536, num_hidden_layers=30, num_attention_heads=9)
-        config = LlamaConfig(vocab_size=len(tokenizer), num_key_value_heads=3, max_position_embeddings=8192, **dims)
+    dims = dict(SHAPES[kind])
     if small:
-        config.num_hidden_layers = 2
-    config.initializer_range = 0.06
-    torch.manual_seed(0)
-    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32).to(device).eval()
-    decoder = Decoder.from_transformers(model) if backend == "lean" else TransformersDecoder(model)
-    loaded = LoadedModel(decoder, tokenizer, kind, f"random {kind}", device, "none", 0.0)
-    loaded.reference = model
-    return loaded
-
-
-@torch.inference_mode()
-def reference(scorer: Scorer, text: str) -> list[float]:
-    enc = scorer.encode(text)
-    out = []
-    for seq in scorer.layout.label_sequences:
-        ids = torch.tensor([enc.full_ids + seq], device=scorer.device)
-        logp = torch.log_softmax(scorer.loaded.reference(ids).logits[0].float(), dim=-1)
-        n = len(enc.full_ids)
-        out.append(sum(float(logp[n - 1 + j, t]) for j, t in enumerate(seq)))
-    return out
+        dims["num_hidden_layers"] = 2
+    return tiny_model(kind, tokenizer, backend, device=device, dims=dims, seed=0)
 
 
 def timed(fn, device: str):
@@ -76,7 +72,7 @@ def check_model(scorer: Scorer, texts: list[str], kind: str) -> int:
     batched = scorer.score_batch(check)
     worst = 0.0
     for text, from_batch in zip(check, batched):
-        ref = reference(scorer, text)
+        ref = reference_logprobs(scorer, text)
         best = scorer.labels[max(range(len(ref)), key=ref.__getitem__)]
         for s in (from_batch, scorer.score_one(text), scorer.score_full(text)):
             worst = max(worst, max(abs(x - y) for x, y in zip(s.logprobs, ref)))

@@ -103,7 +103,7 @@ def run_bench(args: argparse.Namespace) -> int:
         for batch in score_stream(scorer, enumerate(chunk), args.batch_size):
             for item in batch:
                 out[item.index] = item.cached
-            worst_batch_ms = max(worst_batch_ms, sum(item.cached.latency_ms for item in batch))
+            worst_batch_ms = max(worst_batch_ms, sum(item.cached.latency_ms for item in batch if item.cached))
         return out
 
     lean = loaded.decoder.backend == "lean decoder"
@@ -128,7 +128,7 @@ def run_bench(args: argparse.Namespace) -> int:
     naive_ms, single_ms, batched_ms, lean_naive_ms = (
         spent.get(name, 0.0) * 1000 / len(texts) for name in ("naive", "single", "batched", "lean_naive")
     )
-    naive, single, batched, lean_naive = (scores.get(n) for n in ("naive", "single", "batched", "lean_naive"))
+    naive, single, batched, lean_naive = (scores.get(n, []) for n in ("naive", "single", "batched", "lean_naive"))
 
     def agreement(scores) -> str:
         same = sum(a.label == b.label for a, b in zip(scores, naive))
@@ -180,10 +180,10 @@ def run_bench(args: argparse.Namespace) -> int:
     both = "" if args.dtype == "float32" else f" (float32 and {args.dtype} models both loaded)"
     print(f"peak RSS: {peak_rss:.0f} MB{both}")
     print()
-    for rows in (1_000, 100_000):
-        fit_s, apply_s, memory = refit_timing(batched, texts, profile, exact, rows)
+    for loaded_rows in (1_000, 100_000):
+        fit_s, apply_s, memory = refit_timing(batched, texts, profile, exact, loaded_rows)
         print(
-            f"teaching: refit after a correction with {rows:,} loaded tickets: {1000 * fit_s:.0f} ms fit "
+            f"teaching: refit after a correction with {loaded_rows:,} loaded tickets: {1000 * fit_s:.0f} ms fit "
             f"(3 heads, self-training, 5-fold cross-validation) + {1000 * apply_s:.0f} ms relabelling every row; "
             f"features and n-grams kept: {memory / 2**20:.0f} MB"
         )

@@ -1,10 +1,10 @@
 """``classify --ray``: score a ticket file on a Ray cluster, one model per actor, results applied on the driver.
 
-Ray core with our own queue of blocks, not Ray Data: the work is one list of (row, text) pairs scored by
-stateful actors that each load the model and its prompt prefix once, and a queue of our own makes the
-fault rules plain (a block whose worker died goes back to the front of the queue; three failures of the
-same block stop the job) without Ray Data's pandas/pyarrow dependencies, which the ``cluster`` extra
-(Ray core only) does not install.
+Ray core actors with our own queue of blocks, not Ray Data: the job is one list of (row, text) pairs for
+stateful workers that each load the model and build the prompt prefix once, which is what an actor is. Our
+queue keeps the fault rules plain: a block lost with its worker goes back to the front of the queue, and
+the same block failing three times stops the job. Ray Data would add pandas and pyarrow, which the
+``cluster`` extra (Ray core only) does not install, and retry and ordering rules of its own.
 
 Tickets go out in blocks of consecutive pending rows, at most :data:`BLOCK_TICKETS` of them, a multiple of
 ``--batch-size`` so every actor forms the same micro-batches :func:`classify.score_local` forms in one
@@ -20,6 +20,7 @@ import collections
 import contextlib
 import logging
 import os
+import socket
 import sys
 import time
 from dataclasses import dataclass, field
@@ -125,8 +126,7 @@ class ScoringWorker:
         self.options = options
         self.error: str | None = None
         self.scorer: Any = None
-        self.load_s = self.prefix_s = 0.0
-        self.prefix_stored = False
+        self.load_s, self.prefix_s, self.prefix_stored = 0.0, 0.0, False
         try:
             from .engine.model_loader import load_model
             from .engine.scorer import Scorer
@@ -140,8 +140,6 @@ class ScoringWorker:
             self.error = _first_line(exc)
 
     def info(self) -> dict[str, Any]:
-        import socket
-
         return {
             "error": self.error,
             "host": socket.gethostname(),
@@ -222,10 +220,8 @@ def score_on_ray(args: argparse.Namespace, table: TicketTable) -> None:
     from .engine.prompt import load_profile
 
     actors_wanted = getattr(args, "ray_actors", None)
-    if actors_wanted is not None and actors_wanted < 1:
-        raise ValueError("--ray-actors must be at least 1")
-    if args.threads is not None and args.threads < 1:
-        raise ValueError("--threads must be at least 1")
+    if any(value is not None and value < 1 for value in (actors_wanted, args.threads)):
+        raise ValueError("--ray-actors and --threads must be at least 1")
     rows = [int(r) for r in table.pending(0)]
     if not rows:
         return

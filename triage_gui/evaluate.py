@@ -75,7 +75,8 @@ def run_eval(args: argparse.Namespace) -> int:
     score_local(scorer, table, args.batch_size, False)
     scoring = time.perf_counter() - started
     n, labels = len(table), scorer.labels
-    logprobs = np.stack([table.logprobs(i) if table.scored(i) else np.zeros(len(labels)) for i in range(n)])
+    zero = np.zeros(len(labels), dtype=np.float32)
+    logprobs = np.stack([_or(table.logprobs(i), zero) for i in range(n)])
     store = LexicalStore()
     store.add(table.texts)
     pseudo = pseudo_set(profile, features_of(scorer, [t for t, _ in prompt_examples(profile)]))
@@ -121,6 +122,10 @@ def run_eval(args: argparse.Namespace) -> int:
         f": median {statistics.median(timings):.2f} s"
     )
     return 0
+
+
+def _or(value: np.ndarray | None, default: np.ndarray) -> np.ndarray:
+    return default if value is None else value
 
 
 def print_tables(

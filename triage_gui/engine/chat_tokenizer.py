@@ -94,7 +94,7 @@ class ChatTokenizer:
         return self._tok.token_to_id(token)
 
     def convert_ids_to_tokens(self, ids: list[int]) -> list[str]:
-        return [self._tok.id_to_token(i) for i in ids]
+        return [self._tok.id_to_token(i) or "" for i in ids]
 
     def decode(self, ids: list[int]) -> str:
         return self._tok.decode(ids, skip_special_tokens=False)

@@ -184,7 +184,7 @@ class TicketTable:
         self.version = version
         self.labels = list(labels)
         self._label_ids = np.array([self.vocab_id(n) for n in labels], dtype=np.int16)
-        self.bias = np.asarray(bias, dtype=np.float32)
+        self.bias = np.asarray(bias, dtype=np.float32) if len(bias) else np.zeros(len(labels), dtype=np.float32)
         n = self._n
         self._previous.data[:n] = self._final.data[:n]
         self._logprobs = _Grow(np.float32, len(labels), fill=np.nan)

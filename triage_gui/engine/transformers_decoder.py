@@ -38,7 +38,8 @@ def _attention(
         )
     n = query.shape[2]
     mask = attention_mask[:, :, :, -n:] if attention_mask is not None else None
-    out = shared_prefix_attention(query.transpose(1, 2), key, value, mask, shared_prefix[module.layer_idx], scaling)
+    layer = int(module.layer_idx)  # type: ignore[arg-type]
+    out = shared_prefix_attention(query.transpose(1, 2), key, value, mask, shared_prefix[layer], scaling)
     return out.reshape(query.shape[0], n, query.shape[1], query.shape[3]), None
 
 
@@ -53,14 +54,17 @@ def enable_shared_attention(model: torch.nn.Module) -> bool:
     if getattr(model.config, "_attn_implementation", None) != "sdpa":
         return False
     try:
-        model.set_attn_implementation(NAME)
+        model.set_attn_implementation(NAME)  # type: ignore[operator]
     except (ValueError, NotImplementedError):
         return False
-    return model.config._attn_implementation == NAME
+    return getattr(model.config, "_attn_implementation", None) == NAME
 
 
 class _SharedPrefixLayer(DynamicLayer):
     """Prefix keys/values for one layer: reads them, never stores into them."""
+
+    keys: torch.Tensor
+    values: torch.Tensor
 
     def __init__(self, keys: torch.Tensor, values: torch.Tensor):
         super().__init__()

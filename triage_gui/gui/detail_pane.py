@@ -74,10 +74,10 @@ class DetailPane(QWidget):
         self.teach_box.activated.connect(self._teach_chosen)
         self.accept_button = QPushButton("Label is right")
         self.accept_button.setToolTip("Teach the shown label (Enter in the table)")
-        self.accept_button.clicked.connect(lambda: self.row >= 0 and self.accept.emit([self.row]))
+        self.accept_button.clicked.connect(self._accept)
         self.forget_button = QPushButton("Forget")
         self.forget_button.setToolTip("Undo teaching this ticket (Delete in the table)")
-        self.forget_button.clicked.connect(lambda: self.row >= 0 and self.teach.emit([self.row], None))
+        self.forget_button.clicked.connect(self._forget)
         buttons = QHBoxLayout()
         buttons.addWidget(QLabel("Teach:"))
         buttons.addWidget(self.teach_box, 1)
@@ -149,6 +149,14 @@ class DetailPane(QWidget):
                 + (" — same label." if agree else " — a different label!")
             )
         return " ".join(parts)
+
+    def _accept(self) -> None:
+        if self.row >= 0:
+            self.accept.emit([self.row])
+
+    def _forget(self) -> None:
+        if self.row >= 0:
+            self.teach.emit([self.row], None)
 
     def _teach_chosen(self) -> None:
         if self.row >= 0:

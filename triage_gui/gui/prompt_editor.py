@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QIcon, QTextCursor, QUndoCommand, QUndoStack
 from PySide6.QtWidgets import (
@@ -56,11 +58,13 @@ class _LabelChoice(QStyledItemDelegate):
         box.addItems([n for n in self.editor.label_names() if n.strip()])
         return box
 
-    def setEditorData(self, editor: QComboBox, index) -> None:
-        editor.setCurrentText(index.data() or "")
+    def setEditorData(self, editor: QWidget, index) -> None:
+        if isinstance(editor, QComboBox):
+            editor.setCurrentText(index.data() or "")
 
-    def setModelData(self, editor: QComboBox, model, index) -> None:
-        model.setData(index, editor.currentText())
+    def setModelData(self, editor: QWidget, model, index) -> None:
+        if isinstance(editor, QComboBox):
+            model.setData(index, editor.currentText())
 
 
 class _MultiLine(QStyledItemDelegate):
@@ -72,12 +76,14 @@ class _MultiLine(QStyledItemDelegate):
         editor.setMinimumHeight(60)
         return editor
 
-    def setEditorData(self, editor: QPlainTextEdit, index) -> None:
-        editor.setPlainText(index.data() or "")
-        editor.moveCursor(QTextCursor.MoveOperation.End)
+    def setEditorData(self, editor: QWidget, index) -> None:
+        if isinstance(editor, QPlainTextEdit):
+            editor.setPlainText(index.data() or "")
+            editor.moveCursor(QTextCursor.MoveOperation.End)
 
-    def setModelData(self, editor: QPlainTextEdit, model, index) -> None:
-        model.setData(index, editor.toPlainText().strip())
+    def setModelData(self, editor: QWidget, model, index) -> None:
+        if isinstance(editor, QPlainTextEdit):
+            model.setData(index, editor.toPlainText().strip())
 
     def updateEditorGeometry(self, editor, option, index) -> None:
         rect = option.rect
@@ -200,7 +206,7 @@ class PromptEditor(QWidget):
         row = QHBoxLayout()
         row.addWidget(QLabel(title), 1)
         style = self.style()
-        buttons = [
+        buttons: list[tuple[str, str, str, QStyle.StandardPixmap | None, Callable[[], None]]] = [
             ("Add", "+", "list-add", None, lambda: self._add_row(table)),
             ("Remove", "−", "list-remove", None, lambda: self._remove_row(table)),
         ]
@@ -301,7 +307,9 @@ class PromptEditor(QWidget):
             table.setItem(row, 0, QTableWidgetItem(""))
             table.setItem(row, 1, QTableWidgetItem(default if table is self.examples else ""))
         table.setCurrentCell(row, 0)
-        table.editItem(table.item(row, 0))
+        item = table.item(row, 0)
+        if item is not None:
+            table.editItem(item)
         self._edited()
 
     def _remove_row(self, table: QTableWidget) -> None:

@@ -47,12 +47,14 @@ class LabelDelegate(QStyledItemDelegate):
         box.setAccessibleName("Teach label")
         return box
 
-    def setEditorData(self, editor, index) -> None:
-        editor.setCurrentText(self.table.label(index.row()) or "")
-        editor.showPopup()
+    def setEditorData(self, editor: QWidget, index) -> None:
+        if isinstance(editor, QComboBox):
+            editor.setCurrentText(self.table.label(index.row()) or "")
+            editor.showPopup()
 
-    def setModelData(self, editor, model, index) -> None:
-        model.setData(index, editor.currentText())
+    def setModelData(self, editor: QWidget, model, index) -> None:
+        if isinstance(editor, QComboBox):
+            model.setData(index, editor.currentText())
 
 
 class TicketView(QTableView):
@@ -64,6 +66,7 @@ class TicketView(QTableView):
 
     def selected_rows(self) -> list[int]:
         proxy = self.model()
+        assert isinstance(proxy, TicketFilterProxy)
         rows = {proxy.mapToSource(i).row() for i in self.selectionModel().selectedRows()}
         return sorted(rows)
 

@@ -136,8 +136,7 @@ class Session:
         self._set_model(ModelStatus("loading", message=f"Loading {spec}…"))
 
         def progress(fraction: float, text: str) -> None:  # called on the loader thread
-            status = ModelStatus("loading", message=text, fraction=fraction)
-            loop.call_soon_threadsafe(lambda: self._load_task is task and self._set_model(status))
+            loop.call_soon_threadsafe(self._load_progress, task, ModelStatus("loading", message=text, fraction=fraction))
 
         task = asyncio.current_task()
         try:
@@ -160,6 +159,10 @@ class Session:
         profile = self.requested or self.profile
         if profile is not None:
             self._start_rebuild(profile)
+
+    def _load_progress(self, task: asyncio.Task | None, status: ModelStatus) -> None:
+        if task is not None and self._load_task is task:  # a cancelled load's progress is not shown
+            self._set_model(status)
 
     def _set_model(self, status: ModelStatus) -> None:
         self.model_status = status
@@ -197,7 +200,8 @@ class Session:
             return
         self.scorer, self.profile = scorer, profile
         version = self.table.version + 1
-        self.table.start_version(version, list(scorer.labels), getattr(scorer, "bias", np.zeros(len(scorer.labels))))
+        bias = getattr(scorer, "bias", None)
+        self.table.start_version(version, list(scorer.labels), [] if bias is None else [float(b) for b in bias])
         self.versions.append((version, profile))
         prefix = getattr(scorer, "prefix", None)
         self._set_prompt(
