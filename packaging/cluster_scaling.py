@@ -10,8 +10,9 @@ head is fitted on the driver after scoring, the same in every configuration). Co
   worker loading the model and building (or reading back from the prefix store) the prompt prefix;
 - *end to end*: the whole command's wall time, reading and writing the files included.
 
-Usage: ``.venv/bin/python packaging/cluster_scaling.py [--n 512] [--file tickets.csv]``. On a shared
-machine the numbers move with whatever else runs; the table says how busy the machine was.
+Usage: ``.venv/bin/python packaging/cluster_scaling.py [--n 512] [--file tickets.csv] [--repeat 2]``. On a
+shared machine the numbers move with whatever else runs: each row gives the load average when it started,
+and ``--repeat`` alternates the configurations so a busy minute does not land on one of them only.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import argparse
 import csv
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -84,10 +86,10 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=512)
     parser.add_argument("--file", type=Path, default=BANKING77 if BANKING77.is_file() else SAMPLE)
     parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--repeat", type=int, default=1, help="rounds; configurations alternate within a round")
     args = parser.parse_args()
     texts = tickets(args.file, args.n)
-    load_before = os.getloadavg()[0]
-    rows = []
+    rows, rates = [], {name: [] for name, _ in CONFIGS}
     with tempfile.TemporaryDirectory(prefix="cluster-scaling-") as tmp:
         file = Path(tmp) / "tickets.csv"
         with open(file, "w", encoding="utf-8", newline="") as handle:
@@ -95,28 +97,28 @@ def main() -> int:
             writer.writerow(["text"])
             writer.writerows([t] for t in texts)
         reference: list[str] | None = None
-        for name, extra in CONFIGS:
-            print(f"running: {name}…", file=sys.stderr, flush=True)
-            got = run(file, Path(tmp) / "out.csv", extra, args.batch_size)
-            reference = reference or got["labels"]  # type: ignore[assignment]
-            same = "yes" if got["labels"] == reference else "NO"
-            if "up" in got:
-                startup = f"{got['up']:.1f} s | {got['load']} s | {got['prefix']} s"
-                per_worker = f"{got['per_worker']:.1f}"
-            else:
+        for _ in range(args.repeat):
+            for name, extra in CONFIGS:
+                print(f"running: {name}…", file=sys.stderr, flush=True)
+                load = os.getloadavg()[0]  # other work on a shared machine moves every number
+                got = run(file, Path(tmp) / "out.csv", extra, args.batch_size)
+                reference = reference or got["labels"]  # type: ignore[assignment]
+                same = "yes" if got["labels"] == reference else "NO"
                 startup, per_worker = "- | - | -", "-"
-            rate, wall = got["rate"], got["wall"]
-            rows.append(
-                f"| {name} | {rate:.1f} | {per_worker} | {startup} | {wall:.0f} s | {len(texts) / wall:.1f} | {same} |"
-            )
-    print(
-        f"\n{len(texts)} tickets from {args.file.name}, batch size {args.batch_size}, {os.cpu_count()} CPUs; "
-        f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after\n"
-    )
-    header = ["run", "scoring/s", "per busy worker/s", "Ray up", "worker load", "prefix", "end to end"]
+                if "up" in got:
+                    startup = f"{got['up']:.1f} s | {got['load']} s | {got['prefix']} s"
+                    per_worker = f"{got['per_worker']:.1f}"
+                rate, wall = float(got["rate"]), float(got["wall"])  # type: ignore[arg-type]
+                rates[name].append(rate)
+                cells = [name, f"{load:.1f}", f"{rate:.1f}", per_worker, startup, f"{wall:.0f} s"]
+                rows.append("| " + " | ".join([*cells, f"{len(texts) / wall:.1f}", same]) + " |")
+    print(f"\n{len(texts)} tickets from {args.file.name}, batch size {args.batch_size}, {os.cpu_count()} CPUs\n")
+    header = ["run", "load avg", "scoring/s", "per busy worker/s", "Ray up", "worker load", "prefix", "end to end"]
     print("| " + " | ".join([*header, "end-to-end/s", "labels = first"]) + " |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|:---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|:---:|")
     print("\n".join(rows))
+    if args.repeat > 1:
+        print("\nmedian scoring/s: " + ", ".join(f"{n}: {statistics.median(r):.1f}" for n, r in rates.items()))
     return 0
 
 

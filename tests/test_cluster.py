@@ -87,6 +87,8 @@ def test_ray_local_gives_the_labels_of_one_process(tickets, one_process, tmp_pat
     pytest.importorskip("ray")
     out = tmp_path / "out.csv"
     result = classify(tickets, out, "--ray", "local", "--ray-actors", "2")
+    if result.returncode == 2 and "Cannot start a local Ray instance" in result.stderr:
+        pytest.skip(result.stderr.strip().splitlines()[-1])  # the machine, not the code
     assert result.returncode == 0, result.stderr
     assert "Ray: 2 workers x 1 threads" in result.stderr, result.stderr
     assert f"{N}/{N} tickets" in result.stderr and "2/2 workers" in result.stderr, result.stderr
@@ -139,8 +141,8 @@ def test_ctrl_c_stops_the_workers_and_exits_130(tickets, cluster, tmp_path):
     reader = threading.Thread(target=lambda: seen.extend(iter(lambda: process.stderr.read(1), "")), daemon=True)
     reader.start()
     deadline = time.monotonic() + 240
-    while "workers" not in "".join(seen) and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.2)  # the job is running: workers asked for, progress line shown
+    while "/2 workers" not in "".join(seen) and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)  # the job is running: actors asked for, progress line shown
     process.send_signal(signal.SIGINT)
     assert process.wait(timeout=120) == 130, "".join(seen)
     reader.join(timeout=10)

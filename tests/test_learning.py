@@ -92,13 +92,14 @@ def test_out_of_fold_never_scores_a_ticket_with_a_head_trained_on_it():
 
 def test_rows_not_scored_keep_their_prompt_label():
     texts, features, labels = synthetic(50, seed=3)
-    table = table_of(texts, features)
-    feats = table.features.view(len(table)).copy()
-    feats[10:20] = np.nan  # not scored yet
+    table = table_of(texts[:10] + texts[20:], np.concatenate([features[:10], features[20:]]))
+    table.add([NewRow({"text": t}, t) for t in texts[10:20]])  # rows 40-49: loaded, not scored yet
+    texts = texts[:10] + texts[20:] + texts[10:20]
     store = LexicalStore()
     store.add(texts)
+    feats = table.features.view(len(table))  # the table's own blocks, as the window passes them
     fit = fit_all(examples(np.arange(10), texts, features, labels), Examples.concat([]), feats, store, texts, 50, 3)
-    assert np.isnan(fit.probs[10:20]).all() and not np.isnan(fit.probs[20:]).any()
+    assert np.isnan(fit.probs[40:]).all() and not np.isnan(fit.probs[:40]).any()
 
 
 @pytest.mark.parametrize("classes", [1, 2, 3])
@@ -123,3 +124,21 @@ def test_sparse_heads_keep_only_the_columns_they_saw():
     assert head.coef.shape[1] == len(head.columns) == len(np.unique(x.indices))  # not a million columns
     unseen = store.transform("word", ["omega"], store.idf("word"))
     assert np.allclose(head.proba(unseen).sum(axis=1), 1)
+
+
+def test_feature_store_grows_in_blocks_and_reads_back_exactly():
+    from triage_gui.engine.features import BLOCK, FeatureStore
+
+    store = FeatureStore()
+    rng = np.random.default_rng(0)
+    rows = np.array([0, 5, BLOCK - 1, BLOCK, 2 * BLOCK + 3])
+    values = rng.normal(0, 1, (len(rows), 7)).astype(np.float32)
+    store.put(rows, values)
+    first = store._blocks[0]
+    store.put(np.array([3 * BLOCK + 1]), values[:1])  # growing keeps the blocks already there
+    assert store._blocks[0] is first
+    view = store.view(3 * BLOCK + 2)
+    assert np.allclose(store.get(rows), values.astype(np.float16), atol=0)
+    assert np.isnan(view[np.array([1, BLOCK + 1])].astype(np.float32)).all()  # never scored: NaN
+    assert view[0:BLOCK].base is first  # a chunk within one block is a view, not a copy
+    assert view[BLOCK - 1 : BLOCK + 1].shape == (2, 7)  # across blocks: a copy

@@ -59,8 +59,7 @@ def write_noise(path: Path) -> None:
 
 
 def test_altered_values_in_a_stored_prefix_are_reported_deleted_and_never_used(loaded, profile):
-    Scorer(loaded, profile)  # makes sure the entry exists
-    reference = Scorer(loaded, profile, stored_prefix=False)
+    reference = Scorer(loaded, profile, stored_prefix=False)  # computes the prefix and stores it
     path = entry(loaded, reference)
     write_noise(path)
     damaged = Scorer(loaded, profile)

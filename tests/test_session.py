@@ -25,7 +25,7 @@ def rows(n: int, prefix: str = "ticket") -> list[NewRow]:
     return [NewRow({"text": f"{prefix} {i}"}, f"{prefix} {i}") for i in range(n)]
 
 
-async def until(condition, timeout: float = 5.0) -> None:
+async def until(condition, timeout: float = 30.0) -> None:
     end = asyncio.get_running_loop().time() + timeout
     while not condition():
         if asyncio.get_running_loop().time() > end:

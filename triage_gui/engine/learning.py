@@ -28,6 +28,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
+from .features import BLOCK, FeatureRows
 from .lexical import KINDS, LexicalStore
 
 C_HIDDEN = 0.1  # accuracy was flat within ~1 point for C in 0.1-100 on the dev sets; these were best
@@ -36,7 +37,8 @@ SELF_SHARE = 0.3  # of each label's most confident loaded tickets, added in the 
 SELF_ROUNDS = 1
 SELF_POOL = 5_000  # self-training candidates: at most this many loaded rows (keeps a refit under ~1 s)
 MIN_DF = {"word": 1, "char": 2}  # character n-grams seen in one ticket only are noise
-CHUNK = 8192
+CHUNK = BLOCK  # rows predicted at a time: a view of one feature block, no copy
+Rows = np.ndarray | FeatureRows  # the table's float16 features (or any array, in tests)
 
 
 @dataclass
@@ -76,12 +78,13 @@ class Scaler:
     scale: np.ndarray
 
     @staticmethod
-    def fit(features: np.ndarray) -> Scaler:
-        """From float16 rows in chunks (never a float32 copy of 200,000 x 576 values at once)."""
+    def fit(features: Rows, rows: int | None = None) -> Scaler:
+        """From the first ``rows`` float16 rows, in chunks (never a float32 copy of 200,000 x 576 values)."""
         total = square = None
         n = 0
-        for start in range(0, len(features), CHUNK):
-            chunk = features[start : start + CHUNK].astype(np.float64)
+        for start in range(0, len(features) if rows is None else rows, CHUNK):
+            stop = start + CHUNK if rows is None else min(rows, start + CHUNK)
+            chunk = features[start:stop].astype(np.float64)
             chunk = chunk[~np.isnan(chunk[:, 0])]
             total = chunk.sum(axis=0) if total is None else total + chunk.sum(axis=0)
             square = (chunk * chunk).sum(axis=0) if square is None else square + (chunk * chunk).sum(axis=0)
@@ -178,10 +181,13 @@ class Head:
             probs += fitted.proba(lexical[kind])
         return probs / (1 + len(self.lexical))
 
-    def predict_rows(self, features: np.ndarray, store: LexicalStore, rows: np.ndarray | None = None) -> np.ndarray:
-        """Table rows (all of ``features``' rows by default), in chunks; rows not scored yet (NaN
+    def predict_rows(self, features: Rows, store: LexicalStore, rows: np.ndarray | int | None = None) -> np.ndarray:
+        """Table rows (these, or the first ``rows``, or all), in chunks; rows not scored yet (NaN
         features) come back NaN, and keep their prompt label."""
-        picked = np.arange(len(features)) if rows is None else np.asarray(rows, dtype=np.int64)
+        if rows is None or isinstance(rows, int):
+            picked = np.arange(len(features) if rows is None else rows)
+        else:
+            picked = np.asarray(rows, dtype=np.int64)
         out = np.zeros((len(picked), self.n_labels), dtype=np.float32)
         for a in range(0, len(picked), CHUNK):
             chunk_rows = picked[a : a + CHUNK]
@@ -230,7 +236,7 @@ class Fit:
 
 
 def self_training(
-    head: Head, features: np.ndarray, store: LexicalStore, texts: Sequence[str], exclude: set[int], rows: int
+    head: Head, features: Rows, store: LexicalStore, texts: Sequence[str], exclude: set[int], rows: int
 ) -> Examples:
     """The loaded tickets the head labels most confidently: SELF_SHARE of each predicted label's rows,
     from a pool of at most SELF_POOL rows (evenly spread, so the same rows every refit)."""
@@ -254,7 +260,7 @@ def self_training(
 def fit_all(
     taught: Examples,
     pseudo: Examples,
-    features: np.ndarray,
+    features: Rows,
     store: LexicalStore,
     texts: Sequence[str],
     rows: int,
@@ -269,7 +275,7 @@ def fit_all(
 def _fit_all(
     taught: Examples,
     pseudo: Examples,
-    features: np.ndarray,
+    features: Rows,
     store: LexicalStore,
     texts: Sequence[str],
     rows: int,
@@ -278,7 +284,7 @@ def _fit_all(
 ) -> Fit:
     started = time.perf_counter()
     base = Examples.concat([taught, pseudo])
-    scaler = Scaler.fit(features[:rows])
+    scaler = Scaler.fit(features, rows)
     if not scaler.mean.any() and len(base):  # nothing loaded is scored yet: the training tickets' own spread
         scaler = Scaler.fit(base.features)
     head = fit_head(base, scaler, store, n_labels)
@@ -290,7 +296,7 @@ def _fit_all(
             break
         head = fit_head(Examples.concat([base, extra]), scaler, store, n_labels)
         added = len(extra)
-    probs = head.predict_rows(features[:rows], store)
+    probs = head.predict_rows(features, store, rows)
     return Fit(head, store, probs, len(taught), len(pseudo), added, time.perf_counter() - started)
 
 

@@ -408,6 +408,27 @@ class TicketTable:
             return self.model_label(row) if not self.has_head else None
         return self.label(row) if self.scored(row) else None
 
+    def confidences(self) -> np.ndarray:
+        """Confidence of every row's shown label (NaN where none)."""
+        n = self._n
+        out = self._confidence.data[:n].copy()
+        out[self._final.data[:n] == NONE] = np.nan
+        return out
+
+    def taught_mask(self) -> np.ndarray:
+        return self._taught.data[: self._n] != NONE
+
+    def previous_ids(self) -> np.ndarray:
+        """Vocab ids of the labels rows showed under the previous prompt version (NONE: none)."""
+        return self._previous.data[: self._n]
+
+    def current_index(self, vocab_ids: np.ndarray) -> np.ndarray:
+        """Vocab ids -> indices into the current labels (-1: not a current label, or NONE)."""
+        lookup = np.full(len(self.label_vocab) + 1, -1, dtype=np.int64)
+        lookup[self._label_ids.astype(np.int64)] = np.arange(len(self._label_ids))
+        ids = np.asarray(vocab_ids, dtype=np.int64)
+        return np.where(ids >= 0, lookup[np.clip(ids, 0, None)], -1)
+
     def latencies(self) -> np.ndarray:
         """Latency of every row scored by the current version, in row order."""
         n = self._n

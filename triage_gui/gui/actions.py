@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog
@@ -13,7 +14,7 @@ from ..engine.export import write_results
 from ..engine.table import NewRow
 from ..engine.tickets import SUPPORTED, tickets_from_text
 from ..paths import sample_tickets
-from ..session.gold import GoldColumn, match_share, normal
+from ..session.gold import GoldColumn, match_share
 from ..session.status import ModelStatus
 from . import dialogs, theme
 
@@ -300,16 +301,16 @@ def forget_all(w: MainWindow) -> None:
     w.session.teaching.forget_all()
 
 
-def flips(w: MainWindow) -> list[tuple[int, str, str, str]]:
+def flips(w: MainWindow, limit: int = 2000) -> tuple[list[tuple[int, str, str, str]], int]:
+    """Tickets whose label changed with the last prompt version (the first ``limit``), and how many."""
     table = w.session.table
+    previous, current = table.previous_ids(), table.label_ids()
+    changed = np.flatnonzero(table.scored_mask() & (previous >= 0) & (current >= 0) & (previous != current))
     out = []
-    for row in range(len(table)):
-        old = table.previous_label(row)
-        if old is not None and table.scored(row):
-            new = table.label(row)
-            if new is not None and normal(new) != normal(old):
-                out.append((row, table.texts[row], old, new))
-    return out
+    for row in changed[:limit]:
+        old, new = table.label_vocab[previous[row]], table.label_vocab[current[row]]
+        out.append((int(row), table.texts[row], old, new))
+    return out, len(changed)
 
 
 # -------------------------------------------------------------------- export

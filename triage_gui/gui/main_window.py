@@ -271,7 +271,7 @@ class MainWindow(QMainWindow):
             return
         self._stats_dirty = False
         table = self.session.table
-        latencies = table.latencies().tolist()
+        latencies = table.latencies()
         base = [table.baseline[r].latency_ms for r in table.baseline]
         agree = [table.agree(r) for r in table.baseline]
         truncated, fallback = table.flags_count()
@@ -294,7 +294,7 @@ class MainWindow(QMainWindow):
             learning,
             " ".join(notes),
         )
-        self.results.chart.set_series(latencies[-2000:], base[-2000:])
+        self.results.chart.set_series(latencies[-2000:].tolist(), base[-2000:])
         self.refresh_gold()
         self.tickets.refresh_label_filter()
         if self.tickets.filters().active and self.session.running:
@@ -307,12 +307,12 @@ class MainWindow(QMainWindow):
         table = self.session.table
         if self.gold is None or not table.labels:
             self.results.show_gold(None, None, actions.gold_hint(self))
-            self.results.show_flips(actions.flips(self))
+            self.results.show_flips(*actions.flips(self))
             return
         report = gold_report(table, self.gold)
         note = "Taught tickets count with the label the classifier gives them when not trained on them."
         self.results.show_gold(report, self.previous_accuracy, note if len(table.taught_rows()) else "")
-        self.results.show_flips(actions.flips(self))
+        self.results.show_flips(*actions.flips(self))
 
     # ================================================================= misc
 

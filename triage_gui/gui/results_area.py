@@ -183,14 +183,17 @@ class ResultsArea(QTabWidget):
 
     # ----------------------------------------------------------------- flips
 
-    def show_flips(self, flips: list[tuple[int, str, str, str]]) -> None:
-        """flips: (source row, ticket text, old label, new label)."""
+    def show_flips(self, flips: list[tuple[int, str, str, str]], count: int) -> None:
+        """flips: (source row, ticket text, old label, new label), the first of ``count``."""
+        shown = [(self.flips.item(i).data(Qt.ItemDataRole.UserRole)) for i in range(self.flips.count())]
+        if shown == [f[0] for f in flips] and self.tabText(2).endswith(f"({count})"):
+            return  # nothing changed: no rebuild of a 2,000-item list every refresh
         self.flips.clear()
-        for row, text, old, new in flips[:2000]:
+        for row, text, old, new in flips:
             item = QListWidgetItem(f"#{row + 1}  {old} → {new}:  {text[:120]}")
             item.setData(Qt.ItemDataRole.UserRole, row)
             self.flips.addItem(item)
-        self.setTabText(2, f"Flipped ({len(flips)})" if flips else "Flipped")
+        self.setTabText(2, f"Flipped ({count})" if count else "Flipped")
 
     # -------------------------------------------------------------- versions
 

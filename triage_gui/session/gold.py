@@ -26,6 +26,8 @@ class GoldColumn:
 
     column: str
     mapping: dict[str, str] = field(default_factory=dict)
+    _ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False, compare=False)
+    _labels: list[str] = field(default_factory=list, repr=False, compare=False)
 
     def label_for(self, value: str, labels: list[str]) -> str | None:
         key = normal(value)
@@ -37,18 +39,24 @@ class GoldColumn:
         return by_name.get(key)
 
     def ids(self, table: TicketTable) -> np.ndarray:
-        """Each row's gold label as an index into the current labels; -1 where none or ignored."""
+        """Each row's gold label as an index into the current labels; -1 where none or ignored.
+        Rows already mapped are kept (a refresh during a 200,000-row stream maps only the new ones)."""
         labels = table.labels
-        index = {name: i for i, name in enumerate(labels)}
-        cache: dict[str, int] = {}
-        out = np.full(len(table), -1, dtype=np.int64)
-        for row in range(len(table)):
-            value = table.value(row, self.column)
-            if value not in cache:
-                label = self.label_for(value, labels)
-                cache[value] = -1 if label is None else index.get(label, -1)
-            out[row] = cache[value]
-        return out
+        if labels != self._labels or len(self._ids) > len(table):
+            self._ids, self._labels = np.zeros(0, dtype=np.int64), list(labels)
+        start = len(self._ids)
+        if start < len(table):
+            index = {name: i for i, name in enumerate(labels)}
+            cache: dict[str, int] = {}
+            new = np.full(len(table) - start, -1, dtype=np.int64)
+            for offset, row in enumerate(range(start, len(table))):
+                value = table.value(row, self.column)
+                if value not in cache:
+                    label = self.label_for(value, labels)
+                    cache[value] = -1 if label is None else index.get(label, -1)
+                new[offset] = cache[value]
+            self._ids = np.concatenate([self._ids, new])
+        return self._ids
 
 
 def value_counts(table: TicketTable, column: str, limit: int = 200) -> list[tuple[str, int]]:
@@ -76,11 +84,7 @@ def match_share(table: TicketTable, column: str) -> tuple[int, int]:
 def evaluated_ids(table: TicketTable) -> np.ndarray:
     """Per row, the label index accuracy is measured on (-1: none): out-of-fold for taught rows."""
     index = {name: i for i, name in enumerate(table.labels)}
-    ids = table.label_ids().astype(np.int64)
-    vocab_to_label = np.full(max(1, len(table.label_vocab)), -1, dtype=np.int64)
-    for name, i in index.items():
-        vocab_to_label[table.vocab_id(name)] = i
-    out = np.where(ids >= 0, vocab_to_label[np.clip(ids, 0, None)], -1)
+    out = table.current_index(table.label_ids())
     out[~table.scored_mask()] = -1
     for row in table.taught_rows():
         label = table.evaluated_label(int(row))
@@ -121,19 +125,15 @@ def row_mask(table: TicketTable, filters: Filters, gold: GoldColumn | None) -> n
     if filters.label is not None:
         mask &= ids == (table.vocab_id(filters.label) if filters.label in table.label_vocab else NONE - 1)
     if filters.below_confidence is not None:
-        conf = np.array([table.confidence(i) or 0.0 for i in range(n)], dtype=np.float32) if n else np.zeros(0)
-        taught = np.zeros(n, dtype=bool)
-        taught[table.taught_rows()] = True
-        mask &= (conf < filters.below_confidence) & (ids != NONE) & ~taught
+        conf = np.nan_to_num(table.confidences(), nan=1.0)
+        mask &= (conf < filters.below_confidence) & (ids != NONE) & ~table.taught_mask()
     if filters.disagreements:
         bad = np.zeros(n, dtype=bool)
         for row in table.baseline:
             bad[row] = table.agree(row) is False
         mask &= bad
     if filters.taught:
-        taught = np.zeros(n, dtype=bool)
-        taught[table.taught_rows()] = True
-        mask &= taught
+        mask &= table.taught_mask()
     if (filters.wrong or filters.cell is not None) and gold is not None:
         g, p = gold.ids(table), evaluated_ids(table)
         if filters.wrong:

@@ -136,7 +136,9 @@ class Session:
         self._set_model(ModelStatus("loading", message=f"Loading {spec}…"))
 
         def progress(fraction: float, text: str) -> None:  # called on the loader thread
-            loop.call_soon_threadsafe(self._load_progress, task, ModelStatus("loading", message=text, fraction=fraction))
+            loop.call_soon_threadsafe(
+                self._load_progress, task, ModelStatus("loading", message=text, fraction=fraction)
+            )
 
         task = asyncio.current_task()
         try:

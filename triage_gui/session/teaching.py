@@ -266,7 +266,7 @@ class Teaching:
         pseudo = self._pseudo
         self._set(HeadStatus("fitting", len(self.taught), len(pseudo), self.status.estimated_accuracy))
         started = time.perf_counter()
-        features = table.features.view(rows) if table.features.dim else np.zeros((0, 0), np.float16)
+        features = table.features.view(rows)
         try:
             fit = await self.thread.run(
                 fit_all, taught, pseudo, features, self.store, table.texts, rows, len(table.labels)
