@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Set up .venv and run the app or the tests: ``python3 packaging/dev.py run`` / ``... test``.
 
+``test`` runs ruff, mypy (on ``triage_gui/``) and pytest; it fails if any of them fails.
+
 Standard library only, so it works on a fresh clone. Set-up is skipped when .venv already matches
 pyproject.toml, so both commands are quick once set up.
 """
@@ -64,8 +66,9 @@ def main(argv: list[str]) -> int:
     env = dict(os.environ)
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
     lint = subprocess.call([python, "-m", "ruff", "check", "."], cwd=ROOT, env=env)
+    types = subprocess.call([python, "-m", "mypy"], cwd=ROOT, env=env)  # triage_gui/, as pyproject.toml says
     tests = subprocess.call([python, "-m", "pytest", *(rest or ["-q"])], cwd=ROOT, env=env)
-    return tests or lint
+    return tests or lint or types
 
 
 if __name__ == "__main__":
