@@ -89,7 +89,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=1, help="rounds; configurations alternate within a round")
     args = parser.parse_args()
     texts = tickets(args.file, args.n)
-    rows, rates = [], {name: [] for name, _ in CONFIGS}
+    rows: list[str] = []
+    rates: dict[str, list[float]] = {name: [] for name, _ in CONFIGS}
     with tempfile.TemporaryDirectory(prefix="cluster-scaling-") as tmp:
         file = Path(tmp) / "tickets.csv"
         with open(file, "w", encoding="utf-8", newline="") as handle:

@@ -15,7 +15,7 @@ import numpy as np
 
 from triage_gui.engine.prompt import PromptProfile
 from triage_gui.engine.results import TicketScore
-from triage_gui.session.session import Engine
+from triage_gui.session.engine import Engine
 
 DIM = 8
 

@@ -13,6 +13,7 @@ from triage_gui.engine import export as export_module
 from triage_gui.engine.layout import PromptLayout
 from triage_gui.engine.model_loader import ModelLoadError, bundled_gguf, load_model
 from triage_gui.engine.results import AgreementStats, TicketScore
+from triage_gui.engine.table import NewRow, TicketTable
 
 
 def test_truncated_gguf_is_a_clear_error(tmp_path):
@@ -85,10 +86,22 @@ def test_non_finite_scores_are_disagreements_and_show_in_the_max_difference():
     assert infinite.max_logprob_diff == math.inf and infinite.agree == 0
 
 
+def table_of(rows: list[dict[str, str]], labels: list[str | None]) -> TicketTable:
+    """A table whose rows carry these prompt labels (None: not scored)."""
+    table = TicketTable()
+    table.add([NewRow(values, values["text"]) for values in rows])
+    table.start_version(0, ["billing", "technical", "account"], [0, 0, 0])
+    for i, label in enumerate(labels):
+        if label is not None:
+            logprobs = [-0.1 if name == label else -3.0 for name in table.labels]
+            table.apply([i], [score(label, logprobs)], 0)
+    return table
+
+
 def test_interrupted_export_leaves_the_previous_file_intact(tmp_path, monkeypatch):
     out = tmp_path / "labelled.csv"
-    rows = [(["ticket one"], score(), None), (["ticket two"], score(), None)]
-    export_module.write_results(out, ["text"], rows, "abc123", baseline=False)
+    table = table_of([{"text": "ticket one"}, {"text": "ticket two"}], ["billing", "billing"])
+    export_module.write_results(out, table, "abc123", baseline=False)
     before = out.read_bytes()
 
     calls = {"n": 0}
@@ -102,16 +115,19 @@ def test_interrupted_export_leaves_the_previous_file_intact(tmp_path, monkeypatc
 
     monkeypatch.setattr(export_module, "result_row", failing_row)
     with pytest.raises(OSError, match="disk full"):
-        export_module.write_results(out, ["text"], [*rows, *rows], "def456", baseline=False)
+        export_module.write_results(out, table, "def456", baseline=False)
     assert out.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["labelled.csv"]  # no temp file left behind
 
 
 def test_export_keeps_input_columns_and_renames_clashes(tmp_path):
     out = tmp_path / "x.csv"
-    export_module.write_results(out, ["text", "label"], [(["t", "gold"], score("account"), None)], "h", False)
-    [row] = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
-    assert row["label"] == "gold" and row["label_predicted"] == "account" and row["prompt_hash"] == "h"
+    table = table_of([{"text": "t", "label": "gold"}, {"text": "u", "label": "x"}], ["account", None])
+    export_module.write_results(out, table, "h", False)
+    first, second = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
+    assert first["label"] == "gold" and first["label_predicted"] == "account" and first["prompt_hash"] == "h"
+    assert first["label_source"] == "prompt" and first["reason"] == ""
+    assert second["label_predicted"] == "" and second["reason"] == "not labelled yet"  # every row comes back
 
 
 def test_control_tokens_of_another_template_are_plain_text_too(loaded, profile):

@@ -76,7 +76,7 @@ class PackedScores:
 
     @classmethod
     def pack(cls, scores: list[TicketScore], labels: list[str]) -> PackedScores:
-        feats = [s.features for s in scores]
+        feats = [s.features for s in scores if s.features is not None]
         return cls(
             label=np.array([labels.index(s.label) for s in scores], dtype=np.int16),
             confidence=np.array([s.confidence for s in scores], dtype=np.float64),
@@ -86,7 +86,7 @@ class PackedScores:
             truncated=np.array([s.truncated for s in scores], dtype=bool),
             split_fallback=np.array([s.split_fallback for s in scores], dtype=bool),
             tokens=np.array([s.tokens for s in scores], dtype=np.int32),
-            features=np.stack(feats).astype(np.float16) if feats and all(f is not None for f in feats) else None,
+            features=np.stack(feats).astype(np.float16) if feats and len(feats) == len(scores) else None,
         )
 
     def unpack(self, labels: list[str]) -> list[TicketScore]:

@@ -58,7 +58,7 @@ def tensors_checksum(tensors: Mapping[str, torch.Tensor]) -> str:
     for name in sorted(tensors):
         tensor = tensors[name].detach().to("cpu").contiguous()
         crc = zlib.crc32(f"{name}|{tensor.dtype}|{tuple(tensor.shape)};".encode(), crc)
-        crc = zlib.crc32(tensor.reshape(-1).view(torch.uint8).numpy(), crc)
+        crc = zlib.crc32(tensor.reshape(-1).view(torch.uint8).numpy().data, crc)
     return f"{crc:08x}"
 
 

@@ -163,7 +163,7 @@ def _dequantize(gguf: Path, folder: Path, report: Progress) -> None:
     except Exception as exc:  # gguf raises many kinds of errors on corrupt files
         raise ModelLoadError(f"Cannot read the GGUF file {gguf.name}: {_short(exc)}") from exc
     # The dequantized model is plain float32; drop the GGUF marker so it can be saved.
-    model.hf_quantizer = None
+    model.hf_quantizer = None  # type: ignore[assignment]
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
     report(0.85, "Saving the converted model to the cache…")
@@ -357,7 +357,7 @@ def _load_transformers(source: str, dtype, device: str):
     from .transformers_decoder import TransformersDecoder
 
     tokenizer = AutoTokenizer.from_pretrained(source)
-    model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype).to(device).eval()
+    model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype).to(device).eval()  # type: ignore[arg-type]
     decoder: Decoder = LeanDecoder.from_transformers(model) or TransformersDecoder(model)
     return decoder, cast("Tokenizer", tokenizer)
 

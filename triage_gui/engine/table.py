@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .features import FeatureStore
+from .features import FeatureStore, roundtrip
 from .results import TicketScore
 
 PROMPT, LEARNED, TAUGHT = 1, 2, 3  # where a row's label came from; 0: no label yet
@@ -247,7 +247,7 @@ class TicketTable:
             self.baseline[row] = score
             self._has_baseline.data[row] = True
             if score.features is not None:
-                self.baseline_features[row] = score.features.astype(np.float16)
+                self.baseline_features[row] = roundtrip(score.features[None])[0]
 
     # ------------------------------------------------------------- teaching
 

@@ -19,8 +19,7 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from ..defaults import STREAM_BATCH_SIZE
 from ..engine.prompt import PromptProfile
 from ..engine.runner import ScorerLike
 from ..engine.table import NewRow, TicketTable
+from .engine import Engine, field_of
 from .events import Event
 from .labelling import Batch, label_stream
 from .status import FileStatus, ModelStatus, PromptStatus, RunStatus
@@ -37,33 +37,6 @@ from .teaching import Teaching
 from .workers import WorkerThread
 
 log = logging.getLogger(__name__)
-Progress = Callable[[float, str], None]
-
-
-@dataclass
-class Engine:
-    """How the session makes models and scorers; the tests pass fakes, the app the real ones."""
-
-    load: Callable[[str, str, Progress], Any]  # (spec, device, progress) -> LoadedModel
-    build: Callable[[Any, PromptProfile], ScorerLike]  # (loaded, profile) -> Scorer
-
-    @staticmethod
-    def real(calibrate: bool = True) -> Engine:
-        def load(spec: str, device: str, progress: Progress) -> Any:
-            from ..engine.model_loader import load_model  # torch loads on a worker thread, not the GUI's
-
-            return load_model(spec, device, progress)
-
-        def build(loaded: Any, profile: PromptProfile) -> ScorerLike:
-            from ..engine.scorer import Scorer
-
-            return Scorer(loaded, profile, calibrate=calibrate)
-
-        return Engine(load, build)
-
-
-def field_of(exc: BaseException) -> str:
-    return str(getattr(exc, "field", "") or "instruction")
 
 
 class Session:
@@ -329,9 +302,8 @@ class Session:
 
     @property
     def busy(self) -> bool:
-        """Anything still to do for what is loaded: a load, a rebuild, reading or labelling."""
-        tasks = [self._load_task, self._rebuild_task, self._run_task, *self._file_tasks]
-        return any(t is not None and not t.done() for t in tasks) or self.teaching.busy
+        """Anything still to do for what is loaded: a load, a rebuild, reading, labelling or learning."""
+        return bool(self._tasks())
 
     def _remaining(self) -> int:
         return len(self.table.pending(0, self.baseline))
@@ -413,13 +385,6 @@ class Session:
         self.run_status = status
         self.run_changed.emit(status)
 
-    def refresh_run_status(self) -> None:
-        """Recount (after rows were added while idle, say) without changing the state."""
-        state = self.run_status.state
-        if state in ("done", "idle") and self._remaining():
-            state = "stopped" if self.user_stopped else state
-        self._set_run(self._status(state))
-
     def _changed_all(self) -> None:
         if len(self.table):
             self.rows_changed.emit(0, len(self.table) - 1)
@@ -431,25 +396,30 @@ class Session:
         if task is not None and not task.done():
             task.cancel()
 
-    async def close(self) -> None:
-        """Cancel everything and join the worker threads (each finishes the job it is running)."""
+    def _tasks(self) -> list[asyncio.Task]:
         tasks = [self._load_task, self._rebuild_task, self._run_task, *self._file_tasks, *self.teaching.tasks()]
-        live = [t for t in tasks if t is not None and not t.done()]
+        return [t for t in tasks if t is not None and not t.done()]
+
+    def _threads(self) -> list[WorkerThread]:
+        return [self.engine_thread, self.loader_thread, self.file_thread, *self.teaching.threads()]
+
+    async def close(self) -> None:
+        """Cancel everything, let the cancellations land, and stop the worker threads."""
+        live = self._tasks()
         for task in live:
             task.cancel()
         await asyncio.gather(*live, return_exceptions=True)
-        for worker in (self.engine_thread, self.loader_thread, self.file_thread, *self.teaching.threads()):
+        for worker in self._threads():
             worker.shutdown(wait=False)
 
     def shutdown(self) -> None:
         """Cancel every task and join the worker threads, from synchronous code (the window closing).
         Each thread finishes the job it is running (at most one micro-batch, ~1.5 s) and drops the rest."""
-        tasks = [self._load_task, self._rebuild_task, self._run_task, *self._file_tasks, *self.teaching.tasks()]
-        for task in tasks:
-            self._cancel(task)
+        for task in self._tasks():
+            task.cancel()
         self.join_threads()
 
     def join_threads(self) -> None:
         """Wait for the worker threads to finish their last job (at exit, so none outlives the app)."""
-        for worker in (self.engine_thread, self.loader_thread, self.file_thread, *self.teaching.threads()):
+        for worker in self._threads():
             worker.shutdown(wait=True)
