@@ -42,6 +42,7 @@ class FakeScorer:
         self.salt = profile.content_hash()
         self.bias = np.zeros(len(self.labels), dtype=np.float32)
         self.prefix_length = 10
+        self.prefix_problem = "stored prefix damaged; recomputed" if profile.instruction.startswith("DAMAGED") else None
 
     def _score(self, text: str) -> TicketScore:
         v = text_vector(text, self.salt)

@@ -333,3 +333,12 @@ async def test_taught_tickets_that_are_not_loaded_are_scored_for_their_features(
         key[1] == "refund invoice from last week" for key in fake.scored
     )
     assert session.teaching.status.taught == 2
+
+
+@run
+async def test_a_repaired_prefix_is_reported_with_the_prompt(session, fake):
+    await ready(session)
+    assert session.prompt_status.notice == ""
+    session.set_prompt(other("DAMAGED store entry for this prompt."))
+    await until(lambda: session.prompt_status.state == "ready" and session.prompt_status.version == 1)
+    assert session.prompt_status.notice == "stored prefix damaged; recomputed"

@@ -75,7 +75,11 @@ def run(args: argparse.Namespace) -> int:
         print(message, file=sys.stderr)
 
     loaded = load_model(args.model, args.device, progress, args.threads, args.dtype)
+    if loaded.repaired:
+        print(loaded.repaired, file=sys.stderr)
     scorer = Scorer(loaded, profile, calibrate=not args.no_calibration)
+    if scorer.prefix_problem:
+        print(scorer.prefix_problem, file=sys.stderr)
     table.start_version(0, scorer.labels, scorer.bias.tolist())
     if getattr(args, "ray", None):
         from .cluster import score_on_ray

@@ -96,6 +96,7 @@ class Scorer:
         self._pad_id = int(pad if isinstance(pad, int) else 0)
         self.max_batch = max(1, _LOGITS_BUDGET // ((trie.n_nodes + 1) * self.decoder.vocab_size * 4))
         self.prefix_from_disk = False
+        self.prefix_problem: str | None = None
         self.prefix = self._build_prefix(stored_prefix)
         # Added to every path's log-probabilities before the softmax; zero when calibration is off.
         self.bias = torch.zeros(len(self.labels))
@@ -121,7 +122,9 @@ class Scorer:
         ids = self.layout.prefix_ids
         if not ids:
             return PrefixCache([], 0, 0.0)
-        layers = prefix_store.load(self.loaded, ids) if stored else None
+        found = prefix_store.read(self.loaded, ids) if stored else prefix_store.Lookup()
+        layers = found.layers
+        self.prefix_problem = found.problem  # a damaged stored prefix was discarded: tell the user
         self.prefix_from_disk = layers is not None
         if layers is None:
             input_ids = torch.tensor([ids], dtype=torch.long, device=self.device)

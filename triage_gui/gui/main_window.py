@@ -155,6 +155,8 @@ class MainWindow(QMainWindow):
         if status.state == "ready":
             self.settings.set("model", self.session.model_spec or BUNDLED)
             self.model_status.setText(f"{status.name} · {status.device} · loaded in {status.seconds:.1f} s")
+            if status.message:
+                self.statusBar().showMessage(status.message, 15000)
             if self.freeze_gc:
                 gc.collect(1)
                 gc.freeze()  # torch's long-lived objects out of the collector's full passes
@@ -172,6 +174,8 @@ class MainWindow(QMainWindow):
                 f"The prompt's {status.prefix_tokens} tokens are cached; each ticket adds only its own."
                 + (" Label scores are calibrated against the prompt's own bias." if status.calibrated else "")
             )
+            if status.notice:
+                self.statusBar().showMessage(status.notice, 15000)
             labels = self.session.table.labels
             self.tickets.refresh_label_filter()
             self.model.reset()

@@ -102,6 +102,7 @@ class Session:
         if m is None:
             return ModelStatus("none", message=message)
         backend = getattr(getattr(m, "decoder", None), "backend", "")
+        message = message or getattr(m, "repaired", "")  # a damaged converted copy was rebuilt: say so
         return ModelStatus("ready", m.name, str(m.device), message, 1.0, m.load_seconds, m.licence, backend)
 
     async def _load(self, spec: str) -> None:
@@ -187,6 +188,7 @@ class Session:
                 float(getattr(prefix, "build_seconds", 0.0)),
                 bool(getattr(scorer, "prefix_from_disk", False)),
                 bool(getattr(scorer, "calibrated", False)),
+                notice=getattr(scorer, "prefix_problem", None) or "",
             )
         )
         self._changed_all()

@@ -31,6 +31,7 @@ class PromptStatus:
     calibrated: bool = False
     message: str = ""  # why the last update failed
     field: str = ""  # the prompt field it points at
+    notice: str = ""  # something repaired on the way (a damaged stored prefix discarded and recomputed)
 
 
 @dataclass(frozen=True)
