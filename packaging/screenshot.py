@@ -33,16 +33,18 @@ def main() -> int:
     os.environ["TRIAGE_GUI_CONFIG_DIR"] = tempfile.mkdtemp(prefix="triage-shot-")
     sys.path.insert(0, str(ROOT))
     import qasync
-    from PySide6.QtCore import QEventLoop, Qt
+    from PySide6.QtCore import QEventLoop
 
     from triage_gui.gui.app import make_application
     from triage_gui.gui.main_window import MainWindow
 
     app = make_application([])
-    if args.dark:
-        app.styleHints().setColorScheme(Qt.ColorScheme.Dark)
     qasync.QEventLoop(app, already_running=True)
     window = MainWindow()
+    if args.dark:
+        from triage_gui.gui import actions
+
+        actions.set_appearance(window, "dark")
     width, height = (int(x) for x in args.size.split("x"))
     window.resize(width, height)
     window.show()

@@ -9,7 +9,7 @@ import pytest
 from helpers import SAMPLE
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QApplication, QStyle, QToolButton
+from PySide6.QtWidgets import QApplication, QPushButton, QStyle, QToolButton
 from qt_helpers import close, drop_files, open_window, wait_all_labelled
 
 from triage_gui.gui import actions, prompt_actions
@@ -77,16 +77,19 @@ def blend(top: QColor, base: QColor) -> QColor:
 def test_label_colours_are_readable_in_light_and_dark(qtbot, config, loaded, event_loop_qt, scheme):
     window = loaded_window(qtbot, (1280, 720))
     actions.set_appearance(window, scheme)  # what View > Appearance and a dark system scheme do
+    qtbot.wait(100)
     try:
         assert (QApplication.palette().color(QPalette.ColorRole.Base).lightness() < 128) == (scheme == "dark")
+        shown = window.tickets.table.palette().color(QPalette.ColorRole.Base)  # the widgets follow, not only the app
+        assert (shown.lightness() < 128) == (scheme == "dark")
         palette = QApplication.palette()
         base, text = palette.color(QPalette.ColorRole.Base), palette.color(QPalette.ColorRole.Text)
         for i in range(10):
             tint = label_color(i, scheme == "dark")
             assert contrast(text, blend(tint, base)) >= 4.5
         cell = window.model.index(0, window.model.columns().index("Label"))
-        shown = window.model.data(cell, Qt.ItemDataRole.BackgroundRole)
-        assert contrast(text, blend(shown, base)) >= 4.5
+        tint = window.model.data(cell, Qt.ItemDataRole.BackgroundRole)
+        assert contrast(text, blend(tint, base)) >= 4.5
         window.grab().save(f"/tmp/window-{scheme}.png")
     finally:
         actions.set_appearance(window, "light")
@@ -150,7 +153,7 @@ def test_a_slow_model_load_shows_progress_and_can_be_cancelled(qtbot, config, lo
             lambda: window.progress_dialog is not None and window.progress_dialog.isVisible(), timeout=5_000
         )
         assert "Downloading" in window.progress_dialog.labelText()
-        window.progress_dialog.cancel()
+        window.progress_dialog.findChild(QPushButton).click()  # the dialog's Cancel button
         qtbot.waitUntil(lambda: window.progress_dialog is None, timeout=5_000)
         assert window.session.model is before and window.session.model_status.state == "ready"
         assert window.model_status.text().startswith(before.name)

@@ -63,8 +63,9 @@ class FeatureStore:
         return self.view(self._rows)[np.asarray(rows, dtype=np.int64)]
 
     def view(self, rows: int) -> FeatureRows:
-        """The first ``rows`` rows, indexable like a float32 array (dequantised on read)."""
-        return FeatureRows(self._values, self._scales, min(rows, self._rows), self.dim)
+        """The first ``rows`` rows, indexable like a float32 array (dequantised on read). Before the first
+        row is scored the dimension is unknown: the view is empty."""
+        return FeatureRows(self._values, self._scales, min(rows, self._rows) if self.dim else 0, self.dim)
 
     @property
     def nbytes(self) -> int:

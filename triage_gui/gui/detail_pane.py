@@ -12,7 +12,7 @@ from .ticket_model import is_dark, label_color
 
 SOURCE_TEXT = {
     "prompt": "from the prompt (calibrated label scores)",
-    "learned": "learned from the tickets you taught and the prompt's examples",
+    "learned": "learned from the tickets you taught and the prompt's examples and label descriptions",
     "taught": "taught by you",
 }
 
@@ -69,6 +69,8 @@ class DetailPane(QWidget):
         self.origin = QLabel()
         self.origin.setWordWrap(True)
         self.teach_box = QComboBox()
+        self.teach_box.setMinimumContentsLength(12)
+        self.teach_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.teach_box.setAccessibleName("Teach this ticket")
         self.teach_box.setToolTip("Set the right label; the other tickets are relabelled from it at once")
         self.teach_box.activated.connect(self._teach_chosen)

@@ -208,7 +208,10 @@ class MainWindow(QMainWindow):
             self.learn_status.setText("Learning…")
         elif status.state == "ready":
             accuracy = "" if status.estimated_accuracy is None else f", ~{100 * status.estimated_accuracy:.0f}% est."
-            self.learn_status.setText(f"Learned from {status.taught} taught + {status.examples} prompt{accuracy}")
+            if status.taught:
+                self.learn_status.setText(f"Learned from {status.taught} taught tickets{accuracy}")
+            else:
+                self.learn_status.setText("Learned from the prompt's examples (teach to improve)")
             self.learn_status.setToolTip(
                 f"{status.method}. Estimated accuracy is cross-validated on the taught tickets. Refit in "
                 f"{status.fit_ms:.0f} ms."

@@ -51,6 +51,7 @@ class Teaching:
         self._prepare_task: asyncio.Task | None = None
         self._vectorise_task: asyncio.Task | None = None
         self._vectorised = 0  # rows handed to the store (in order)
+        self._fitted_on = 0  # scored rows when the head was last fitted
 
     # ------------------------------------------------------------- plumbing
 
@@ -173,7 +174,7 @@ class Teaching:
         """A new prompt version (or model): features of the prompt's examples and of taught tickets that
         are not loaded are computed again on the engine thread, then the head is refitted."""
         self._version = self.session.table.version
-        self._pseudo, self._outside, self.head = None, {}, None
+        self._pseudo, self._outside, self.head, self._fitted_on = None, {}, None, 0
         self._mark_rows(range(len(self.session.table)))
         self._cancel(self._prepare_task)
         self._cancel(self._task)
@@ -205,14 +206,24 @@ class Teaching:
             self._vectorised = stop
 
     def rows_scored(self, rows: Sequence[int]) -> None:
-        """Label freshly scored rows with the current head; refit if a taught ticket just got features."""
+        """Label freshly scored rows with the current head. Refit when a taught ticket just got its
+        features, and each time the scored rows have doubled (16, 32, 64...): the standardisation and the
+        self-training then see the file, not its first tickets; log2(rows) refits in all."""
         table = self.session.table
         if self.head is not None and table.head_active:
             idx = np.asarray(rows, dtype=np.int64)
             probs = self.head.predict_texts(table.features.get(idx), [table.texts[r] for r in rows], self.store)
             table.set_head(probs, idx)
-        if any(table.taught_label(r) is not None for r in rows):
+        refitting = self._task is not None and not self._task.done()
+        grown = self._grown() and not refitting  # never restart a refit in flight for this: it would starve
+        if grown or any(table.taught_label(r) is not None for r in rows):
             self._refit_soon()
+
+    def _grown(self) -> bool:
+        """The scored rows doubled since the last fit, or all of them are scored now."""
+        table = self.session.table
+        scored = table.count_scored()
+        return scored >= max(16, 2 * self._fitted_on) or scored == table.count_scorable() > self._fitted_on
 
     def baseline_scored(self, rows: Sequence[int]) -> None:
         table = self.session.table
@@ -231,7 +242,7 @@ class Teaching:
         self._cancel(self._vectorise_task)
         self.store = LexicalStore()
         self._vectorised = 0
-        self.head = None
+        self.head, self._fitted_on = None, 0
         if self.status.state != "off":
             self._set(HeadStatus("off", len(self.taught)))
 
@@ -264,6 +275,9 @@ class Teaching:
         rows = min(len(table), self._vectorised)
         taught = taught_set(table, self.items(), self._outside)
         pseudo = self._pseudo
+        scored = table.count_scored()
+        if not scored:
+            return  # nothing to learn the features' spread from or to relabel yet; the first batches refit
         self._set(HeadStatus("fitting", len(self.taught), len(pseudo), self.status.estimated_accuracy))
         started = time.perf_counter()
         features = table.features.view(rows)
@@ -279,7 +293,7 @@ class Teaching:
             return
         if version != table.version or not apply_fit(table, fit, rows, version):
             return
-        self.head, self.last_fit = fit.head, fit
+        self.head, self.last_fit, self._fitted_on = fit.head, fit, scored
         late = [r for r in range(rows, len(table)) if table.scored(r)]
         if late:
             self.rows_scored(late)
@@ -295,3 +309,5 @@ class Teaching:
         table.set_head(np.zeros((0, labels), np.float32), np.zeros(0, np.int64), oof)
         self._set(HeadStatus("ready", len(self.taught), len(pseudo), estimate, METHOD, 1000 * seconds))
         session.rows_changed.emit(0, max(0, len(table) - 1))
+        if self._grown():  # tickets scored while this fit ran have doubled what it saw: fit again
+            self._refit_soon()
