@@ -100,7 +100,7 @@ def test_ray_local_gives_the_labels_of_one_process(tickets, one_process, tmp_pat
 
 
 def test_a_worker_killed_mid_job_is_restarted_and_its_block_scored_again(tickets, one_process, cluster, tmp_path):
-    from triage_gui.cluster import FAULT_ENV
+    from triage_gui.cluster_worker import FAULT_ENV
 
     marker = tmp_path / "killed"
     out = tmp_path / "out.csv"
@@ -118,7 +118,7 @@ def test_a_worker_killed_mid_job_is_restarted_and_its_block_scored_again(tickets
 
 
 def test_a_block_failing_three_times_stops_with_one_sentence(tickets, cluster, tmp_path):
-    from triage_gui.cluster import FAULT_ENV
+    from triage_gui.cluster_worker import FAULT_ENV
 
     out = tmp_path / "out.csv"
     env = {**os.environ, FAULT_ENV: "raise"}  # every block fails on the worker (a death is tested above)
@@ -174,7 +174,8 @@ def test_without_ray_one_sentence_says_how_to_install_it(monkeypatch):
 
 
 def test_blocks_are_whole_micro_batches_and_scores_travel_exactly():
-    from triage_gui.cluster import BLOCK_TICKETS, PackedScores, block_size
+    from triage_gui.cluster import BLOCK_TICKETS, block_size
+    from triage_gui.cluster_worker import PackedScores
     from triage_gui.engine.results import TicketScore
 
     assert block_size(40, 2, 8) == 8  # five blocks: both workers busy, a lost block costs little

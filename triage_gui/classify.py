@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+from .console import progress_line
 from .engine.table import NewRow, TicketTable
 
 
@@ -32,11 +33,6 @@ def read_table(path: str, column: str | None) -> tuple[TicketTable, str, str]:
     if not table.count_scorable():
         raise ValueError(f"{name} holds no tickets ({source.summary()})")
     return table, source.columns[index], source.summary()
-
-
-def progress_line(done: int, total: int, started: float, extra: str = "") -> None:
-    rate = done / max(1e-9, time.perf_counter() - started)
-    print(f"\r{done}/{total} tickets, {rate:.1f}/s{extra}", end="", file=sys.stderr, flush=True)
 
 
 def score_local(scorer, table: TicketTable, batch_size: int, baseline: bool) -> None:
