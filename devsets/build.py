@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Build the dev sets from BANKING77 (not shipped: ../shared/data/banking77/test.csv, CC-BY-4.0).
 
-Each grouping maps the 77 intents to support queues; the output CSV has text, category (the intent)
-and queue (the gold column). Usage: python devsets/build.py [BANKING77_CSV] -> devsets/build/*.csv
+Each grouping maps intents to support queues: all 77 (queues5, queues8), or a few (queues5narrow: 15 intents,
+3 per queue, as a lead's queues often are); tickets of unmapped intents are left out. The output CSV has
+text, category (the intent) and queue (the gold column).
+Usage: python devsets/build.py [BANKING77_CSV] -> devsets/build/*.csv
 """
 
 from __future__ import annotations
@@ -25,15 +27,16 @@ def main() -> int:
     for grouping in sorted(HERE.glob("*-grouping.json")):
         name = grouping.name.removesuffix("-grouping.json")
         queues = json.loads(grouping.read_text(encoding="utf-8"))
-        missing = {r["category"] for r in rows} - set(queues)
-        if missing:
-            raise SystemExit(f"{grouping.name} does not map {', '.join(sorted(missing))}")
+        unknown = set(queues) - {r["category"] for r in rows}
+        if unknown:
+            raise SystemExit(f"{grouping.name} maps intents BANKING77 does not have: {', '.join(sorted(unknown))}")
+        kept = [r for r in rows if r["category"] in queues]
         with open(out_dir / f"{name}.csv", "w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
             writer.writerow(["text", "category", "queue"])
-            for row in rows:
+            for row in kept:
                 writer.writerow([row["text"], row["category"], queues[row["category"]]])
-        print(f"{out_dir / (name + '.csv')}: {len(rows)} tickets, {len(set(queues.values()))} queues")
+        print(f"{out_dir / (name + '.csv')}: {len(kept)} tickets, {len(set(queues.values()))} queues")
     return 0
 
 
