@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..engine.learning import Examples, Fit, Head, fit_all, out_of_fold
+from ..engine.learning import Examples, Fit, Head, Scaler, fit_all, out_of_fold
 from ..engine.lexical import LexicalStore
 from ..engine.teacher import apply_fit, features_of, prompt_examples, pseudo_set, taught_set
 from .events import Event
@@ -52,6 +52,7 @@ class Teaching:
         self._vectorise_task: asyncio.Task | None = None
         self._vectorised = 0  # rows handed to the store (in order)
         self._fitted_on = 0  # scored rows when the head was last fitted
+        self._scaler: tuple[int, int, Scaler] | None = None  # (version, scored rows, spread) of the last fit
 
     # ------------------------------------------------------------- plumbing
 
@@ -281,9 +282,11 @@ class Teaching:
         self._set(HeadStatus("fitting", len(self.taught), len(pseudo), self.status.estimated_accuracy))
         started = time.perf_counter()
         features = table.features.view(rows)
+        cached = self._scaler
+        scaler = cached[2] if cached is not None and cached[:2] == (version, scored) else None
         try:
             fit = await self.thread.run(
-                fit_all, taught, pseudo, features, self.store, table.texts, rows, len(table.labels)
+                fit_all, taught, pseudo, features, self.store, table.texts, rows, len(table.labels), True, scaler
             )
         except asyncio.CancelledError:
             raise
@@ -294,6 +297,7 @@ class Teaching:
         if version != table.version or not apply_fit(table, fit, rows, version):
             return
         self.head, self.last_fit, self._fitted_on = fit.head, fit, scored
+        self._scaler = (version, scored, fit.head.scaler)
         late = [r for r in range(rows, len(table)) if table.scored(r)]
         if late:
             self.rows_scored(late)
