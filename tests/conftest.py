@@ -65,14 +65,21 @@ def pytest_terminal_summary(terminalreporter):
 
 
 @pytest.fixture(scope="session")
-def event_loop_qt(qapp):
-    """asyncio on the Qt event loop, as the app runs it (qasync): the session's tasks are driven by the
-    same Qt event processing that pytest-qt's waits use."""
-    import asyncio
-
+def _qt_loop(qapp):
     import qasync
 
-    loop = qasync.QEventLoop(qapp, already_running=True)
-    asyncio.set_event_loop(loop)
-    yield loop
+    return qasync.QEventLoop(qapp, already_running=True)
+
+
+@pytest.fixture
+def event_loop_qt(_qt_loop):
+    """asyncio on the Qt event loop, as the app runs it (qasync): the session's tasks are driven by the
+    same Qt event processing that pytest-qt's waits use. The loop counts as running only during the test
+    (qasync's ``already_running`` mode), so later tests can still start plain asyncio loops."""
+    import asyncio
+
+    asyncio.events._set_running_loop(_qt_loop)
+    asyncio.set_event_loop(_qt_loop)
+    yield _qt_loop
     asyncio.events._set_running_loop(None)
+    asyncio.set_event_loop(None)

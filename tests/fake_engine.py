@@ -74,6 +74,7 @@ class FakeEngine:
     scored: dict = field(default_factory=dict)  # (prompt salt, text) -> times scored
     full: dict = field(default_factory=dict)
     builds: list = field(default_factory=list)  # instructions built, in order (finished builds)
+    calibrated: list = field(default_factory=list)  # the calibrate flag of each build
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
@@ -86,12 +87,13 @@ class FakeEngine:
         progress(0.5, "halfway")
         return FakeModel(spec, device)
 
-    def build(self, loaded: FakeModel, profile: PromptProfile) -> FakeScorer:
+    def build(self, loaded: FakeModel, profile: PromptProfile, calibrate: bool = True) -> FakeScorer:
         self.build_gate.wait(10)
         time.sleep(self.build_seconds)
         if profile.instruction.startswith("FAIL"):
             raise ValueError("The prompt uses 9000 of the model's 8192 tokens, leaving no room for a ticket.")
         self.builds.append(profile.instruction)
+        self.calibrated.append(calibrate)
         return FakeScorer(self, profile)
 
     def as_engine(self) -> Engine:

@@ -140,18 +140,26 @@ def test_writing_over_the_input_is_refused_before_anything_runs(tmp_path):
 
 
 def test_an_unwritable_output_is_found_before_scoring_and_named(tmp_path):
-    locked = tmp_path / "locked"
-    locked.mkdir()
-    locked.chmod(0o500)
-    try:
-        result = run_cli("classify", str(SAMPLE), "--out", str(locked / "out.csv"))
-    finally:
-        locked.chmod(0o700)
-    last = result.stderr.strip().splitlines()[-1]
-    assert result.returncode == 2 and str(locked / "out.csv") in last and ".tmp" not in last
-    assert "Loading" not in result.stderr  # refused before the model was even loaded
-    missing = run_cli("classify", str(SAMPLE), "--out", str(tmp_path / "no" / "such" / "out.csv"))
-    assert missing.returncode == 2 and "does not exist" in missing.stderr
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    for out, reason in (
+        (blocker / "out.csv", "does not exist"),  # a file where the folder should be
+        (tmp_path / "no" / "such" / "out.csv", "does not exist"),
+        (tmp_path, "is a folder"),
+    ):
+        result = run_cli("classify", str(SAMPLE), "--out", str(out))
+        last = result.stderr.strip().splitlines()[-1]
+        assert result.returncode == 2 and str(out) in last and reason in last and ".tmp" not in last
+        assert "Loading" not in result.stderr  # refused before the model was even loaded
+    if os.geteuid() != 0:  # root writes into read-only folders: the permission case only means something for users
+        locked = tmp_path / "locked"
+        locked.mkdir()
+        locked.chmod(0o500)
+        try:
+            result = run_cli("classify", str(SAMPLE), "--out", str(locked / "out.csv"))
+        finally:
+            locked.chmod(0o700)
+        assert result.returncode == 2 and "permission denied" in result.stderr.strip().splitlines()[-1]
 
 
 def test_train_teaches_from_a_labelled_file_before_labelling(tmp_path, loaded):

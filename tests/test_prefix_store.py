@@ -37,7 +37,7 @@ def test_a_damaged_store_entry_is_recomputed(loaded, profile):
     path.write_bytes(path.read_bytes()[:1000])  # truncated, as after a crash mid-copy
     rebuilt = Scorer(loaded, profile)
     assert not rebuilt.prefix_from_disk
-    assert path.name in (prefix_store.last_problem() or "")
+    assert path.name in (rebuilt.prefix_problem or "")
     reference = Scorer(loaded, profile, stored_prefix=False)
     for (k0, _), (k1, _) in zip(reference.prefix.layers, rebuilt.prefix.layers):
         assert torch.equal(k0, k1)
@@ -64,18 +64,18 @@ def test_altered_values_in_a_stored_prefix_are_reported_deleted_and_never_used(l
     write_noise(path)
     damaged = Scorer(loaded, profile)
     assert not damaged.prefix_from_disk
-    problem = prefix_store.last_problem() or ""
+    problem = damaged.prefix_problem or ""
     assert path.name in problem and "checksum" in problem
     for (k0, v0), (k1, v1) in zip(reference.prefix.layers, damaged.prefix.layers):
         assert torch.equal(k0, k1) and torch.equal(v0, v1)
     texts = banking_tickets(4)
     assert [s.logprobs for s in damaged.score_batch(texts)] == [s.logprobs for s in reference.score_batch(texts)]
     again = Scorer(loaded, profile)  # the entry was deleted and stored again, whole
-    assert again.prefix_from_disk and prefix_store.last_problem() is None
+    assert again.prefix_from_disk and again.prefix_problem is None
 
 
 def test_read_returns_the_problem_with_no_layers(loaded, profile):
-    """For callers that want the reason without the thread-local: ``read`` returns both."""
+    """``read`` returns the layers or, for a damaged entry, none and the reason."""
     scorer = Scorer(loaded, profile)
     path = entry(loaded, scorer)
     write_noise(path)
@@ -93,8 +93,8 @@ def test_an_entry_without_a_checksum_is_not_trusted(loaded, profile):
     for i, (k, v) in enumerate(scorer.prefix.layers):
         tensors[f"k{i}"], tensors[f"v{i}"] = k.contiguous(), v.contiguous()
     save_file(tensors, str(entry(loaded, scorer)))  # as the store wrote them before checksums
-    assert prefix_store.load(loaded, scorer.layout.prefix_ids) is None
-    assert "no checksum" in (prefix_store.last_problem() or "")
+    found = prefix_store.read(loaded, scorer.layout.prefix_ids)
+    assert found.layers is None and "no checksum" in (found.problem or "")
 
 
 def test_a_prefix_computed_by_other_code_is_not_reused(loaded, profile, monkeypatch, tmp_path):

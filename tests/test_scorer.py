@@ -35,10 +35,18 @@ SHARED_FIRST_TOKEN = PromptProfile(
 
 
 def assert_same(score, reference, scorer):
-    """Same log-probabilities as the reference, and the label the reference gives after calibration."""
+    """Same log-probabilities as the reference, and the label the reference gives after calibration.
+
+    Labels whose calibrated scores lie within the log-prob tolerance of the best are a tie no path can
+    break the same way (the empty ticket is one by construction: it is what calibration makes uniform);
+    the label must then be one of them."""
     assert max(abs(a - b) for a, b in zip(score.logprobs, reference)) < TOL
     calibrated = [r + float(b) for r, b in zip(reference, scorer.bias)]
-    assert score.label == scorer.labels[max(range(len(calibrated)), key=calibrated.__getitem__)]
+    best = max(calibrated)
+    tied = {scorer.labels[i] for i, c in enumerate(calibrated) if best - c < 2 * TOL}
+    assert score.label in tied
+    if len(tied) == 1:
+        assert score.label == scorer.labels[calibrated.index(best)]
     assert abs(sum(score.probs) - 1) < 1e-5
 
 
@@ -50,7 +58,9 @@ def check_all_paths(scorer: Scorer, texts: list[str]):
         full = scorer.score_full(text)
         for score in (from_batch, single, full):
             assert_same(score, reference, scorer)
-        assert from_batch.label == single.label == full.label
+        tied = sorted(from_batch.probs, reverse=True)[:2]
+        if tied[0] - tied[1] > 1e-3:  # outside float noise of a tie, every path gives the same label
+            assert from_batch.label == single.label == full.label
         for score in (single, full):  # the taught head's features: the same from every path
             assert np.allclose(score.features, from_batch.features, atol=FEATURE_TOL)
 

@@ -342,3 +342,17 @@ async def test_a_repaired_prefix_is_reported_with_the_prompt(session, fake):
     session.set_prompt(other("DAMAGED store entry for this prompt."))
     await until(lambda: session.prompt_status.state == "ready" and session.prompt_status.version == 1)
     assert session.prompt_status.notice == "stored prefix damaged; recomputed"
+
+
+@run
+async def test_calibration_can_be_turned_off_and_on_again(session, fake):
+    await ready(session)
+    session.add_rows(rows(6))
+    await idle(session)
+    session.set_calibration(False)
+    await idle(session)
+    assert fake.calibrated == [True, False] and session.table.version == 1
+    assert session.table.count_scored() == 6  # re-labelled with the raw prompt scores
+    session.set_calibration(False)  # unchanged: nothing rebuilt
+    await idle(session)
+    assert fake.calibrated == [True, False]

@@ -135,7 +135,9 @@ def test_detail_pane_explains_the_selected_ticket_and_ctrl_c_copies_tsv(qtbot, w
     assert detail.text.toPlainText() == table.texts[4]
     assert [name for name, *_ in detail.bars.rows] == table.labels
     assert abs(sum(p for _, p, *_ in detail.bars.rows) - 1) < 1e-4
-    assert table.label(4) in detail.origin.text() and "from the prompt" in detail.origin.text()
+    assert table.label(4) in detail.origin.text()
+    source = {"prompt": "from the prompt", "learned": "learned from", "taught": "taught by you"}[table.source(4)]
+    assert source in detail.origin.text()
     window.tickets.table.selectRow(0)
     window.tickets.table.selectionModel().select(
         window.tickets.proxy.index(1, 0),
@@ -257,3 +259,12 @@ def test_exports_keep_the_users_umask(qtbot, window, tmp_path):
     finally:
         os.umask(old)
     assert (out.stat().st_mode & 0o777) == 0o640
+
+
+def test_calibration_can_be_turned_off_in_the_window(qtbot, window):
+    sample_loaded(qtbot, window)
+    assert window.session.scorer.calibrated
+    window.calibrate_action.setChecked(False)
+    wait_all_labelled(qtbot, window, 60)
+    assert not window.session.scorer.calibrated and not window.session.scorer.bias.any()
+    assert window.settings.get_bool("calibrate", True) is False  # remembered

@@ -18,7 +18,7 @@ Every entry carries a crc32 of its tensors in its own metadata, written in the s
 replace (:func:`integrity.tensors_checksum`; 2.5 ms for the default 170-token prefix). An entry that
 is unreadable, short or fails its checksum is damaged: it is logged, deleted, never used, and the
 caller recomputes and stores it again. Why it was discarded is kept for the caller to show
-(:func:`read` returns it, :func:`last_problem` repeats it after :func:`load`).
+(:func:`read` returns it; the scorer keeps it as ``prefix_problem`` for the window and the command line).
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ import hashlib
 import logging
 import os
 import sys
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,7 +43,6 @@ from .model_loader import LoadedModel
 log = logging.getLogger(__name__)
 KEEP = 16  # stored prefixes; the oldest go first
 FORMAT = "2"  # entries with a checksum; it is part of the key, so entries from before are never read
-_last = threading.local()
 SOURCES = Path(__file__).resolve().parent  # where the modules that compute a prefix live
 PREFIX_CODE = ("decoder.py", "attention.py", "transformers_decoder.py", "scorer.py")
 _fingerprints: dict[Path, str] = {}
@@ -102,18 +100,6 @@ def key(loaded: LoadedModel, ids: list[int]) -> str | None:
     parts += [f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in files]
     parts.append(",".join(map(str, ids)))
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:32]
-
-
-def load(loaded: LoadedModel, ids: list[int]) -> KV | None:
-    """The stored prefix for these tokens, or None; after a None, :func:`last_problem` says if one was damaged."""
-    found = read(loaded, ids)
-    _last.problem = found.problem
-    return found.layers
-
-
-def last_problem() -> str | None:
-    """Why the last :func:`load` in this thread discarded a damaged entry (a sentence for the user), else None."""
-    return getattr(_last, "problem", None)
 
 
 def read(loaded: LoadedModel, ids: list[int]) -> Lookup:

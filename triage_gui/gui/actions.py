@@ -100,6 +100,12 @@ def build_menus(w: MainWindow) -> None:
 
     model_menu = w.menuBar().addMenu("&Model")
     action("&Choose model…", lambda: choose_model(w), None, model_menu)
+    w.calibrate_action = action("&Calibrate the prompt's label scores", None, None, model_menu)
+    w.calibrate_action.setCheckable(True)
+    w.calibrate_action.setToolTip("Divide out the label bias the prompt gives an empty ticket (on by default)")
+    w.calibrate_action.setChecked(w.settings.get_bool("calibrate", True))
+    w.session.calibrate = w.calibrate_action.isChecked()
+    w.calibrate_action.toggled.connect(lambda on: set_calibration(w, on))
     help_menu = w.menuBar().addMenu("&Help")
     action("&Guide and keyboard shortcuts", lambda: dialogs.show_guide(w, SHORTCUTS), "F1", help_menu)
     action("&About Ticket Triage", lambda: about(w), None, help_menu)
@@ -114,6 +120,11 @@ def set_appearance(w: MainWindow, scheme: str) -> None:
     w.settings.set("appearance", scheme)
     theme.apply_scheme(scheme)
     w.model.rows_changed(0, len(w.session.table) - 1)
+
+
+def set_calibration(w: MainWindow, on: bool) -> None:
+    w.settings.set("calibrate", on)
+    w.session.set_calibration(on)
 
 
 def follow_system_scheme(w: MainWindow) -> None:

@@ -8,6 +8,7 @@ from PySide6.QtGui import QPainter, QPalette
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from ..engine.table import TicketTable
+from .flow_layout import FlowLayout
 from .ticket_model import is_dark, label_color
 
 SOURCE_TEXT = {
@@ -69,7 +70,7 @@ class DetailPane(QWidget):
         self.origin = QLabel()
         self.origin.setWordWrap(True)
         self.teach_box = QComboBox()
-        self.teach_box.setMinimumContentsLength(12)
+        self.teach_box.setMinimumContentsLength(10)
         self.teach_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.teach_box.setAccessibleName("Teach this ticket")
         self.teach_box.setToolTip("Set the right label; the other tickets are relabelled from it at once")
@@ -80,9 +81,14 @@ class DetailPane(QWidget):
         self.forget_button = QPushButton("Forget")
         self.forget_button.setToolTip("Undo teaching this ticket (Delete in the table)")
         self.forget_button.clicked.connect(self._forget)
-        buttons = QHBoxLayout()
-        buttons.addWidget(QLabel("Teach:"))
-        buttons.addWidget(self.teach_box, 1)
+        teach_row = QWidget()
+        buttons = FlowLayout(teach_row)  # wraps on a narrow pane instead of forcing the window wider
+        teach = QWidget()
+        pair = QHBoxLayout(teach)
+        pair.setContentsMargins(0, 0, 0, 0)
+        pair.addWidget(QLabel("Teach:"))
+        pair.addWidget(self.teach_box)
+        buttons.addWidget(teach)
         buttons.addWidget(self.accept_button)
         buttons.addWidget(self.forget_button)
         box = QVBoxLayout(self)
@@ -91,7 +97,7 @@ class DetailPane(QWidget):
         box.addWidget(self.text, 2)
         box.addWidget(self.bars)
         box.addWidget(self.origin)
-        box.addLayout(buttons)
+        box.addWidget(teach_row)
         self.show_row(-1)
 
     def show_row(self, row: int) -> None:

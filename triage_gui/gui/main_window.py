@@ -50,6 +50,7 @@ class MainWindow(QMainWindow):
         self._closing = False
         # Set by the action modules (actions, prompt_actions) as they build and load; declared here.
         self.open_action = self.export_action = self.save_action = self.paste_action = self.stop_action = QAction()
+        self.calibrate_action = QAction()
         self.recent_menu: QMenu | None = None
         self.gold_mappings: dict[str, dict[str, str]] = {}  # gold value mappings, per file header
         self.profile_path = Path()

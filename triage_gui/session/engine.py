@@ -17,16 +17,16 @@ class Engine:
     """How the session makes models and scorers; the tests pass fakes, the app the real ones."""
 
     load: Callable[[str, str, Progress], Any]  # (spec, device, progress) -> LoadedModel
-    build: Callable[[Any, PromptProfile], ScorerLike]  # (loaded, profile) -> Scorer
+    build: Callable[[Any, PromptProfile, bool], ScorerLike]  # (loaded, profile, calibrate) -> Scorer
 
     @staticmethod
-    def real(calibrate: bool = True) -> Engine:
+    def real() -> Engine:
         def load(spec: str, device: str, progress: Progress) -> Any:
             from ..engine.model_loader import load_model  # torch loads on a worker thread, not the GUI's
 
             return load_model(spec, device, progress)
 
-        def build(loaded: Any, profile: PromptProfile) -> ScorerLike:
+        def build(loaded: Any, profile: PromptProfile, calibrate: bool) -> ScorerLike:
             from ..engine.scorer import Scorer
 
             return Scorer(loaded, profile, calibrate=calibrate)

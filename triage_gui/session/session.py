@@ -56,6 +56,7 @@ class Session:
         self.profile: PromptProfile | None = None  # the prompt the scorer in use was built from
         self.requested: PromptProfile | None = None  # the newest prompt asked for
         self.baseline = False
+        self.calibrate = True  # the prompt's label scores divided by its own label prior (README)
         self.user_stopped = False
         self.text_column = ""  # the column the ticket text comes from (as the first file's reader chose it)
         self.versions: list[tuple[int, PromptProfile]] = []  # every prompt version applied, oldest first
@@ -157,6 +158,15 @@ class Session:
         self._start_rebuild(profile)
         return True
 
+    def set_calibration(self, on: bool) -> None:
+        """Calibrate the prompt's label scores, or not: a new version of the same prompt, re-labelled."""
+        if on == self.calibrate:
+            return
+        self.calibrate = on
+        profile = self.requested or self.profile
+        if self.model is not None and profile is not None:
+            self._start_rebuild(profile)
+
     def _start_rebuild(self, profile: PromptProfile) -> None:
         self._cancel(self._rebuild_task)
         self._set_prompt(PromptStatus("updating", self.table.version))
@@ -165,7 +175,7 @@ class Session:
     async def _rebuild(self, profile: PromptProfile) -> None:
         self._cancel(self._run_task)  # the old version's labels stay shown, marked stale, until replaced
         try:
-            scorer = await self.engine_thread.run(self.engine.build, self.model, profile)
+            scorer = await self.engine_thread.run(self.engine.build, self.model, profile, self.calibrate)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
