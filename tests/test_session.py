@@ -274,6 +274,26 @@ def test_session_closes_its_threads(n):
     assert session.engine_thread._pool._shutdown
 
 
+@run
+async def test_the_loader_thread_ends_after_a_load_and_a_second_load_works(session, fake):
+    """Only the engine thread may outlive a load: a live loader thread kept its OpenMP team and slowed
+    labelling by a third on two cores (see session.workers)."""
+    import threading
+
+    def loaders() -> list[str]:
+        return [t.name for t in threading.enumerate() if t.name.startswith("model-loader")]
+
+    await ready(session)
+    await until(lambda: not loaders(), timeout=5)
+    session.load_model("fake-model-2")
+    await until(lambda: session.model.name == "fake-model-2" and session.prompt_status.state == "ready")
+    await until(lambda: not loaders(), timeout=5)
+    session.add_rows(rows(3))
+    await idle(session)
+    assert session.table.count_scored() == 3
+    assert any(t.name.startswith("engine") for t in threading.enumerate())
+
+
 def topical(n: int) -> list[NewRow]:
     words = {"billing": "refund invoice", "technical": "crash error", "account": "password login"}
     out = []

@@ -47,7 +47,7 @@ class Session:
         self.device = device
         self.batch_size = batch_size
         self.engine_thread = WorkerThread("engine")
-        self.loader_thread = WorkerThread("model-loader")
+        self.loader_thread = WorkerThread("model-loader", transient=True)  # see workers
         self.file_thread = WorkerThread("file-reader")
         self.table = TicketTable()
         self.model: Any = None

@@ -6,6 +6,9 @@ updates at once, without another model forward (features are kept per row). Rows
 labelled by the current head as they arrive. The prompt's examples and label descriptions are run
 through the same forward once per prompt version and learned from too, so the head works before the
 first correction.
+
+The learning modules (scikit-learn and SciPy) are imported on the learning thread when the first
+tickets arrive, not with the window: they took 1.5-2 s of its start, before the first label.
 """
 
 from __future__ import annotations
@@ -18,20 +21,27 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..engine.learning import Examples, Fit, Head, Scaler, fit_all, out_of_fold
-from ..engine.lexical import LexicalStore
-from ..engine.teacher import apply_fit, features_of, prompt_examples, pseudo_set, taught_set
 from .events import Event
 from .status import HeadStatus
 from .workers import WorkerThread
 
 if TYPE_CHECKING:
+    from ..engine.learning import Examples, Fit, Head, Scaler
+    from ..engine.lexical import LexicalStore
     from .gold import GoldColumn
     from .session import Session
 
 log = logging.getLogger(__name__)
 VECTORISE_CHUNK = 2048
 METHOD = "Hidden-state, word and character heads averaged; prompt examples and descriptions included"
+
+
+def _new_store() -> LexicalStore:
+    """A lexical store, importing the learning modules: call it on the learning thread."""
+    from ..engine import learning, teacher  # noqa: F401  (imported here, off the event loop)
+    from ..engine.lexical import LexicalStore
+
+    return LexicalStore()
 
 
 class Teaching:
@@ -41,7 +51,7 @@ class Teaching:
         self.changed: Event[[HeadStatus]] = Event()
         self.status = HeadStatus("off")
         self.taught: dict[str, str] = {}
-        self.store = LexicalStore()
+        self.store: LexicalStore | None = None  # made on the learning thread (see _new_store)
         self.head: Head | None = None
         self.last_fit: Fit | None = None
         self._pseudo: Examples | None = None
@@ -181,11 +191,21 @@ class Teaching:
         self._cancel(self._task)
         self._prepare_task = self._spawn(self._prepare(self._version), "prepare teaching")
 
+    async def _store(self) -> LexicalStore:
+        if self.store is None:
+            store = await self.thread.run(_new_store)
+            if self.store is None:
+                self.store = store
+        return self.store
+
     async def _prepare(self, version: int) -> None:
         session = self.session
         scorer, profile = session.scorer, session.profile
         if scorer is None or profile is None:
             return
+        await self._store()
+        from ..engine.teacher import features_of, prompt_examples, pseudo_set
+
         texts = [t for t, _ in prompt_examples(profile)]
         features = await session.engine_thread.run(features_of, scorer, texts)
         if version != session.table.version:
@@ -202,8 +222,9 @@ class Teaching:
         """Hash the new rows' n-grams on the learning thread, a chunk at a time, in row order."""
         table = self.session.table
         while self._vectorised < len(table):
+            store = await self._store()
             start, stop = self._vectorised, min(len(table), self._vectorised + VECTORISE_CHUNK)
-            await self.thread.run(self.store.add, table.texts[start:stop])
+            await self.thread.run(store.add, table.texts[start:stop])
             self._vectorised = stop
 
     def rows_scored(self, rows: Sequence[int]) -> None:
@@ -211,7 +232,7 @@ class Teaching:
         features, and each time the scored rows have doubled (16, 32, 64...): the standardisation and the
         self-training then see the file, not its first tickets; log2(rows) refits in all."""
         table = self.session.table
-        if self.head is not None and table.head_active:
+        if self.head is not None and self.store is not None and table.head_active:
             idx = np.asarray(rows, dtype=np.int64)
             probs = self.head.predict_texts(table.features.get(idx), [table.texts[r] for r in rows], self.store)
             table.set_head(probs, idx)
@@ -228,7 +249,7 @@ class Teaching:
 
     def baseline_scored(self, rows: Sequence[int]) -> None:
         table = self.session.table
-        if self.head is None or not table.head_active:
+        if self.head is None or self.store is None or not table.head_active:
             return
         found = {}
         for row in rows:
@@ -241,7 +262,7 @@ class Teaching:
     def cleared(self) -> None:
         self._cancel(self._task)
         self._cancel(self._vectorise_task)
-        self.store = LexicalStore()
+        self.store = None
         self._vectorised = 0
         self.head, self._fitted_on = None, 0
         if self.status.state != "off":
@@ -264,6 +285,9 @@ class Teaching:
         session, table = self.session, self.session.table
         if self._pseudo is None:
             return
+        from ..engine.learning import fit_all, out_of_fold  # loaded by _prepare, on the learning thread
+        from ..engine.teacher import apply_fit, features_of, taught_set
+
         loaded = {table.texts[int(r)] for r in table.taught_rows() if table.scored(int(r))}
         outside_texts = [t for t in self.taught if t not in self._outside and t not in loaded]
         if outside_texts and session.scorer is not None:
@@ -273,6 +297,7 @@ class Teaching:
             self._outside.update(zip(outside_texts, found))
         if self._vectorise_task is not None and not self._vectorise_task.done():
             await asyncio.shield(self._vectorise_task)
+        store = await self._store()
         rows = min(len(table), self._vectorised)
         taught = taught_set(table, self.items(), self._outside)
         pseudo = self._pseudo
@@ -286,7 +311,7 @@ class Teaching:
         scaler = cached[2] if cached is not None and cached[:2] == (version, scored) else None
         try:
             fit = await self.thread.run(
-                fit_all, taught, pseudo, features, self.store, table.texts, rows, len(table.labels), True, scaler
+                fit_all, taught, pseudo, features, store, table.texts, rows, len(table.labels), True, scaler
             )
         except asyncio.CancelledError:
             raise
@@ -307,7 +332,7 @@ class Teaching:
         session.rows_changed.emit(0, max(0, len(table) - 1))
         # Then, off the critical path: each taught ticket's out-of-fold label and the accuracy estimate.
         scaler, labels = fit.head.scaler, len(table.labels)
-        oof, estimate = await self.thread.run(out_of_fold, taught, pseudo, scaler, self.store, labels)
+        oof, estimate = await self.thread.run(out_of_fold, taught, pseudo, scaler, store, labels)
         if version != table.version:
             return
         table.set_head(np.zeros((0, labels), np.float32), np.zeros(0, np.int64), oof)
