@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 
 import pytest
 from helpers import SAMPLE
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QPushButton, QStyle, QToolButton
 from qt_helpers import close, drop_files, open_window, wait_all_labelled
 
 from triage_gui.gui import actions, prompt_actions
+from triage_gui.gui.latency_chart import legend
 from triage_gui.gui.ticket_model import label_color
 
 
@@ -52,6 +54,11 @@ def test_laptop_screens_keep_every_control_readable(qtbot, config, loaded, event
         descriptions = window.editor.labels
         assert descriptions.columnWidth(1) >= 120  # descriptions wrap in a readable column
         assert descriptions.rowHeight(2) > descriptions.fontMetrics().height() * 1.5  # wrapped, not cut with "…"
+        chart = window.results.chart
+        plot = QRectF(48, 10, chart.width() - 58, chart.height() - 36)
+        boxes = [rect for _, rect, _ in legend(chart.fontMetrics(), plot)]
+        assert all(a.right() < b.left() - 16 for a, b in itertools.pairwise(boxes)), "chart legend overlaps"
+        assert boxes[0].left() >= plot.left() and boxes[-1].right() <= plot.right() + 1
         window.grab().save(f"/tmp/window-{size[0]}x{size[1]}.png")
     finally:
         close(window)

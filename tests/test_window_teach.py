@@ -53,6 +53,8 @@ def test_teaching_ten_tickets_relabels_the_others_within_a_second(qtbot, window,
     status = window.session.teaching.status
     assert status.taught == 10 and status.estimated_accuracy is not None
     assert "Learned from 10 taught" in window.learn_status.text()
+    window.tickets.select_source_row(others[0])  # the detail pane says what this label was learned from
+    assert "learned from the 10 tickets you taught" in window.detail.origin.text()
     window.refresh_stats()
     # Honest accuracy: taught rows count with their out-of-fold label, not with the label they were taught.
     assert set(table.out_of_fold) == set(chosen)

@@ -13,7 +13,7 @@ from .ticket_model import is_dark, label_color
 
 SOURCE_TEXT = {
     "prompt": "from the prompt (calibrated label scores)",
-    "learned": "learned from the tickets you taught and the prompt's examples and label descriptions",
+    "learned": "learned from the prompt's examples and label descriptions",
     "taught": "taught by you",
 }
 
@@ -60,6 +60,7 @@ class DetailPane(QWidget):
         super().__init__(parent)
         self.table = table
         self.row = -1
+        self.taught_count = 0  # tickets the taught classifier learned from (the window keeps it current)
         self.header = QLabel("Select a ticket to read it whole and see why it got its label.")
         self.header.setWordWrap(True)
         self.header.setAccessibleName("Selected ticket")
@@ -140,7 +141,11 @@ class DetailPane(QWidget):
             return "Not labelled yet."
         if table.stale(row):
             return f"<b>{label}</b> is from the previous prompt version; the new label is on its way."
-        parts = [f"<b>{label}</b>, {SOURCE_TEXT.get(table.source(row), table.source(row))}"]
+        source = table.source(row)
+        parts = [f"<b>{label}</b>, {SOURCE_TEXT.get(source, source)}"]
+        if source == "learned" and self.taught_count:
+            tickets = f"{self.taught_count} ticket{'s' if self.taught_count != 1 else ''}"
+            parts[0] = f"<b>{label}</b>, learned from the {tickets} you taught and the prompt's examples"
         confidence = table.confidence(row)
         if confidence is not None and table.taught_label(row) is None:
             parts[0] += f" (confidence {confidence:.2f})"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QPainter, QPainterPath, QPalette, QPen
+from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPainterPath, QPalette, QPen
 from PySide6.QtWidgets import QWidget
 
 CACHED_COLOR = QColor(40, 130, 230)
@@ -68,13 +68,28 @@ class LatencyChart(QWidget):
             painter.setPen(QPen(color, 1.5))
             painter.drawPath(path)
         painter.setPen(text_color)
-        legend_y = plot.bottom() + 6
-        painter.drawText(QRectF(plot.left(), legend_y, plot.width(), 18), Qt.AlignmentFlag.AlignLeft, "ms per ticket")
-        metrics = painter.fontMetrics()
-        entries = [("fast path (cached prefix)", CACHED_COLOR), ("baseline (full re-encode)", BASELINE_COLOR)]
-        x = plot.right() - sum(metrics.horizontalAdvance(name) + 34 for name, _ in entries)
-        for name, color in entries:
-            painter.fillRect(QRectF(x, legend_y + 5, 12, 8), color)
-            width = metrics.horizontalAdvance(name) + 4
-            painter.drawText(QRectF(x + 16, legend_y, width, 18), Qt.AlignmentFlag.AlignLeft, name)
-            x += width + 30
+        for text, rect, swatch in legend(painter.fontMetrics(), plot):
+            if swatch is not None:
+                painter.fillRect(QRectF(rect.left() - 16, rect.top() + 5, 12, 8), swatch)
+            painter.drawText(rect, Qt.AlignmentFlag.AlignLeft, text)
+
+
+def legend(metrics: QFontMetrics, plot: QRectF) -> list[tuple[str, QRectF, QColor | None]]:
+    """The axis title and the two series' names under the plot, as (text, rect, swatch colour). A narrow
+    chart (a 1024-px window) gets the short names rather than overlapping text."""
+    y = plot.bottom() + 6
+    axis = "ms per ticket"
+    items: list[tuple[str, QRectF, QColor | None]] = [
+        (axis, QRectF(plot.left(), y, metrics.horizontalAdvance(axis) + 4, 18), None)
+    ]
+    axis_end = items[0][1].right() + 12
+    for names in (("fast path (cached prefix)", "baseline (full re-encode)"), ("fast path", "baseline")):
+        width = sum(metrics.horizontalAdvance(name) + 34 for name in names)
+        if plot.right() - width >= axis_end:
+            break
+    x = plot.right() - width
+    for name, color in zip(names, (CACHED_COLOR, BASELINE_COLOR)):
+        advance = metrics.horizontalAdvance(name) + 4
+        items.append((name, QRectF(x + 16, y, advance, 18), color))
+        x += advance + 30
+    return items

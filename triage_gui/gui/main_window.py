@@ -155,7 +155,9 @@ class MainWindow(QMainWindow):
         actions.close_progress(self)
         if status.state == "ready":
             self.settings.set("model", self.session.model_spec or BUNDLED)
-            self.model_status.setText(f"{status.name} · {status.device} · loaded in {status.seconds:.1f} s")
+            # Short, so the file's status keeps room at 1024 px; the rest in the tooltip.
+            self.model_status.setText(f"{status.name} · {status.device}")
+            self.model_status.setToolTip(f"{status.name} on {status.device}, loaded in {status.seconds:.1f} s")
             if status.message:
                 self.statusBar().showMessage(status.message, 15000)
             if self.freeze_gc:
@@ -170,8 +172,9 @@ class MainWindow(QMainWindow):
             self.prompt_status.setText("Updating prompt…")
         elif status.state == "ready":
             how = "read back from disk" if status.from_disk else f"built in {status.seconds:.2f} s"
-            self.prompt_status.setText(f"Prompt ready (version {status.version + 1}, {how})")
+            self.prompt_status.setText(f"Prompt ready (v{status.version + 1})")
             self.prompt_status.setToolTip(
+                f"Version {status.version + 1}, {how}. "
                 f"The prompt's {status.prefix_tokens} tokens are cached; each ticket adds only its own."
                 + (" Label scores are calibrated against the prompt's own bias." if status.calibrated else "")
             )
@@ -203,6 +206,9 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"{status.name}: stopped after {status.rows} rows.", 15000)
 
     def show_head(self, status: HeadStatus) -> None:
+        if status.taught != self.detail.taught_count:
+            self.detail.taught_count = status.taught
+            self.detail.show_row(self.detail.row)
         if status.state == "off":
             self.learn_status.setText("")
         elif status.state == "fitting":
@@ -212,7 +218,7 @@ class MainWindow(QMainWindow):
             if status.taught:
                 self.learn_status.setText(f"Learned from {status.taught} taught tickets{accuracy}")
             else:
-                self.learn_status.setText("Learned from the prompt's examples (teach to improve)")
+                self.learn_status.setText("Learned from the prompt's examples")
             self.learn_status.setToolTip(
                 f"{status.method}. Estimated accuracy is cross-validated on the taught tickets. Refit in "
                 f"{status.fit_ms:.0f} ms."
