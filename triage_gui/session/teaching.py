@@ -7,8 +7,8 @@ labelled by the current head as they arrive. The prompt's examples and label des
 through the same forward once per prompt version and learned from too, so the head works before the
 first correction.
 
-The learning modules (scikit-learn and SciPy) are imported on the learning thread when the first
-tickets arrive, not with the window: they took 1.5-2 s of its start, before the first label.
+The learning modules (scikit-learn and SciPy) are imported on the learning thread once a prompt is
+ready or tickets arrive, not with the window: imported with it, they added 1.5-2 s to its start.
 """
 
 from __future__ import annotations
