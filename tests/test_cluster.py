@@ -132,7 +132,9 @@ def test_a_block_failing_three_times_stops_with_one_sentence(tickets, cluster, t
 def test_ctrl_c_stops_the_workers_and_exits_130(tickets, cluster, tmp_path):
     import ray
 
-    command = [sys.executable, "-m", "triage_gui", "classify", str(tickets), "--out", str(tmp_path / "out.csv")]
+    # Enough tickets that the job cannot end before the signal: 40 took 1.3 s on an AVX-512 machine.
+    many = write_tickets(tmp_path / "many.csv", banking_tickets(600))
+    command = [sys.executable, "-m", "triage_gui", "classify", str(many), "--out", str(tmp_path / "out.csv")]
     process = subprocess.Popen(
         [*command, "--ray", cluster, "--ray-actors", "2"],
         cwd=ROOT,
@@ -149,6 +151,7 @@ def test_ctrl_c_stops_the_workers_and_exits_130(tickets, cluster, tmp_path):
     deadline = time.monotonic() + 240
     while "/2 workers" not in "".join(seen) and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)  # the job is running: actors asked for, progress line shown
+    assert process.poll() is None, "the job ended before it could be interrupted:\n" + "".join(seen)
     process.send_signal(signal.SIGINT)
     assert process.wait(timeout=120) == 130, "".join(seen)
     reader.join(timeout=10)
