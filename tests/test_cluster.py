@@ -134,9 +134,15 @@ def test_ctrl_c_stops_the_workers_and_exits_130(tickets, cluster, tmp_path):
 
     # Enough tickets that the job cannot end before the signal: 40 took 1.3 s on an AVX-512 machine.
     many = write_tickets(tmp_path / "many.csv", banking_tickets(600))
-    command = [sys.executable, "-m", "triage_gui", "classify", str(many), "--out", str(tmp_path / "out.csv")]
+    args = ["classify", str(many), "--out", str(tmp_path / "out.csv"), "--ray", cluster, "--ray-actors", "2"]
+    # As from a terminal: a test run started in the background inherits SIGINT ignored, and Python then
+    # installs no KeyboardInterrupt handler (the job ran to the end, exit 0, under `.ci/run &`).
+    start = (
+        "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        f"sys.argv = ['triage_gui', *{args!r}]; runpy.run_module('triage_gui', run_name='__main__')"
+    )
     process = subprocess.Popen(
-        [*command, "--ray", cluster, "--ray-actors", "2"],
+        [sys.executable, "-c", start],
         cwd=ROOT,
         env=dict(os.environ),
         stderr=subprocess.PIPE,
