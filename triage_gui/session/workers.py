@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import functools
+import threading
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
@@ -32,21 +32,19 @@ class WorkerThread:
         self.name = name
         self.transient = transient
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
-        self._queued = 0  # jobs handed to the pool whose callers still wait
+        self._queued = 0  # jobs handed to the pool that have not ended (a dropped one still running counts)
+        self._lock = threading.Lock()  # _queued and _pool: jobs end on the worker thread
         self._closed = False
 
-    def _executor(self) -> concurrent.futures.ThreadPoolExecutor:
-        if self._closed:
-            raise RuntimeError(f"the {self.name} thread is shut down")
-        if self._pool is None:
-            self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix=self.name)
-        return self._pool
-
-    def _done(self, _future: object = None) -> None:
-        self._queued -= 1
-        if self.transient and self._queued == 0 and self._pool is not None:
-            self._pool.shutdown(wait=False)  # the thread ends once its job (maybe a dropped one) returns
-            self._pool = None
+    def _done(self, _job: object) -> None:
+        """A job ended (or was cancelled before it started). Counted on the job's own future, not the
+        awaiting one: a dropped job keeps running, and a transient thread must not end, and a second one
+        start beside it, until it returns (two model loads at once)."""
+        with self._lock:
+            self._queued -= 1
+            if self.transient and self._queued == 0 and self._pool is not None:
+                self._pool.shutdown(wait=False)  # the idle thread ends; the next job starts a new one
+                self._pool = None
 
     async def run(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """Run ``fn`` on this thread and wait for it without blocking the event loop.
@@ -60,13 +58,20 @@ class WorkerThread:
         """Queue ``fn`` now and return its future, to keep the thread busy while the loop handles
         an earlier result (see :func:`session.runs.label_stream`)."""
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self._executor(), functools.partial(fn, *args, **kwargs))
-        self._queued += 1
-        future.add_done_callback(self._done)
-        return future
+        with self._lock:
+            if self._closed:
+                raise RuntimeError(f"the {self.name} thread is shut down")
+            if self._pool is None:
+                self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix=self.name)
+            job = self._pool.submit(fn, *args, **kwargs)
+            self._queued += 1
+        job.add_done_callback(self._done)
+        return asyncio.wrap_future(job, loop=loop)
 
     def shutdown(self, wait: bool = True) -> None:
         """Drop queued work and join the thread (the job running now finishes first)."""
-        self._closed = True
-        if self._pool is not None:
-            self._pool.shutdown(wait=wait, cancel_futures=True)
+        with self._lock:
+            self._closed = True
+            pool = self._pool
+        if pool is not None:
+            pool.shutdown(wait=wait, cancel_futures=True)
