@@ -65,6 +65,28 @@ class FakeScorer:
         return self._score(text)
 
 
+class FakeEncoder:
+    """A bag-of-words "sentence encoder": words hashed into ``dim`` buckets, normalised, so tickets that
+    share words are close (as a real encoder's would be); counts what it encoded."""
+
+    dim = 512
+    name = "fake-encoder"
+    load_seconds = 0.0
+
+    def __init__(self, engine: FakeEngine) -> None:
+        self.engine = engine
+
+    def encode(self, texts) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in text.lower().split():
+                out[i, int(hashlib.sha256(word.encode()).hexdigest(), 16) % self.dim] += 1
+            with self.engine.lock:
+                self.engine.encoded[text] = self.engine.encoded.get(text, 0) + 1
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.where(norms > 0, norms, 1)
+
+
 @dataclass
 class FakeEngine:
     batch_seconds: float = 0.0
@@ -76,6 +98,8 @@ class FakeEngine:
     builds: list = field(default_factory=list)  # instructions built, in order (finished builds)
     calibrated: list = field(default_factory=list)  # the calibrate flag of each build
     lock: threading.Lock = field(default_factory=threading.Lock)
+    encoded: dict = field(default_factory=dict)  # text -> times the encoder embedded it
+    with_encoder: bool = True
 
     def __post_init__(self) -> None:
         self.gate.set()
@@ -96,5 +120,10 @@ class FakeEngine:
         self.calibrated.append(calibrate)
         return FakeScorer(self, profile)
 
+    def load_encoder(self, spec: str) -> FakeEncoder:
+        if spec.startswith("/nowhere"):
+            raise ValueError(f"No sentence encoder at {spec}.")
+        return FakeEncoder(self)
+
     def as_engine(self) -> Engine:
-        return Engine(self.load, self.build)
+        return Engine(self.load, self.build, self.load_encoder if self.with_encoder else None)

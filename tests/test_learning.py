@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from triage_gui.engine.learning import Examples, Linear, fit_all, fit_linear, out_of_fold
+from triage_gui.engine.combination import DEFAULT_WEIGHTS
+from triage_gui.engine.learning import Examples, Linear, RowSource, fit_all, fit_linear, out_of_fold
 from triage_gui.engine.lexical import LexicalStore
 from triage_gui.engine.table import NewRow, TicketTable
 
@@ -35,9 +36,24 @@ def table_of(texts, features) -> TicketTable:
     return table
 
 
-def examples(rows, texts, features, labels) -> Examples:
+def no_prompt(n: int) -> np.ndarray:
+    return np.full((n, 3), np.nan, np.float32)
+
+
+def examples(rows, texts, features, labels, embeddings=None) -> Examples:
     rows = np.asarray(rows)
-    return Examples(features[rows], [texts[r] for r in rows], labels[rows], rows.tolist())
+    emb = np.zeros((len(rows), 0), np.float32) if embeddings is None else embeddings[rows]
+    return Examples(features[rows], emb, no_prompt(len(rows)), [texts[r] for r in rows], labels[rows], rows.tolist())
+
+
+def source_of(features, embeddings=None, prompt=None) -> RowSource:
+    n = len(features)
+    emb = np.zeros((n, 0), np.float32) if embeddings is None else embeddings
+    return RowSource(features, emb, no_prompt(n) if prompt is None else prompt, n)
+
+
+def nothing() -> Examples:
+    return Examples.concat([])
 
 
 def test_taught_tickets_teach_the_untaught_ones():
@@ -45,19 +61,11 @@ def test_taught_tickets_teach_the_untaught_ones():
     store = LexicalStore()
     store.add(texts)
     taught_rows = np.concatenate([np.flatnonzero(labels == k)[:10] for k in range(3)])
-    fit = fit_all(
-        examples(taught_rows, texts, features, labels),
-        Examples.concat([]),
-        features.astype(np.float16),
-        store,
-        texts,
-        len(texts),
-        3,
-    )
+    taught = examples(taught_rows, texts, features, labels)
+    fit = fit_all(taught, nothing(), source_of(features.astype(np.float16)), store, 3)
     rest = np.setdiff1d(np.arange(600), taught_rows)
     accuracy = (fit.probs[rest].argmax(axis=1) == labels[rest]).mean()
     assert accuracy > 0.9
-    assert fit.self_trained > 0
     assert np.allclose(fit.probs.sum(axis=1), 1, atol=1e-5)
 
 
@@ -67,8 +75,8 @@ def test_pseudo_tickets_alone_give_a_head_before_any_teaching():
     store.add(texts)
     words = [" ".join(TOPICS[k]) for k in range(3)]
     centre = np.stack([features[labels == k].mean(axis=0) for k in range(3)])
-    pseudo = Examples(centre, words, np.arange(3), [None, None, None])
-    fit = fit_all(Examples.concat([]), pseudo, features.astype(np.float16), store, texts, len(texts), 3)
+    pseudo = Examples(centre, np.zeros((3, 0), np.float32), no_prompt(3), words, np.arange(3), [None, None, None])
+    fit = fit_all(nothing(), pseudo, source_of(features.astype(np.float16)), store, 3)
     assert (fit.probs.argmax(axis=1) == labels).mean() > 0.8
 
 
@@ -84,10 +92,10 @@ def test_out_of_fold_never_scores_a_ticket_with_a_head_trained_on_it():
     taught.labels[odd] = 2
     from triage_gui.engine.learning import Scaler
 
-    oof, estimate = out_of_fold(taught, Examples.concat([]), Scaler.fit(features), store, 3)
-    assert oof[odd] != 2  # out of fold, the contradicting label is not reproduced
-    assert estimate is not None and estimate < 1.0
-    assert set(oof) == set(rows.tolist())
+    found = out_of_fold(taught, nothing(), Scaler.fit(features), store, 3)
+    assert found.labels[odd] != 2  # out of fold, the contradicting label is not reproduced
+    assert found.accuracy is not None and found.accuracy < 1.0
+    assert set(found.labels) == set(rows.tolist())
 
 
 def test_rows_not_scored_keep_their_prompt_label():
@@ -98,8 +106,70 @@ def test_rows_not_scored_keep_their_prompt_label():
     store = LexicalStore()
     store.add(texts)
     feats = table.features.view(len(table))  # the table's own blocks, as the window passes them
-    fit = fit_all(examples(np.arange(10), texts, features, labels), Examples.concat([]), feats, store, texts, 50, 3)
+    fit = fit_all(examples(np.arange(10), texts, features, labels), nothing(), source_of(feats), store, 3)
     assert np.isnan(fit.probs[40:]).all() and not np.isnan(fit.probs[:40]).any()
+
+
+def encoded(labels: np.ndarray, noise: float, seed: int = 5) -> np.ndarray:
+    """Normalised embeddings that carry the label (less noise: a better head)."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(0, 1, (3, 24))
+    values = centres[labels] + rng.normal(0, noise, (len(labels), 24))
+    return (values / np.linalg.norm(values, axis=1, keepdims=True)).astype(np.float32)
+
+
+def test_rows_with_embeddings_only_are_labelled_by_the_prompt_free_heads():
+    """After a prompt edit no row has the new prompt's LLM features yet: embedded rows still get labels."""
+    texts, features, labels = synthetic(120, seed=4)
+    embeddings = encoded(labels, 0.3)
+    store = LexicalStore()
+    store.add(texts)
+    unscored = np.full_like(features, np.nan)
+    taught = examples(np.arange(15), texts, unscored, labels, embeddings)
+    fit = fit_all(taught, nothing(), source_of(unscored, embeddings), store, 3)
+    assert "encoder" in fit.head.linear and "hidden" not in fit.head.linear
+    assert not np.isnan(fit.probs).any()
+    assert (fit.probs[15:].argmax(axis=1) == labels[15:]).mean() > 0.9
+
+
+def test_weights_follow_the_taught_tickets_to_the_better_head():
+    """Where the LLM state carries the labels and the embeddings are noise, the chosen weights move off the
+    encoder-led default and the combination is as good as the good head."""
+    texts, features, labels = synthetic(400, seed=6)
+    rng = np.random.default_rng(7)
+    junk = rng.normal(0, 1, (400, 24)).astype(np.float32)
+    junk /= np.linalg.norm(junk, axis=1, keepdims=True)
+    texts = [f"ticket number {i}" for i in range(400)]  # no words that carry the label either
+    store = LexicalStore()
+    store.add(texts)
+    rows = np.concatenate([np.flatnonzero(labels == k)[:20] for k in range(3)])
+    taught = examples(rows, texts, features, labels, junk)
+    source = source_of(features, junk)
+    fit = fit_all(taught, nothing(), source, store, 3)
+    chosen = out_of_fold(taught, nothing(), fit.head.scaler, store, 3)
+    assert chosen.weights["hidden"] > DEFAULT_WEIGHTS["hidden"]
+    assert chosen.weights["encoder"] < DEFAULT_WEIGHTS["encoder"]
+    rest = np.setdiff1d(np.arange(400), rows)
+    default_accuracy = (fit.probs[rest].argmax(axis=1) == labels[rest]).mean()
+    fit.head.weights = chosen.weights
+    weighted = fit.head.predict_rows(source, store)
+    accuracy = (weighted[rest].argmax(axis=1) == labels[rest]).mean()
+    hidden_alone = fit.head.parts(features[rest], junk[rest], {k: store.tfidf(k, rest, fit.head.idf[k])
+                                  for k in ("word", "char")}, no_prompt(len(rest)))["hidden"]  # fmt: skip
+    best_single = (hidden_alone.argmax(axis=1) == labels[rest]).mean()
+    assert accuracy >= best_single - 0.01 and accuracy > default_accuracy
+
+
+def test_combination_uses_only_the_heads_a_row_has():
+    from triage_gui.engine.combination import combine
+
+    sure = np.array([[0.9, 0.05, 0.05], [np.nan, np.nan, np.nan]], np.float32)
+    other = np.array([[0.1, 0.8, 0.1], [0.1, 0.8, 0.1]], np.float32)
+    out = combine({"encoder": other, "hidden": sure}, {"encoder": 0.5, "hidden": 0.5})
+    assert np.allclose(out.sum(axis=1), 1)
+    assert out[1].argmax() == 1 and np.allclose(out[1], other[1], atol=1e-5)  # row 1: the encoder alone
+    lexical_only = combine({"word": other, "encoder": np.full((2, 3), np.nan, np.float32)}, {"word": 1.0})
+    assert np.isnan(lexical_only).all()  # nothing a model computed: no label
 
 
 @pytest.mark.parametrize("classes", [1, 2, 3])

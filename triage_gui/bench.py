@@ -43,8 +43,9 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
-def process_start(args: argparse.Namespace) -> float:
-    """Wall time of a fresh ``classify`` process on one ticket: imports, model load, prefix, one label."""
+def process_start(args: argparse.Namespace, encoder: str) -> float:
+    """Wall time of a fresh ``classify`` process on one ticket: imports, model (and encoder) load, prefix,
+    one label."""
     import subprocess
     import tempfile
 
@@ -52,6 +53,7 @@ def process_start(args: argparse.Namespace) -> float:
         ticket = Path(tmp) / "one.txt"
         ticket.write_text("My card payment was declined twice today.\n", encoding="utf-8")
         command = [sys.executable, "-m", "triage_gui", "classify", str(ticket), "--model", args.model]
+        command += ["--encoder", encoder]
         started = time.perf_counter()
         subprocess.run(command, capture_output=True, check=True)
         return time.perf_counter() - started
@@ -73,6 +75,8 @@ def run_bench(args: argparse.Namespace) -> int:
     if not texts:
         raise ValueError(f"{path} holds no tickets")
     profile = load_profile(args.prompt)
+
+    from .engine.encoder import load_encoder
 
     cold_started = time.perf_counter()
     loaded = load_model(args.model, args.device, None, args.threads)
@@ -96,18 +100,26 @@ def run_bench(args: argparse.Namespace) -> int:
         prefix_build = scorer.prefix.build_seconds
 
     worst_batch_ms = 0.0
+    encoder = None if args.encoder == "none" else load_encoder(args.encoder, "cpu")
+    embeddings: list = []
 
-    def batched_run(chunk: list[str]) -> list:
+    def batched_run(chunk: list[str], with_encoder: bool = False) -> list:
         nonlocal worst_batch_ms
         out: list = [None] * len(chunk)
-        for batch in score_stream(scorer, enumerate(chunk), args.batch_size):
+        stream = score_stream(scorer, enumerate(chunk), args.batch_size, encoder=encoder if with_encoder else None)
+        for batch in stream:
             for item in batch:
                 out[item.index] = item.cached
+                if item.embedding is not None:
+                    embeddings.append(item.embedding)
             worst_batch_ms = max(worst_batch_ms, sum(item.cached.latency_ms for item in batch if item.cached))
         return out
 
     lean = loaded.decoder.backend == "lean decoder"
     paths = {"single": lambda chunk: [scorer.score_one(t) for t in chunk], "batched": batched_run}
+    if encoder is not None:
+        paths["encoder"] = lambda chunk: list(encoder.encode(chunk))
+        paths["batched_encoder"] = lambda chunk: batched_run(chunk, True)
     if lean:
         paths["lean_naive"] = lambda chunk: [exact.score_full(t) for t in chunk]
     for run in paths.values():
@@ -125,10 +137,11 @@ def run_bench(args: argparse.Namespace) -> int:
             started = time.perf_counter()
             scores[name] += run(chunk)
             spent[name] += time.perf_counter() - started
-    naive_ms, single_ms, batched_ms, lean_naive_ms = (
-        spent.get(name, 0.0) * 1000 / len(texts) for name in ("naive", "single", "batched", "lean_naive")
+    names = ("naive", "single", "batched", "lean_naive", "encoder", "batched_encoder")
+    naive_ms, single_ms, batched_ms, lean_naive_ms, encoder_ms, with_encoder_ms = (
+        spent.get(name, 0.0) * 1000 / len(texts) for name in names
     )
-    naive, single, batched, lean_naive = (scores.get(n, []) for n in ("naive", "single", "batched", "lean_naive"))
+    naive, single, batched, lean_naive, _, with_encoder = (scores.get(n, []) for n in names)
 
     def agreement(scores) -> str:
         same = sum(a.label == b.label for a, b in zip(scores, naive))
@@ -162,6 +175,10 @@ def run_bench(args: argparse.Namespace) -> int:
         (f"cached prefix, one ticket at a time{suffix}", single_ms, agreement(single)),
         (f"cached prefix, batches of {args.batch_size}{suffix}", batched_ms, agreement(batched)),
     ]
+    if encoder is not None:
+        rows.append(
+            (f"cached prefix, batches of {args.batch_size}, with the encoder", with_encoder_ms, agreement(with_encoder))
+        )
     for name, ms, agree in rows:
         print(f"| {name} | {ms:.1f} | {1000 / ms:.2f} | {naive_ms / ms:.2f}x | {agree} |")
     print()
@@ -171,35 +188,56 @@ def run_bench(args: argparse.Namespace) -> int:
             f"against the naive loop on the lean decoder: batched {lean_naive_ms / batched_ms:.2f}x, "
             f"single {single_ms / lean_naive_ms:.3f}"
         )
+    if encoder is not None:
+        print(
+            f"sentence encoder {encoder.name}: {encoder_ms:.1f} ms/ticket in batches of {args.batch_size} (loaded in "
+            f"{encoder.load_seconds:.2f} s); batched throughput with it {1000 / with_encoder_ms:.2f} tickets/s "
+            f"against {1000 / batched_ms:.2f} without ({100 * (batched_ms / with_encoder_ms - 1):+.0f}%), "
+            f"{naive_ms / with_encoder_ms:.2f}x the naive loop"
+        )
     print(f"prefix cache build: {prefix_build:.3f} s (forward pass); {prefix_read:.3f} s read back from the store")
+    first = process_start(args, "none")
+    with_it = process_start(args, args.encoder) if encoder is not None else first
     print(
         f"model load (converted): {load_time:.2f} s; load + prefix + first label, imports excluded: "
-        f"{cold_start:.2f} s; new process to first label (classify of one ticket): {process_start(args):.2f} s"
+        f"{cold_start:.2f} s; new process to first label (classify of one ticket): {first:.2f} s without the "
+        f"encoder, {with_it:.2f} s with it ({with_it - first:+.2f} s)"
     )
     print(f"longest micro-batch (worker thread; the window's event loop is not blocked by it): {worst_batch_ms:.0f} ms")
     both = "" if args.dtype == "float32" else f" (float32 and {args.dtype} models both loaded)"
     print(f"peak RSS: {peak_rss:.0f} MB{both}")
     print()
+    vectors = np_stack(embeddings[: len(texts)]) if embeddings else None
     for loaded_rows in (1_000, 100_000):
-        fit_s, apply_s, oof_s, memory = refit_timing(batched, texts, profile, exact, loaded_rows)
+        fit_s, apply_s, oof_s, memory = refit_timing(batched, vectors, texts, profile, exact, encoder, loaded_rows)
+        heads = "5 heads" if vectors is not None else "4 heads, no encoder"
         print(
             f"teaching: refit after a correction with {loaded_rows:,} loaded tickets: {1000 * fit_s:.0f} ms fit "
-            f"(3 heads, self-training, every row predicted) + {1000 * apply_s:.0f} ms relabelling every row, then "
-            f"{1000 * oof_s:.0f} ms for the cross-validated estimate (off the critical path); "
-            f"features and n-grams kept: {memory / 2**20:.0f} MB"
+            f"({heads}, every row predicted) + {1000 * apply_s:.0f} ms relabelling every row, then "
+            f"{1000 * oof_s:.0f} ms for the out-of-fold labels, weights and a re-prediction (off the critical "
+            f"path); features, embeddings and n-grams kept: {memory / 2**20:.0f} MB"
         )
     return 0
 
 
-def refit_timing(scores: list, texts: list[str], profile, scorer, rows: int) -> tuple[float, float, float, int]:
-    """Refit + relabel time after one correction, with ``rows`` tickets loaded (real features of the bench's
-    tickets, repeated with small noise so no two rows are equal) and 10 taught tickets per label."""
+def np_stack(arrays: list):
+    import numpy as np
+
+    return np.stack(arrays).astype(np.float32)
+
+
+def refit_timing(
+    scores: list, vectors, texts: list[str], profile, scorer, encoder, rows: int
+) -> tuple[float, float, float, int]:
+    """Refit + relabel time after one correction, with ``rows`` tickets loaded (real features and
+    embeddings of the bench's tickets, repeated with small noise so no two rows are equal) and 10 taught
+    tickets per label."""
     import numpy as np
 
     from .engine.learning import Examples, fit_all, out_of_fold
     from .engine.lexical import LexicalStore
     from .engine.table import NewRow, TicketTable
-    from .engine.teacher import features_of, prompt_examples, pseudo_set
+    from .engine.teacher import features_of, prompt_examples, pseudo_set, reweigh, row_source
 
     rng = np.random.default_rng(0)
     base = np.stack([s.features for s in scores]).astype(np.float32)
@@ -208,25 +246,38 @@ def refit_timing(scores: list, texts: list[str], profile, scorer, rows: int) -> 
     table.start_version(0, scorer.labels, scorer.bias.tolist())
     picks = np.arange(rows) % len(base)
     noisy = base[picks] + rng.normal(0, 0.05, (rows, base.shape[1])).astype(np.float32)
+    every = list(range(rows))
+    table.apply(every, [scores[i] for i in picks], 0)
     table.features.put(np.arange(rows), noisy)
+    if vectors is not None:
+        moved = vectors[picks % len(vectors)] + rng.normal(0, 0.01, (rows, vectors.shape[1])).astype(np.float32)
+        table.apply_embeddings(every, moved / np.linalg.norm(moved, axis=1, keepdims=True))
     store = LexicalStore()
     store.add(table.texts)  # done as tickets load, on the learning thread: not part of a refit
-    pseudo = pseudo_set(profile, features_of(scorer, [t for t, _ in prompt_examples(profile)]))
     k = len(scorer.labels)
+    pseudo = pseudo_set(profile, features_of(scorer, encoder, [t for t, _ in prompt_examples(profile)], k))
     taught_rows = rng.choice(rows, 10 * k, replace=False)
+    source = row_source(table)
     taught = Examples(
-        noisy[taught_rows], [table.texts[r] for r in taught_rows], np.arange(10 * k) % k, taught_rows.tolist()
+        noisy[taught_rows],
+        source.embeddings[taught_rows] if vectors is not None else np.zeros((10 * k, 0), np.float32),
+        source.prompt[taught_rows],
+        [table.texts[r] for r in taught_rows],
+        np.arange(10 * k) % k,
+        taught_rows.tolist(),
     )
-    features = table.features.view(rows)
-    scaler = fit_all(taught, pseudo, features, store, table.texts, rows, k).head.scaler  # the first fit's spread
+    scaler = fit_all(taught, pseudo, source, store, k).head.scaler  # the first fit's spread
     started = time.perf_counter()
-    fit = fit_all(taught, pseudo, features, store, table.texts, rows, k, scaler=scaler)  # a correction's refit
+    fit = fit_all(taught, pseudo, source, store, k, scaler=scaler)  # a correction's refit
     fitted = time.perf_counter()
     table.set_head(fit.probs, np.arange(rows))
     applied = time.perf_counter()
-    out_of_fold(taught, pseudo, scaler, store, k)
+    chosen = out_of_fold(taught, pseudo, scaler, store, k)
+    chosen.weights = {**chosen.weights, "prompt": chosen.weights.get("prompt", 0) + 0.01}  # time a re-prediction
+    reweigh(source, fit, chosen)
     estimated = time.perf_counter()
-    return fitted - started, applied - fitted, estimated - applied, table.features.nbytes + store.nbytes
+    memory = table.features.nbytes + table.embeddings.nbytes + store.nbytes
+    return fitted - started, applied - fitted, estimated - applied, memory
 
 
 def transformers_scorer(loaded, profile):

@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 from .console import progress_line
 from .engine.table import NewRow, TicketTable
 
@@ -35,16 +37,32 @@ def read_table(path: str, column: str | None) -> tuple[TicketTable, str, str]:
     return table, source.columns[index], source.summary()
 
 
-def score_local(scorer, table: TicketTable, batch_size: int, baseline: bool) -> None:
-    """Score every scorable row in this process, streaming progress to stderr."""
+def load_encoder_for(args: argparse.Namespace):
+    """The sentence encoder ``--encoder`` names (None for 'none'), its load said on stderr."""
+    spec = getattr(args, "encoder", "bundled") or "bundled"
+    if spec == "none":
+        return None
+    from .engine.encoder import load_encoder
+
+    encoder = load_encoder(spec, "cpu")
+    print(f"sentence encoder {encoder.name} loaded in {encoder.load_seconds:.2f} s", file=sys.stderr)
+    return encoder
+
+
+def score_local(scorer, table: TicketTable, batch_size: int, baseline: bool, encoder=None) -> None:
+    """Score (and embed) every scorable row in this process, streaming progress to stderr."""
     from .engine.runner import score_stream
 
     rows = [int(r) for r in table.pending(0)]
     started = time.perf_counter()
     done = 0
-    for batch in score_stream(scorer, ((r, table.texts[r]) for r in rows), batch_size, baseline):
+    tickets = ((r, table.texts[r]) for r in rows)
+    for batch in score_stream(scorer, tickets, batch_size, baseline, encoder=encoder):
         scored = [(s.index, s.cached) for s in batch if s.cached is not None]
         table.apply([r for r, _ in scored], [c for _, c in scored], table.version)
+        embedded = [(s.index, s.embedding) for s in batch if s.embedding is not None]
+        if embedded:
+            table.apply_embeddings([r for r, _ in embedded], np.stack([e for _, e in embedded]))
         based = [(s.index, s.baseline) for s in batch if s.baseline is not None]
         table.apply_baseline([r for r, _ in based], [b for _, b in based], table.version)
         done += len(batch)
@@ -76,15 +94,16 @@ def run(args: argparse.Namespace) -> int:
     scorer = Scorer(loaded, profile, calibrate=not args.no_calibration)
     if scorer.prefix_problem:
         print(scorer.prefix_problem, file=sys.stderr)
+    encoder = None if args.no_learning else load_encoder_for(args)
     table.start_version(0, scorer.labels, scorer.bias.tolist())
     if getattr(args, "ray", None):
         from .cluster import score_on_ray
 
         score_on_ray(args, table)
     else:
-        score_local(scorer, table, args.batch_size, args.baseline)
+        score_local(scorer, table, args.batch_size, args.baseline, encoder)
     if not args.no_learning:
-        learn(scorer, table, taught, profile)
+        learn(scorer, table, taught, profile, encoder)
     prompt_hash = profile.content_hash()
     if args.out:
         try:
@@ -110,11 +129,11 @@ def read_train(args: argparse.Namespace, labels: list[str]) -> list[tuple[str, s
     return taught.items
 
 
-def learn(scorer, table: TicketTable, taught: list[tuple[str, str]], profile) -> None:
+def learn(scorer, table: TicketTable, taught: list[tuple[str, str]], profile, encoder=None) -> None:
     """Fit the taught classifier (taught tickets plus the prompt's own examples) and relabel with it."""
     from .engine.teacher import Teacher
 
-    described = Teacher(scorer, profile).fit_table(table, taught)
+    described = Teacher(scorer, profile, encoder).fit_table(table, taught)
     if described is not None:
         print(f"labels learned from {described}", file=sys.stderr)
 

@@ -21,6 +21,11 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--device", default="auto", help="auto, cpu, cuda or mps")
     common.add_argument("--threads", type=int, help="CPU threads (default: physical cores)")
     common.add_argument(
+        "--encoder",
+        default="bundled",
+        help="sentence encoder for the learned labels: 'bundled' (all-MiniLM-L6-v2), a Hub id, a folder, or 'none'",
+    )
+    common.add_argument(
         "--no-calibration",
         action="store_true",
         help="use the prompt's raw label scores (default: calibrated against the prompt's own label bias)",
@@ -61,6 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--draws", type=int, default=5, help="random draws of taught tickets per K (default 5)")
     evaluate.add_argument("--seed", type=int, default=0)
     evaluate.add_argument("--batch-size", type=int, default=BATCH_SIZE)
+    evaluate.add_argument(
+        "--strategy", help="also simulate teaching one ticket at a time: random, suggested, or both (comma-separated)"
+    )
+    evaluate.add_argument("--steps", default="0,5,10,20,30,40", help="tickets taught at which to measure --strategy")
 
     bench = sub.add_parser("bench", parents=[common], help="time naive, cached single and cached batched scoring")
     bench.add_argument("--tickets", help="ticket file (default: BANKING77 test set if present, else the sample)")

@@ -95,8 +95,9 @@ def score_on_ray(args: argparse.Namespace, table: TicketTable) -> None:
         actors = actors_wanted or max(1, int(total_cpus) // 2)
         threads = args.threads or max(1, min(node_cpus, int(total_cpus) // actors))
         calibrate, baseline = not args.no_calibration, bool(args.baseline)
+        encoder = "none" if args.no_learning else (getattr(args, "encoder", "bundled") or "bundled")
         options = WorkerOptions(
-            args.model, args.device, threads, args.dtype, profile, calibrate, args.batch_size, baseline
+            args.model, args.device, threads, args.dtype, profile, calibrate, args.batch_size, baseline, encoder
         )
         size = block_size(len(rows), actors, args.batch_size)
         note = f"{len(rows)} tickets in blocks of {size}; Ray up in {up_s:.1f} s"
@@ -273,6 +274,8 @@ class _Job:
     def _apply(self, result: ScoredBlock) -> None:
         rows = result.rows.tolist()
         self.table.apply(rows, result.cached.unpack(result.labels), self.table.version)
+        if result.embeddings is not None:
+            self.table.apply_embeddings(rows, result.embeddings)
         if result.baseline is not None:
             self.table.apply_baseline(rows, result.baseline.unpack(result.labels), self.table.version)
         self.busy_s += result.seconds

@@ -30,6 +30,7 @@ class WorkerOptions:
     calibrate: bool
     batch_size: int
     baseline: bool
+    encoder: str = "none"  # the sentence encoder's spec ("none": no embeddings)
 
 
 @dataclass
@@ -86,6 +87,7 @@ class ScoredBlock:
     cached: PackedScores
     baseline: PackedScores | None
     seconds: float  # the worker's scoring time for the block
+    embeddings: np.ndarray | None = None  # (n, dim) float32, as the encoder made them
 
 
 class ScoringWorker:
@@ -98,6 +100,7 @@ class ScoringWorker:
         self.options = options
         self.error: str | None = None
         self.scorer: Any = None
+        self.encoder: Any = None
         self.load_s, self.prefix_s, self.prefix_stored = 0.0, 0.0, False
         try:
             from .engine.model_loader import load_model
@@ -108,6 +111,10 @@ class ScoringWorker:
             self.scorer = Scorer(loaded, options.profile, calibrate=options.calibrate)
             self.prefix_s = self.scorer.prefix.build_seconds
             self.prefix_stored = self.scorer.prefix_from_disk
+            if options.encoder != "none":
+                from .engine.encoder import load_encoder
+
+                self.encoder = load_encoder(options.encoder, "cpu")
         except Exception as exc:  # reported by info(), so the driver stops with the worker's reason
             self.error = first_line(exc)
 
@@ -129,9 +136,12 @@ class ScoringWorker:
         options, labels = self.options, list(self.scorer.labels)
         cached: list[TicketScore] = []
         based: list[TicketScore] = []
-        for batch in score_stream(self.scorer, enumerate(texts), options.batch_size, options.baseline):
+        embedded: list[np.ndarray] = []
+        stream = score_stream(self.scorer, enumerate(texts), options.batch_size, options.baseline, encoder=self.encoder)
+        for batch in stream:
             cached += [s.cached for s in batch if s.cached is not None]
             based += [s.baseline for s in batch if s.baseline is not None]
+            embedded += [s.embedding for s in batch if s.embedding is not None]
         if len(cached) != len(texts) or (options.baseline and len(based) != len(texts)):
             raise RuntimeError(f"block {block}: {len(cached)} of {len(texts)} tickets scored")
         return ScoredBlock(
@@ -141,6 +151,7 @@ class ScoringWorker:
             PackedScores.pack(cached, labels),
             PackedScores.pack(based, labels) if options.baseline else None,
             time.perf_counter() - started,
+            np.stack(embedded).astype(np.float32) if len(embedded) == len(texts) and embedded else None,
         )
 
 

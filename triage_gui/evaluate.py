@@ -1,10 +1,13 @@
 """``eval``: how good each labelling method is on a file with a gold column — the learning curve a lead
-uses to decide how many tickets to teach.
+uses to decide how many tickets to teach, and how many fewer the suggested tickets need.
 
-Every ticket is scored once; then, for each K, several random draws of K taught tickets per label are
-taken, and every method is measured on the tickets not drawn: the majority class, the raw prompt, the
-calibrated prompt, a TF-IDF + logistic-regression baseline trained on the same drawn tickets, and the
-app's taught classifier (which also learns from the prompt's examples). Mean and spread over draws.
+Every ticket is scored (and embedded) once; then, for each K, several random draws of K taught tickets
+per label are taken, and every method is measured on the tickets not drawn: the majority class, the raw
+and calibrated prompt, each head of the taught classifier alone, the app's combination with the sentence
+encoder and without it, and a TF-IDF + logistic-regression baseline trained on the same drawn tickets.
+With ``--strategy random,suggested`` it also simulates a lead teaching N tickets one at a time with gold
+(the next one drawn at random, or the app's first "Teach next" suggestion) and prints accuracy against N.
+Mean and spread over draws.
 """
 
 from __future__ import annotations
@@ -14,10 +17,17 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from .engine.metrics import macro_f1, report_from_ids
+
+HEAD_NAMES = {"encoder": "encoder head alone", "hidden": "LLM-state head alone", "word": "word head alone",
+              "char": "character head alone"}  # fmt: skip
+STRATEGIES = ("random", "suggested")
+Results = dict[str, dict[int, list[tuple[float, float]]]]
 
 
 def tfidf_baseline(texts: list[str], labels: np.ndarray, train: np.ndarray, test: np.ndarray) -> np.ndarray:
@@ -48,9 +58,46 @@ def measure(labels: list[str], gold: np.ndarray, predicted: np.ndarray, rows: np
     return report.accuracy, macro_f1(report)
 
 
+@dataclass
+class Dev:
+    """A scored dev set: what every method learns from and predicts on."""
+
+    texts: list[str]
+    labels: list[str]
+    gold: np.ndarray
+    source: Any  # learning.RowSource
+    pseudo: Any  # learning.Examples
+    store: Any  # lexical.LexicalStore
+
+    def taught(self, rows: np.ndarray) -> Any:
+        from .engine.learning import Examples
+
+        s = self.source
+        return Examples(s.hidden[rows], s.embeddings[rows], s.prompt[rows], [self.texts[r] for r in rows],
+                        self.gold[rows], rows.tolist())  # fmt: skip
+
+    def without_encoder(self) -> Dev:
+        n = self.source.n
+        source = replace(self.source, embeddings=np.zeros((n, 0), np.float32))
+        pseudo = replace(self.pseudo, embeddings=np.zeros((len(self.pseudo), 0), np.float32))
+        return replace(self, source=source, pseudo=pseudo)
+
+    def teach(self, rows: np.ndarray, weights: dict[str, float] | None = None) -> tuple[Any, Any]:
+        """The app's steps (classify, the window): fit, choose the weights out of fold, predict again."""
+        from .engine.learning import fit_all, out_of_fold
+
+        taught = self.taught(rows)
+        fit = fit_all(taught, self.pseudo, self.source, self.store, len(self.labels), weights)
+        chosen = out_of_fold(taught, self.pseudo, fit.head.scaler, self.store, len(self.labels))
+        if chosen.weights != fit.head.weights:
+            fit.head.weights = chosen.weights
+            fit.probs = fit.head.predict_rows(self.source, self.store)
+        return fit, chosen
+
+
 def run_eval(args: argparse.Namespace) -> int:
-    from .classify import read_table, score_local
-    from .engine.learning import Examples, fit_all
+    from .classify import load_encoder_for, read_table, score_local
+    from .engine.learning import RowSource
     from .engine.lexical import LexicalStore
     from .engine.model_loader import load_model
     from .engine.prompt import load_profile
@@ -58,13 +105,20 @@ def run_eval(args: argparse.Namespace) -> int:
     from .engine.teacher import features_of, prompt_examples, pseudo_set
     from .session.gold import GoldColumn
 
+    if args.batch_size < 1:
+        raise ValueError("--batch-size must be at least 1")
     ks = [int(k) for k in str(args.train_per_label).split(",") if k.strip()]
+    strategies = [s.strip() for s in str(args.strategy or "").split(",") if s.strip()]
+    unknown = set(strategies) - set(STRATEGIES)
+    if unknown:
+        raise ValueError(f"unknown --strategy {', '.join(sorted(unknown))}; choose from {', '.join(STRATEGIES)}")
     table, _, summary = read_table(args.file, args.column)
     if args.gold not in table.columns:
         raise ValueError(f"no column {args.gold!r}; the file has: {', '.join(table.columns)}")
     profile = load_profile(args.prompt)
     loaded = load_model(args.model, args.device, None, args.threads, args.dtype)
     scorer = Scorer(loaded, profile, calibrate=True)
+    encoder = load_encoder_for(args)
     table.start_version(0, scorer.labels, scorer.bias.tolist())
     gold = GoldColumn(args.gold).ids(table)
     usable = int((gold >= 0).sum())
@@ -72,37 +126,27 @@ def run_eval(args: argparse.Namespace) -> int:
         raise ValueError(f"only {usable} rows of {args.gold!r} hold one of the labels {', '.join(scorer.labels)}")
     print(f"{usable} tickets with a gold label from {args.file} ({summary}); scoring…", file=sys.stderr)
     started = time.perf_counter()
-    score_local(scorer, table, args.batch_size, False)
+    score_local(scorer, table, args.batch_size, False, encoder)
     scoring = time.perf_counter() - started
     n, labels = len(table), scorer.labels
-    zero = np.zeros(len(labels), dtype=np.float32)
-    logprobs = np.stack([_or(table.logprobs(i), zero) for i in range(n)])
     store = LexicalStore()
     store.add(table.texts)
-    pseudo = pseudo_set(profile, features_of(scorer, [t for t, _ in prompt_examples(profile)]))
-    features = table.features.view(n)
+    pseudo_texts = [t for t, _ in prompt_examples(profile)]
+    pseudo = pseudo_set(profile, features_of(scorer, encoder, pseudo_texts, len(labels)))
+    prompt = table.prompt_probs(np.arange(n))
+    source = RowSource(table.features.view(n), table.embeddings.view(n), prompt, n)
+    dev = Dev(table.texts, labels, gold, source, pseudo, store)
     everyone = np.flatnonzero(gold >= 0)
-    majority = np.bincount(gold[everyone]).argmax()
-
-    results: dict[str, dict[int, list[tuple[float, float]]]] = {}
+    results: Results = {}
 
     def record(method: str, k: int, predicted: np.ndarray, rows: np.ndarray) -> None:
         results.setdefault(method, {}).setdefault(k, []).append(measure(labels, gold, predicted, rows))
 
-    record("majority class", 0, np.full(len(everyone), majority), everyone)
+    record("majority class", 0, np.full(len(everyone), np.bincount(gold[everyone]).argmax()), everyone)
+    logprobs = np.nan_to_num(np.log(np.clip(prompt, 1e-30, 1)) - table.bias, nan=0.0)
     record("raw prompt", 0, logprobs[everyone].argmax(axis=1), everyone)
-    record("calibrated prompt", 0, (logprobs[everyone] + scorer.bias.numpy()).argmax(axis=1), everyone)
-
-    def ours(train_rows: np.ndarray) -> np.ndarray:
-        taught = Examples(
-            features[train_rows].astype(np.float32),
-            [table.texts[r] for r in train_rows],
-            gold[train_rows],
-            train_rows.tolist(),
-        )
-        fit = fit_all(taught, pseudo, features, store, table.texts, n, len(labels))
-        return fit.probs.argmax(axis=1)
-
+    record("calibrated prompt", 0, np.nan_to_num(prompt[everyone]).argmax(axis=1), everyone)
+    plain = dev.without_encoder() if encoder is not None else None
     rng = np.random.default_rng(args.seed)
     timings: list[float] = []
     for k in [0, *ks]:
@@ -110,22 +154,93 @@ def run_eval(args: argparse.Namespace) -> int:
             train_rows = draw(gold, k, rng) if k else np.zeros(0, dtype=np.int64)
             test = np.setdiff1d(everyone, train_rows)
             t0 = time.perf_counter()
-            predicted = ours(train_rows)
+            fit, _ = dev.teach(train_rows)
             timings.append(time.perf_counter() - t0)
-            record("taught classifier (this app)", k, predicted[test], test)
+            name = "this app" + (" (encoder on)" if encoder is not None else "")
+            record(name, k, _labels(fit.probs)[test], test)
+            if plain is not None:
+                record("this app, encoder off", k, _labels(plain.teach(train_rows)[0].probs)[test], test)
+            parts = fit.head.parts(
+                np.asarray(source.hidden[0:n]), np.asarray(source.embeddings[0:n]) if encoder is not None else
+                np.zeros((n, 0), np.float32), {kind: store.tfidf(kind, slice(0, n), fit.head.idf[kind])
+                for kind in ("word", "char")}, prompt)  # fmt: skip
+            for head, title in HEAD_NAMES.items():
+                if head in fit.head.linear:
+                    record(title, k, _labels(parts[head])[test], test)
             if k:
                 record("TF-IDF + logistic regression", k, tfidf_baseline(table.texts, gold, train_rows, test), test)
         print(f"K={k} done", file=sys.stderr)
     print_tables(args.file, profile.name, labels, usable, ks, results, print)
     print(
-        f"\nscoring {usable} tickets: {scoring:.0f} s; one fit of the taught classifier (with self-training)"
-        f": median {statistics.median(timings):.2f} s"
+        f"\nscoring {usable} tickets: {scoring:.0f} s; one fit with its out-of-fold weights: median "
+        f"{statistics.median(timings):.2f} s"
     )
+    if strategies:
+        steps = [int(s) for s in str(args.steps).split(",") if s.strip()]
+        curves = simulate(dev, strategies, steps, args.draws, args.seed)
+        print_curves(curves, steps, print)
     return 0
 
 
-def _or(value: np.ndarray | None, default: np.ndarray) -> np.ndarray:
-    return default if value is None else value
+def _labels(probs: np.ndarray) -> np.ndarray:
+    return np.nan_to_num(probs, nan=-1.0).argmax(axis=1)
+
+
+def simulate(
+    dev: Dev, strategies: list[str], steps: list[int], draws: int, seed: int
+) -> dict[str, dict[int, list[float]]]:
+    """A lead teaching one ticket at a time with gold, refitting after each as the window does (weights
+    chosen out of fold every fifth ticket), the next ticket drawn at random or the first suggestion.
+    Accuracy on every ticket not taught yet, at each step in ``steps``."""
+    from .engine.suggest import suggest
+
+    out: dict[str, dict[int, list[float]]] = {}
+    last = max(steps)
+    everyone = dev.gold >= 0
+    embeddings = np.asarray(dev.source.embeddings[0 : dev.source.n])
+    for strategy in strategies:
+        for d in range(draws):
+            rng = np.random.default_rng(seed + d)
+            taught: list[int] = []
+            weights = None
+            for step in range(last + 1):
+                rows = np.array(taught, dtype=np.int64)
+                fit, chosen = dev.teach(rows, weights) if step % 5 == 0 else (None, None)
+                if fit is None:
+                    from .engine.learning import fit_all
+
+                    fit = fit_all(dev.taught(rows), dev.pseudo, dev.source, dev.store, len(dev.labels), weights)
+                elif chosen is not None:
+                    weights = chosen.weights
+                if step in steps:
+                    test = np.flatnonzero(everyone & ~np.isin(np.arange(len(dev.gold)), rows))
+                    out.setdefault(strategy, {}).setdefault(step, []).append(
+                        float((_labels(fit.probs)[test] == dev.gold[test]).mean())
+                    )
+                if step == last:
+                    break
+                candidates = everyone.copy()
+                candidates[rows] = False
+                if strategy == "random":
+                    taught.append(int(rng.choice(np.flatnonzero(candidates))))
+                else:
+                    emb = embeddings if embeddings.ndim == 2 and embeddings.shape[1] else None
+                    taught.append(int(suggest(fit.probs, candidates, emb, rows, 1)[0]))
+        print(f"strategy {strategy} done", file=sys.stderr)
+    return out
+
+
+def print_curves(curves: dict[str, dict[int, list[float]]], steps: list[int], out: Callable[[str], None]) -> None:
+    out("\naccuracy after teaching N tickets one at a time with gold (mean over draws; untaught tickets)\n")
+    out("| strategy | " + " | ".join(f"N={s}" for s in steps) + " |")
+    out("|---|" + "---:|" * len(steps))
+    for strategy, by_step in curves.items():
+        out(f"| {strategy} | " + " | ".join(f"{statistics.mean(by_step[s]):.3f}" for s in steps) + " |")
+    if "random" in curves and "suggested" in curves and steps:
+        target = statistics.mean(curves["random"][max(steps)])
+        reached = [s for s in steps if statistics.mean(curves["suggested"][s]) >= target]
+        when = f"after {reached[0]} tickets" if reached else "not within the steps shown"
+        out(f"\nsuggested reach random's accuracy at N={max(steps)} ({target:.3f}) {when}")
 
 
 def print_tables(
@@ -134,7 +249,7 @@ def print_tables(
     labels: list[str],
     usable: int,
     ks: list[int],
-    results: dict[str, dict[int, list[tuple[float, float]]]],
+    results: Results,
     out: Callable[[str], None],
 ) -> None:
     out(f"{path}: {usable} tickets, {len(labels)} labels; prompt: {name}")

@@ -59,7 +59,9 @@ class FeatureStore:
             self._scales[block][rows[mine] % BLOCK] = scale[mine]
 
     def get(self, rows: np.ndarray) -> np.ndarray:
-        """float32 features of these rows."""
+        """float32 features of these rows ((n, 0) before any row has features)."""
+        if not self.dim:
+            return np.zeros((len(rows), 0), dtype=np.float32)
         return self.view(self._rows)[np.asarray(rows, dtype=np.int64)]
 
     def view(self, rows: int) -> FeatureRows:

@@ -13,44 +13,18 @@ No Qt and no asyncio: the command line, a cluster worker and the session all use
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from .features import FeatureStore, roundtrip
 from .results import TicketScore
+from .rows import Grow, NewRow
+
+__all__ = ["BLANK", "LEARNED", "NONE", "PROMPT", "SOURCE_NAMES", "TAUGHT", "NewRow", "TicketTable"]
 
 PROMPT, LEARNED, TAUGHT = 1, 2, 3  # where a row's label came from; 0: no label yet
 SOURCE_NAMES = {0: "", PROMPT: "prompt", LEARNED: "learned", TAUGHT: "taught"}
 NONE = -1  # no label / no version
-
-
-@dataclass
-class NewRow:
-    """A record to append: its values by column name, the ticket text, where it came from."""
-
-    values: dict[str, str]
-    text: str
-    source: str = ""
-    problem: str | None = None  # why it cannot be scored (blank text, bad JSON line); kept, unlabelled
-
-
-class _Grow:
-    """A numpy array that grows by doubling along axis 0."""
-
-    def __init__(self, dtype: type | np.dtype, width: int | None = None, fill: float = 0) -> None:
-        self.dtype, self.width, self.fill = np.dtype(dtype), width, fill
-        self.data = self._empty(1024)
-
-    def _empty(self, n: int) -> np.ndarray:
-        shape = (n,) if self.width is None else (n, self.width)
-        return np.full(shape, self.fill, dtype=self.dtype)
-
-    def ensure(self, n: int) -> None:
-        if n > len(self.data):
-            bigger = self._empty(max(n, 2 * len(self.data)))
-            bigger[: len(self.data)] = self.data
-            self.data = bigger
 
 
 class TicketTable:
@@ -65,6 +39,8 @@ class TicketTable:
         self.version = NONE
         self._label_ids = np.zeros(0, dtype=np.int16)
         self.features = FeatureStore()
+        # The sentence encoder's features: they do not depend on the prompt, so they outlive its versions.
+        self.embeddings = FeatureStore()
         self.clear()
 
     # ------------------------------------------------------------------ rows
@@ -75,19 +51,20 @@ class TicketTable:
         self.sources: list[str] = []
         self.problems: dict[int, str] = {}
         self._n = 0
-        self._score_version = _Grow(np.int32, fill=NONE)
-        self._final = _Grow(np.int16, fill=NONE)  # vocab id of the label shown
-        self._final_source = _Grow(np.int8)
-        self._confidence = _Grow(np.float32, fill=np.nan)
-        self._previous = _Grow(np.int16, fill=NONE)  # vocab id under the previous prompt version
-        self._latency = _Grow(np.float32, fill=np.nan)
-        self._flags = _Grow(np.uint8)  # 1: truncated, 2: split fallback
-        self._taught = _Grow(np.int16, fill=NONE)  # vocab id the lead taught
-        self._auto = _Grow(np.int16, fill=NONE)  # vocab id the model gives (learned or prompt), taught or not
-        self._problem = _Grow(np.bool_)
-        self._has_baseline = _Grow(np.bool_)
-        self._head_probs = _Grow(np.float32, max(1, len(self.labels)), fill=np.nan)
-        self._logprobs = _Grow(np.float32, max(1, len(self.labels)), fill=np.nan)
+        self._score_version = Grow(np.int32, fill=NONE)
+        self._final = Grow(np.int16, fill=NONE)  # vocab id of the label shown
+        self._final_source = Grow(np.int8)
+        self._confidence = Grow(np.float32, fill=np.nan)
+        self._previous = Grow(np.int16, fill=NONE)  # vocab id under the previous prompt version
+        self._latency = Grow(np.float32, fill=np.nan)
+        self._flags = Grow(np.uint8)  # 1: truncated, 2: split fallback
+        self._taught = Grow(np.int16, fill=NONE)  # vocab id the lead taught
+        self._auto = Grow(np.int16, fill=NONE)  # vocab id the model gives (learned or prompt), taught or not
+        self._problem = Grow(np.bool_)
+        self._has_baseline = Grow(np.bool_)
+        self._embedded = Grow(np.bool_)
+        self._head_probs = Grow(np.float32, max(1, len(self.labels)), fill=np.nan)
+        self._logprobs = Grow(np.float32, max(1, len(self.labels)), fill=np.nan)
         self.head_active = False  # whether learned probabilities decide untaught rows
         self.out_of_fold: dict[int, int] = {}  # taught row -> vocab id the head gives it when not trained on it
         self.baseline: dict[int, TicketScore] = {}
@@ -95,6 +72,7 @@ class TicketTable:
         self.baseline_features: dict[int, np.ndarray] = {}
         self.bias = np.zeros(len(self.labels), dtype=np.float32)
         self.features.clear()
+        self.embeddings.clear()
 
     def __len__(self) -> int:
         return self._n
@@ -122,24 +100,11 @@ class TicketTable:
         for i in range(first, self._n):
             self._problem.data[i] = i in self.problems
         self.features.ensure(self._n)
+        self.embeddings.ensure(self._n)
         return range(first, self._n)
 
-    def _arrays(self) -> list[_Grow]:
-        return [
-            self._score_version,
-            self._final,
-            self._final_source,
-            self._confidence,
-            self._previous,
-            self._latency,
-            self._flags,
-            self._taught,
-            self._auto,
-            self._problem,
-            self._has_baseline,
-            self._logprobs,
-            self._head_probs,
-        ]
+    def _arrays(self) -> list[Grow]:
+        return [v for v in vars(self).values() if isinstance(v, Grow)]
 
     def value(self, row: int, column: str) -> str:
         j = self._column_index.get(column)
@@ -167,6 +132,8 @@ class TicketTable:
         self._final.data[:] = NONE
         self._final_source.data[:] = 0
         self._previous.data[:] = NONE
+        self._embedded.data[:] = False
+        self.embeddings.clear()
         self.baseline.clear()
         self.baseline_features.clear()
 
@@ -187,9 +154,9 @@ class TicketTable:
         self.bias = np.asarray(bias, dtype=np.float32) if len(bias) else np.zeros(len(labels), dtype=np.float32)
         n = self._n
         self._previous.data[:n] = self._final.data[:n]
-        self._logprobs = _Grow(np.float32, len(labels), fill=np.nan)
+        self._logprobs = Grow(np.float32, len(labels), fill=np.nan)
         self._logprobs.ensure(n)
-        self._head_probs = _Grow(np.float32, len(labels), fill=np.nan)
+        self._head_probs = Grow(np.float32, len(labels), fill=np.nan)
         self._head_probs.ensure(n)
         self.head_active = False
         self.out_of_fold = {}
@@ -203,18 +170,41 @@ class TicketTable:
         return bool(self._score_version.data[row] == self.version) and self.version != NONE
 
     def stale(self, row: int) -> bool:
-        """Shows a label from an earlier prompt version, until this version's arrives."""
-        return not self.scored(row) and bool(self._final.data[row] != NONE)
+        """Shows a label from an earlier prompt version, until this version's arrives (a label the learned
+        head gives from the prompt-free features is current)."""
+        return not self.scored(row) and bool(self._final.data[row] != NONE) and not self._head_current(row)
 
-    def pending(self, start: int = 0, baseline: bool = False) -> np.ndarray:
-        """Rows from ``start`` on that still need this version's score (or baseline), in order.
-        Vectorised: a Stop and Resume over 200,000 rows scans them in a millisecond, not a second."""
+    def _head_current(self, row: int) -> bool:
+        return self.head_active and not np.isnan(self._head_probs.data[row, 0])
+
+    def current(self, row: int) -> bool:
+        """The row's label comes from this prompt version: its score, or the learned head."""
+        return self.scored(row) or self._head_current(row)
+
+    def pending(self, start: int = 0, baseline: bool = False, embed: bool = False) -> np.ndarray:
+        """Rows from ``start`` on that still need this version's score (or baseline, or the encoder's
+        features), in order. Vectorised: a Stop and Resume over 200,000 rows scans them in a millisecond."""
         end = self._n
         todo = self._score_version.data[start:end] != self.version
         if baseline:
             todo |= ~self._has_baseline.data[start:end]
+        if embed:
+            todo |= ~self._embedded.data[start:end]
         todo &= ~self._problem.data[start:end]
         return np.flatnonzero(todo) + start
+
+    def apply_embeddings(self, rows: Sequence[int], values: np.ndarray) -> None:
+        """Store the encoder's features of these rows (kept across prompt versions)."""
+        idx = np.asarray(rows, dtype=np.int64)
+        if len(idx):
+            self.embeddings.put(idx, np.asarray(values, dtype=np.float32))
+            self._embedded.data[idx] = True
+
+    def embedded(self, row: int) -> bool:
+        return bool(self._embedded.data[row])
+
+    def embedded_mask(self) -> np.ndarray:
+        return self._embedded.data[: self._n]
 
     def needs_baseline(self, row: int) -> bool:
         return not self._has_baseline.data[row]
@@ -315,6 +305,15 @@ class TicketTable:
             self._auto.data[rows] = self._final.data[rows] = self._label_ids[best]
             self._confidence.data[rows] = probs[np.arange(len(rows)), best]
             self._final_source.data[rows] = source
+        if self.head_active:  # not scored by this version yet: the head's prompt-free heads label them
+            rows = idx[~scored]
+            learned = self._head_probs.data[rows]
+            usable = ~np.isnan(learned[:, 0])
+            rows, learned = rows[usable], learned[usable]
+            best = learned.argmax(axis=1)
+            self._auto.data[rows] = self._final.data[rows] = self._label_ids[best]
+            self._confidence.data[rows] = learned[np.arange(len(rows)), best]
+            self._final_source.data[rows] = LEARNED
         taught = self._taught.data[idx]
         mask = taught != NONE
         if mask.any():
@@ -369,10 +368,10 @@ class TicketTable:
 
     def label_probs(self, row: int) -> np.ndarray | None:
         """Every current label's probability for the row, from the source its label came from."""
+        if self._head_current(row):
+            return self._head_probs.data[row].copy()
         if not self.scored(row):
             return None
-        if self.head_active and not np.isnan(self._head_probs.data[row, 0]):
-            return self._head_probs.data[row].copy()
         return self.prompt_probs(np.array([row]))[0]
 
     def baseline_label(self, row: int) -> str | None:
@@ -389,7 +388,7 @@ class TicketTable:
     def model_label(self, row: int) -> str | None:
         """The label the model gives the row (learned or prompt), even where the lead taught another."""
         v = int(self._auto.data[row])
-        return None if v == NONE or not self.scored(row) else self.label_vocab[v]
+        return None if v == NONE or not self.current(row) else self.label_vocab[v]
 
     def agree(self, row: int) -> bool | None:
         """Whether the full path gives the same label as the fast one (teaching aside)."""
@@ -406,7 +405,7 @@ class TicketTable:
             if oof is not None:
                 return self.label_vocab[oof]
             return self.model_label(row) if not self.has_head else None
-        return self.label(row) if self.scored(row) else None
+        return self.label(row) if self.current(row) else None
 
     def confidences(self) -> np.ndarray:
         """Confidence of every row's shown label (NaN where none)."""

@@ -1,27 +1,29 @@
 """Teaching a table: gather the taught tickets and the prompt's own examples, fit, relabel every row.
 
 The pieces the window's session runs on its threads one by one, and the command line in one call:
-pseudo-tickets come from the prompt (:func:`prompt_examples`), their features from the scorer; taught
-tickets that are loaded rows use the row's features, the others are scored like pseudo-tickets.
+pseudo-tickets come from the prompt (:func:`prompt_examples`), their features from the scorer and the
+encoder; taught tickets that are loaded rows use the row's features, the others are computed like
+pseudo-tickets.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
-from .learning import Examples, Fit, fit_all, out_of_fold
+from .learning import PSEUDO_WEIGHT, Examples, Fit, OutOfFold, RowSource, fit_all, out_of_fold
 from .lexical import LexicalStore
 from .prompt import PromptProfile
-from .runner import ScorerLike
+from .runner import EncoderLike, ScorerLike
 from .table import TicketTable
 
 
 def prompt_examples(profile: PromptProfile) -> list[tuple[str, int]]:
-    """(text, label index): the few-shot examples (taught tickets too), and for each label its description
-    and a "name: description" line, as pseudo-tickets. Descriptions were the biggest lever with few
-    taught tickets: on the 5-queue dev set at K=2, 0.46 -> 0.62."""
+    """(text, label index): the few-shot examples, and for each label its description and a "name:
+    description" line, as pseudo-tickets. Descriptions were the biggest lever with few taught tickets: on
+    the 5-queue dev set at K=2, 0.46 -> 0.62; through the encoder they label untaught tickets on their own."""
     index = {name: i for i, name in enumerate(profile.label_names)}
     out = [(e.text.strip(), index[e.label]) for e in profile.examples if e.label in index and e.text.strip()]
     for i, label in enumerate(profile.labels):
@@ -32,91 +34,165 @@ def prompt_examples(profile: PromptProfile) -> list[tuple[str, int]]:
     return out
 
 
-def features_of(scorer: ScorerLike, texts: Sequence[str], batch: int = 32) -> np.ndarray:
-    """The answer-position features of texts that are not loaded rows (engine thread)."""
-    parts = []
+@dataclass
+class TextFeatures:
+    """Features of texts that are not loaded rows: the LLM's hidden state and calibrated prompt
+    probabilities (width 0 / NaN without a scorer) and the encoder's embedding (width 0 without one)."""
+
+    hidden: np.ndarray
+    prompt: np.ndarray
+    embeddings: np.ndarray
+
+    def row(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.hidden[i], self.prompt[i], self.embeddings[i]
+
+
+def features_of(
+    scorer: ScorerLike | None,
+    encoder: EncoderLike | None,
+    texts: Sequence[str],
+    n_labels: int,
+    batch: int = 32,
+) -> TextFeatures:
+    """The features of texts that are not loaded rows (engine thread), in batches as tickets are."""
+    hidden, prompt, embedded = [], [], []
     for start in range(0, len(texts), batch):
-        scores = scorer.score_batch(list(texts[start : start + batch]))
-        parts.append(np.stack([s.features for s in scores]).astype(np.float32))  # type: ignore[misc]
-    return np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
+        chunk = list(texts[start : start + batch])
+        if scorer is not None:
+            scores = scorer.score_batch(chunk)
+            hidden.append(np.stack([s.features for s in scores]).astype(np.float32))  # type: ignore[misc]
+            prompt.append(np.array([s.probs for s in scores], dtype=np.float32))
+        if encoder is not None:
+            embedded.append(np.asarray(encoder.encode(chunk), dtype=np.float32))
+    n = len(texts)
+    return TextFeatures(
+        np.concatenate(hidden) if hidden else np.zeros((n, 0), np.float32),
+        np.concatenate(prompt) if prompt else np.full((n, n_labels), np.nan, np.float32),
+        np.concatenate(embedded) if embedded else np.zeros((n, 0), np.float32),
+    )
 
 
-def pseudo_set(profile: PromptProfile, features: np.ndarray) -> Examples:
+def pseudo_set(profile: PromptProfile, features: TextFeatures) -> Examples:
     items = prompt_examples(profile)
     labels = np.array([k for _, k in items], dtype=np.int64)
-    return Examples(features, [t for t, _ in items], labels, [None] * len(items))
+    texts = [t for t, _ in items]
+    weight = np.full(len(items), PSEUDO_WEIGHT)
+    return Examples(features.hidden, features.embeddings, features.prompt, texts, labels, [None] * len(items), weight)
 
 
-def taught_set(table: TicketTable, items: Sequence[tuple[str, str]], outside: dict[str, np.ndarray]) -> Examples:
-    """Taught tickets with features: loaded rows (scored by this version) first, others from ``outside``
-    (text -> features). Items with no features yet, or no label of this prompt, are left out."""
+def row_source(table: TicketTable, rows: int | None = None) -> RowSource:
+    """What a fit reads of the table's first ``rows`` rows (call on the table owner's thread)."""
+    n = len(table) if rows is None else rows
+    return RowSource(table.features.view(n), table.embeddings.view(n), table.prompt_probs(np.arange(n)), n)
+
+
+def taught_set(
+    table: TicketTable, items: Sequence[tuple[str, str]], outside: dict[str, tuple[np.ndarray, ...]]
+) -> Examples:
+    """Taught tickets with features: loaded rows (scored by this version or embedded) first, others from
+    ``outside`` (text -> (hidden, prompt, embedding)). Items with no features yet, or no label of this
+    prompt, are left out."""
     index = {name: i for i, name in enumerate(table.labels)}
     rows_by_text: dict[str, int] = {}
     for row in table.taught_rows():
         rows_by_text.setdefault(table.texts[int(row)], int(row))
-    feats, texts, labels, rows = [], [], [], []
+    k = len(table.labels)
+    hidden_dim, embed_dim = table.features.dim, table.embeddings.dim
+    hidden, prompt, embedded, texts, labels, rows = [], [], [], [], [], []
     for text, label in items:
         if label not in index:
             continue
         row = rows_by_text.get(text)
-        if row is not None and table.scored(row):
-            vector = table.features.get(np.array([row]))[0]
+        if row is not None and (table.scored(row) or table.embedded(row)):
+            h = table.features.get(np.array([row]))[0] if table.scored(row) else np.full(hidden_dim, np.nan)
+            p = table.prompt_probs(np.array([row]))[0] if table.scored(row) else np.full(k, np.nan)
+            e = table.embeddings.get(np.array([row]))[0] if table.embedded(row) else np.full(embed_dim, np.nan)
         elif text in outside:
-            vector, row = outside[text], None
+            (h, p, e), row = outside[text], None
         else:
             continue
-        feats.append(vector)
+        hidden.append(h)
+        prompt.append(p)
+        embedded.append(e)
         texts.append(text)
         labels.append(index[label])
         rows.append(row)
-    if not feats:
+    if not texts:
         return Examples.concat([])
-    return Examples(np.stack(feats).astype(np.float32), texts, np.array(labels), rows)
+    return Examples(_rows(hidden), _rows(embedded), _rows(prompt), texts, np.array(labels), rows)
+
+
+def _rows(values: list[np.ndarray]) -> np.ndarray:
+    width = max(len(v) for v in values)
+    return np.stack([v if len(v) == width else np.full(width, np.nan) for v in values]).astype(np.float32)
 
 
 def apply_fit(table: TicketTable, fit: Fit, rows: int, version: int, oof: dict[int, int] | None = None) -> bool:
-    """Put a fit's labels on the table, if it is still the version it was fitted for."""
+    """Put a fit's labels on the table, if it is still the version it was fitted for. A baseline row is
+    labelled from the full re-encode's hidden state and prompt scores and the row's own embedding (the
+    encoder has one path only)."""
     if table.version != version:
         return False
     baseline = {}
     for row in table.baseline:
         feats = table.baseline_features.get(row)
         if feats is not None:
-            probs = fit.head.predict_texts(feats[None].astype(np.float32), [table.texts[row]], fit.store)
-            baseline[row] = int(probs.argmax())
+            embedding = table.embeddings.get(np.array([row])) if table.embedded(row) else np.zeros((1, 0))
+            prompt = np.array([table.baseline[row].probs], dtype=np.float32)
+            probs = fit.head.predict_texts(
+                feats[None].astype(np.float32), embedding, prompt, [table.texts[row]], fit.store
+            )
+            if not np.isnan(probs[0, 0]):
+                baseline[row] = int(probs.argmax())
     table.set_head(fit.probs, np.arange(rows), oof, baseline)
     return True
+
+
+def reweigh(source: RowSource, fit: Fit, found: OutOfFold) -> Fit:
+    """The same heads with the weights chosen out of fold: every row predicted again (no refit)."""
+    if found.weights == fit.head.weights:
+        return fit
+    head = type(fit.head)(fit.head.scaler, fit.head.linear, fit.head.idf, found.weights, fit.head.n_labels)
+    probs = head.predict_rows(source, fit.store)
+    return Fit(head, fit.store, probs, fit.taught, fit.pseudo, fit.seconds)
 
 
 class Teacher:
     """The command line's one-call teaching (the session does the same steps on its threads)."""
 
-    def __init__(self, scorer: ScorerLike, profile: PromptProfile) -> None:
+    def __init__(self, scorer: ScorerLike, profile: PromptProfile, encoder: EncoderLike | None = None) -> None:
         self.scorer = scorer
         self.profile = profile
+        self.encoder = encoder
 
     def fit_table(self, table: TicketTable, taught: Sequence[tuple[str, str]]) -> str | None:
-        """Teach, relabel every row, and describe what was learned (with the cross-validated estimate)."""
+        """Teach, relabel every row, and describe what was learned."""
+        from .combination import describe
+
         if len(table.labels) < 2:
             return None
+        k = len(table.labels)
         pseudo_texts = [t for t, _ in prompt_examples(self.profile)]
-        pseudo = pseudo_set(self.profile, features_of(self.scorer, pseudo_texts))
+        pseudo = pseudo_set(self.profile, features_of(self.scorer, self.encoder, pseudo_texts, k))
         loaded = {table.texts[r]: r for r in range(len(table)) if table.scored(r)}
         outside_texts = sorted({t for t, _ in taught if t not in loaded})
-        outside = dict(zip(outside_texts, features_of(self.scorer, outside_texts))) if outside_texts else {}
+        outside: dict[str, tuple[np.ndarray, ...]] = {}
+        if outside_texts:
+            found = features_of(self.scorer, self.encoder, outside_texts, k)
+            outside = {t: found.row(i) for i, t in enumerate(outside_texts)}
         for text, label in taught:
             row = loaded.get(text)
             if row is not None:
                 table.teach([row], label)
         store = LexicalStore()
         store.add(table.texts)
-        features = table.features.view(len(table))
         examples = taught_set(table, taught, outside)
-        fit = fit_all(examples, pseudo, features, store, table.texts, len(table), len(table.labels))
-        oof, estimate = out_of_fold(examples, pseudo, fit.head.scaler, store, len(table.labels))
-        apply_fit(table, fit, len(table), table.version, oof)
-        accuracy = "" if estimate is None else f", estimated accuracy {estimate:.1%} (cross-validated)"
+        source = row_source(table)
+        fit = fit_all(examples, pseudo, source, store, k)
+        chosen = out_of_fold(examples, pseudo, fit.head.scaler, store, k)
+        fit = reweigh(source, fit, chosen)
+        apply_fit(table, fit, len(table), table.version, chosen.labels)
         return (
-            f"{len(examples)} taught tickets, {len(pseudo)} from the prompt, {fit.self_trained} self-labelled"
-            f"{accuracy}; fitted in {fit.seconds:.2f} s"
+            f"{len(examples)} taught tickets and {len(pseudo)} from the prompt; heads weighted "
+            f"{describe(fit.head.weights)}; fitted in {fit.seconds:.2f} s"
         )

@@ -30,6 +30,7 @@ SHORTCUTS = [
     ("1 – 9", "Teach the selected tickets the n-th label"),
     ("Enter", "Accept the shown label of the selected tickets (teach it)"),
     ("Delete", "Forget what you taught the selected tickets"),
+    ("N", "Go to the next ticket to teach (the Teach next filter lists them)"),
     ("Double-click a label", "Choose the right label from a list"),
     ("Ctrl+C", "Copy the selected rows as tab-separated text with a header"),
     ("Ctrl+Z / Ctrl+Shift+Z", "Undo / redo an edit of the labels or examples tables"),
@@ -85,6 +86,11 @@ def build_menus(w: MainWindow) -> None:
     w.stop_action = action("&Stop labelling", w.session.stop, "Esc", edit_menu)
 
     teach_menu = w.menuBar().addMenu("&Teach")
+    action("Go to the &next ticket to teach", w.next_suggestion, None, teach_menu).setToolTip("N in the table")
+    action("&Check a random sample…", w.check_sample, None, teach_menu).setToolTip(
+        "Confirm or correct 20 random tickets: the accuracy shown comes from these checks"
+    )
+    teach_menu.addSeparator()
     action("Learn from the &gold column", lambda: learn_from_gold(w), None, teach_menu)
     action("&Forget everything taught", lambda: forget_all(w), None, teach_menu)
 

@@ -107,7 +107,10 @@ class MainWindow(QMainWindow):
         self.prompt_status.setAccessibleName("Prompt state")
         self.learn_status = QLabel()
         self.learn_status.setAccessibleName("Learning state")
-        for label in (self.learn_status, self.prompt_status, self.model_status):
+        self.check_status = QLabel("Accuracy: not estimated")
+        self.check_status.setAccessibleName("Estimated accuracy")
+        self.check_status.setToolTip("Check a random sample (Teach menu) to estimate the accuracy")
+        for label in (self.check_status, self.learn_status, self.prompt_status, self.model_status):
             self.statusBar().addPermanentWidget(label)
 
     def _connect(self) -> None:
@@ -122,6 +125,8 @@ class MainWindow(QMainWindow):
         s.message.connect(self.show_error)
         s.save_taught.connect(lambda: prompt_actions.save_taught(self))
         s.teaching.changed.connect(self.show_head)
+        s.teaching.suggested.connect(lambda rows: self.tickets.set_rows(suggested=tuple(rows)))
+        s.checks.changed.connect(self.show_checks)
         t = self.tickets
         t.filters_changed.connect(self.apply_filters)
         t.text_column_chosen.connect(self.session.set_text_column)
@@ -131,11 +136,12 @@ class MainWindow(QMainWindow):
         t.resume_clicked.connect(self.session.resume)
         t.row_selected.connect(self.detail.show_row)
         t.table.teach_keys.connect(self._teach_keys)
-        t.table.accept_keys.connect(self.session.teaching.accept)
+        t.table.accept_keys.connect(self.accept)
+        t.table.next_key.connect(self.next_suggestion)
         t.empty.open_clicked.connect(lambda: actions.open_dialog(self))
         t.empty.sample_clicked.connect(lambda: actions.open_sample(self))
         self.detail.teach.connect(self.teach)
-        self.detail.accept.connect(self.session.teaching.accept)
+        self.detail.accept.connect(self.accept)
         self.results.flip_selected.connect(self.tickets.select_source_row)
         self.results.cell_selected.connect(self.tickets.set_cell)
         self.results.version_revert.connect(lambda v: prompt_actions.revert(self, v))
@@ -214,19 +220,18 @@ class MainWindow(QMainWindow):
         elif status.state == "fitting":
             self.learn_status.setText("Learning…")
         elif status.state == "ready":
-            accuracy = "" if status.estimated_accuracy is None else f", ~{100 * status.estimated_accuracy:.0f}% est."
             if status.taught:
-                self.learn_status.setText(f"Learned from {status.taught} taught tickets{accuracy}")
+                self.learn_status.setText(f"Learned from {status.taught} taught tickets")
             else:
                 self.learn_status.setText("Learned from the prompt's examples")
             self.learn_status.setToolTip(
-                f"{status.method}. Estimated accuracy is cross-validated on the taught tickets. Refit in "
-                f"{status.fit_ms:.0f} ms."
+                f"Encoder, LLM-state, word and character heads and the prompt, weighted {status.weights}. "
+                f"Refit in {status.fit_ms:.0f} ms."
             )
         elif status.state == "failed":
             self.learn_status.setText("Learning failed")
             self.learn_status.setToolTip(status.message)
-        self.editor.set_taught_count(status.taught, status.estimated_accuracy)
+        self.editor.set_taught_count(status.taught)
         self._stats_dirty = True
         self.model.rows_changed(0, len(self.session.table) - 1)
         self.detail.show_row(self.detail.row)
@@ -260,7 +265,52 @@ class MainWindow(QMainWindow):
     # ========================================================== view → session
 
     def teach(self, rows: list[int], label: str | None) -> None:
+        if label is not None:
+            self.session.checks.record(rows, label)  # a ticket of the random sample: counted, then taught
         self.session.teaching.teach(rows, label)
+
+    def accept(self, rows: list[int]) -> None:
+        self.session.checks.record(rows, None)
+        self.session.teaching.accept(rows)
+
+    def next_suggestion(self) -> None:
+        """Select the next ticket to teach: the best suggestion not taught yet, or say there is none."""
+        table = self.session.table
+        row = next(
+            (r for r in self.session.teaching.suggestions if r < len(table) and table.taught_label(r) is None), -1
+        )
+        if row < 0:
+            self.statusBar().showMessage("No ticket to suggest yet: suggestions follow the first labels.", 6000)
+            return
+        self.tickets.select_source_row(row)
+        self.tickets.table.setFocus()
+
+    def check_sample(self) -> None:
+        """Draw a random sample to check and show it ("To check"), its first ticket selected."""
+        drawn = self.session.checks.draw()
+        if not drawn and not self.session.checks.queue:
+            self.statusBar().showMessage("No untaught labelled ticket to check.", 6000)
+            return
+        self.tickets.check_only.setChecked(True)
+        self.tickets.select_source_row(self.session.checks.queue[0])
+        self.tickets.table.setFocus()
+        self.statusBar().showMessage(
+            f"{len(self.session.checks.queue)} random tickets to check: Enter if the label is right, else pick the "
+            "right one (1-9 or double-click).",
+            15000,
+        )
+
+    def show_checks(self, status) -> None:
+        """The random checks' estimate, next to the learning state and in the editor."""
+        self.tickets.set_rows(to_check=status.to_check)
+        self.check_status.setText(
+            "Accuracy: not estimated" if not status.checked else
+            f"~{100 * status.accuracy:.0f}% ({100 * status.low:.0f}–{100 * status.high:.0f}%, {status.checked} checks)"
+        )  # fmt: skip
+        self.check_status.setToolTip(status.describe())
+        self.editor.set_estimate(status.describe())
+        if status.checked and not status.to_check and self.tickets.check_only.isChecked():
+            self.statusBar().showMessage(f"Sample checked. {status.describe()}.", 15000)
 
     def _teach_keys(self, rows: list[int], which) -> None:
         labels = self.session.table.labels

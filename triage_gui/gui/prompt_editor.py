@@ -150,7 +150,7 @@ class PromptEditor(QWidget):
         export_button = QPushButton("Export…")
         export_button.setToolTip("Save the taught tickets as a CSV (text, label)")
         export_button.clicked.connect(self.export_taught)
-        self.set_taught_count(0, None)
+        self.set_taught_count(0)
 
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<b>Instruction</b>"))
@@ -174,12 +174,23 @@ class PromptEditor(QWidget):
         self.labels.itemChanged.connect(self._edited)
         self.examples.itemChanged.connect(self._edited)
 
-    def set_taught_count(self, count: int, accuracy: float | None) -> None:
-        if not count:
-            self.taught_count.setText("<b>Taught tickets:</b> none yet. Correct a label in the table to teach.")
-            return
-        estimate = "" if accuracy is None else f", estimated accuracy {100 * accuracy:.0f}%"
-        self.taught_count.setText(f"<b>Taught tickets:</b> {count}{estimate} (kept with this prompt)")
+    def set_taught_count(self, count: int) -> None:
+        self._taught = count
+        self._show_taught()
+
+    def set_estimate(self, text: str) -> None:
+        """The random checks' estimate ("Accuracy 87% (95% interval 74-94%), from 30 random checks")."""
+        self._estimate = text
+        self._show_taught()
+
+    def _show_taught(self) -> None:
+        count, estimate = getattr(self, "_taught", 0), getattr(self, "_estimate", "")
+        taught = (
+            f"<b>Taught tickets:</b> {count} (kept with this prompt)"
+            if count
+            else "<b>Taught tickets:</b> none yet. Correct a label in the table to teach."
+        )
+        self.taught_count.setText(taught + (f"<br>{estimate}" if estimate else ""))
 
     # ---------------------------------------------------------------- building
 

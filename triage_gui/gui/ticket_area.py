@@ -63,6 +63,7 @@ class TicketView(QTableView):
 
     teach_keys = Signal(list, object)  # source rows, label or None
     accept_keys = Signal(list)
+    next_key = Signal()  # N: the next ticket to teach
 
     def selected_rows(self) -> list[int]:
         proxy = self.model()
@@ -83,6 +84,9 @@ class TicketView(QTableView):
             if key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
                 self.teach_keys.emit(rows, None)
                 return
+        if key == Qt.Key.Key_N and event.modifiers() == Qt.KeyboardModifier.NoModifier:
+            self.next_key.emit()
+            return
         if event.matches(QKeySequence.StandardKey.Copy):
             self.copy_rows()
             return
@@ -204,6 +208,14 @@ class TicketArea(QWidget):
         self.taught_only = QCheckBox("Taught")
         self.taught_only.setToolTip("Only the tickets you taught")
         self.taught_only.toggled.connect(self.filters_changed)
+        self.next_only = QCheckBox("Teach next")
+        self.next_only.setToolTip("The tickets that would teach the classifier most, best first (N: go to the next)")
+        self.next_only.toggled.connect(self.filters_changed)
+        self.check_only = QCheckBox("To check")
+        self.check_only.setToolTip("The random sample to check: Enter if the label is right, else pick the right one")
+        self.check_only.toggled.connect(self.filters_changed)
+        self.suggested: tuple[int, ...] = ()  # rows to teach next, best first (the session's)
+        self.to_check: tuple[int, ...] = ()  # the random sample still to check
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search tickets…")
         self.search.setAccessibleName("Search tickets")
@@ -229,7 +241,8 @@ class TicketArea(QWidget):
         low_box.setContentsMargins(0, 0, 0, 0)
         low_box.addWidget(self.low_only)
         low_box.addWidget(self.threshold)
-        for widget in (low, self.disagree_only, self.wrong_only, self.taught_only, self.cell_chip, self.search):
+        extra = (self.disagree_only, self.wrong_only, self.taught_only, self.next_only, self.check_only)
+        for widget in (low, *extra, self.cell_chip, self.search):
             flow.addWidget(widget)
 
     @staticmethod
@@ -342,7 +355,26 @@ class TicketArea(QWidget):
             search=self.search.text(),
             cell=self.cell,
             taught=self.taught_only.isChecked(),
+            only=self._only(),
         )
+
+    def _only(self) -> tuple[int, ...] | None:
+        chosen = [rows for box, rows in ((self.next_only, self.suggested), (self.check_only, self.to_check))
+                  if box.isChecked()]  # fmt: skip
+        if not chosen:
+            return None
+        return tuple(set(chosen[0]).intersection(*chosen[1:]))
+
+    def set_rows(self, suggested: tuple[int, ...] | None = None, to_check: tuple[int, ...] | None = None) -> None:
+        """The session's suggestions or random sample changed: filter by the new rows if that filter is on."""
+        if suggested is not None:
+            self.suggested = suggested
+        if to_check is not None:
+            self.to_check = to_check
+        if (suggested is not None and self.next_only.isChecked()) or (
+            to_check is not None and self.check_only.isChecked()
+        ):
+            self.filters_changed.emit()
 
     def set_cell(self, gold: int, predicted: int, text: str) -> None:
         self.cell = (gold, predicted)

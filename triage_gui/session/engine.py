@@ -18,6 +18,7 @@ class Engine:
 
     load: Callable[[str, str, Progress], Any]  # (spec, device, progress) -> LoadedModel
     build: Callable[[Any, PromptProfile, bool], ScorerLike]  # (loaded, profile, calibrate) -> Scorer
+    load_encoder: Callable[[str], Any] | None = None  # (spec) -> SentenceEncoder; None: no encoder
 
     @staticmethod
     def real() -> Engine:
@@ -31,7 +32,12 @@ class Engine:
 
             return Scorer(loaded, profile, calibrate=calibrate)
 
-        return Engine(load, build)
+        def load_encoder(spec: str) -> Any:
+            from ..engine.encoder import load_encoder as load
+
+            return load(spec, "cpu")
+
+        return Engine(load, build, load_encoder)
 
 
 def field_of(exc: BaseException) -> str:

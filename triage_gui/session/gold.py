@@ -107,12 +107,13 @@ class Filters:
     search: str = ""
     cell: tuple[int, int] | None = None  # (gold, predicted) label indices from the confusion matrix
     taught: bool = False
+    only: tuple[int, ...] | None = None  # just these rows ("Teach next", "To check")
 
     @property
     def active(self) -> bool:
         return bool(
             self.label or self.below_confidence is not None or self.disagreements or self.wrong or self.search
-        ) or bool(self.cell is not None or self.taught)
+        ) or bool(self.cell is not None or self.taught or self.only is not None)
 
 
 def row_mask(table: TicketTable, filters: Filters, gold: GoldColumn | None) -> np.ndarray | None:
@@ -134,6 +135,11 @@ def row_mask(table: TicketTable, filters: Filters, gold: GoldColumn | None) -> n
         mask &= bad
     if filters.taught:
         mask &= table.taught_mask()
+    if filters.only is not None:
+        keep = np.zeros(n, dtype=bool)
+        rows = np.array([r for r in filters.only if 0 <= r < n], dtype=np.int64)
+        keep[rows] = True
+        mask &= keep
     if (filters.wrong or filters.cell is not None) and gold is not None:
         g, p = gold.ids(table), evaluated_ids(table)
         if filters.wrong:

@@ -12,8 +12,10 @@ import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..engine.results import TicketScore
-from ..engine.runner import ScorerLike, score_micro_batch
+from ..engine.runner import EncoderLike, ScorerLike, score_micro_batch
 from .workers import WorkerThread
 
 
@@ -22,19 +24,22 @@ class Batch:
     rows: list[int]
     scores: list[TicketScore | None]  # per row, where its score was asked for
     baseline: list[TicketScore | None]  # per row, where the baseline was asked for and finished
+    embeddings: list[np.ndarray | None]  # per row, where the encoder's features were asked for
 
 
 async def label_stream(
     engine: WorkerThread,
     scorer: ScorerLike,
-    take: Callable[[int], list[tuple[int, str, bool, bool]]],
+    take: Callable[[int], list[tuple[int, str, bool, bool, bool]]],
     batch_size: int,
     stop: threading.Event,
     ramp: bool = True,
+    encoder: EncoderLike | None = None,
 ) -> AsyncIterator[Batch]:
     """Yield scored micro-batches until ``take`` has nothing more or ``stop`` is set.
 
-    ``take(n)`` hands out up to n rows still to do as (row, text, needs cached score, needs baseline);
+    ``take(n)`` hands out up to n rows still to do as (row, text, needs cached score, needs baseline,
+    needs the encoder's features);
     it is called again for each batch, so rows added while labelling runs are picked up. With ``ramp``
     the first batches hold 1, 2, 4... tickets: the first label shows after one ticket's latency.
 
@@ -54,16 +59,16 @@ async def label_stream(
             return None
         rows = [w[0] for w in work]
         texts = [w[1] for w in work]
-        needs = [w[2] for w in work], [w[3] for w in work]
-        return rows, engine.submit(score_micro_batch, scorer, texts, *needs, stop)
+        cached, base, embed = [w[2] for w in work], [w[3] for w in work], [w[4] for w in work]
+        return rows, engine.submit(score_micro_batch, scorer, texts, cached, base, stop, encoder, embed)
 
     pending = queue()
     try:
         while pending is not None:
             rows, future = pending
-            scores, full = await future
+            done = await future
             pending = queue()  # keep the engine busy while the loop applies this batch
-            yield Batch(rows, scores, full)
+            yield Batch(rows, done.scores, done.baseline, done.embeddings)
     finally:
         if pending is not None:
             pending[1].cancel()

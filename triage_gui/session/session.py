@@ -29,6 +29,7 @@ from ..defaults import STREAM_BATCH_SIZE
 from ..engine.prompt import PromptProfile
 from ..engine.runner import ScorerLike
 from ..engine.table import NewRow, TicketTable
+from .checks import RandomChecks
 from .engine import Engine, field_of
 from .events import Event
 from .labelling import Batch, label_stream
@@ -42,7 +43,13 @@ log = logging.getLogger(__name__)
 class Session:
     """See the module docstring. Create and use it on the event loop's thread only."""
 
-    def __init__(self, engine: Engine | None = None, device: str = "auto", batch_size: int = STREAM_BATCH_SIZE):
+    def __init__(
+        self,
+        engine: Engine | None = None,
+        device: str = "auto",
+        batch_size: int = STREAM_BATCH_SIZE,
+        encoder: str = "bundled",
+    ):
         self.engine = engine or Engine.real()
         self.device = device
         self.batch_size = batch_size
@@ -53,6 +60,9 @@ class Session:
         self.model: Any = None
         self.model_spec = ""  # what the model in use was loaded from
         self.scorer: ScorerLike | None = None
+        self.encoder_spec = encoder  # the sentence encoder ("none": labels learned without one)
+        self.encoder: Any = None  # loaded once, beside the first model; it does not depend on the prompt
+        self._encoder_task: asyncio.Task | None = None
         self.profile: PromptProfile | None = None  # the prompt the scorer in use was built from
         self.requested: PromptProfile | None = None  # the newest prompt asked for
         self.baseline = False
@@ -85,6 +95,8 @@ class Session:
         self._stop = threading.Event()
         self._run_done = 0
         self.teaching = Teaching(self)
+        self.checks = RandomChecks(self.table)
+        self.teaching.changed.connect(lambda status: self.checks.refresh() if status.state == "ready" else None)
 
     # ================================================================ model
 
@@ -136,6 +148,27 @@ class Session:
         profile = self.requested or self.profile
         if profile is not None:
             self._start_rebuild(profile)
+        wanted = self.encoder_spec != "none" and self.engine.load_encoder is not None
+        if wanted and self.encoder is None and self._encoder_task is None:
+            self._encoder_task = asyncio.get_running_loop().create_task(self._load_encoder(), name="encoder")
+
+    async def _load_encoder(self) -> None:
+        """The sentence encoder, on the loader thread beside the prompt's prefix build: tickets scored
+        before it is ready are embedded by the next run (a run only for the missing embeddings)."""
+        assert self.engine.load_encoder is not None
+        try:
+            encoder = await self.loader_thread.run(self.engine.load_encoder, self.encoder_spec)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.info("encoder load failed: %s", exc)
+            self.message.emit("Sentence encoder not loaded", f"{exc}\n\nLabels are learned without it.")
+            return
+        self.encoder = encoder
+        if self.scorer is not None:
+            self.teaching.new_version()  # the prompt's examples through the encoder too
+        if not self.running:
+            self._ensure_running()
 
     def _load_progress(self, task: asyncio.Task | None, status: ModelStatus) -> None:
         if task is not None and self._load_task is task:  # a cancelled load's progress is not shown
@@ -272,6 +305,7 @@ class Session:
         self.table.clear()
         self.text_column = ""
         self.teaching.cleared()
+        self.checks.clear()
         self.table_reset.emit()
         self._set_run(RunStatus("idle"))
 
@@ -318,7 +352,7 @@ class Session:
         return bool(self._tasks())
 
     def _remaining(self) -> int:
-        return len(self.table.pending(0, self.baseline))
+        return len(self.table.pending(0, self.baseline, self.encoder is not None))
 
     def _ensure_running(self) -> None:
         if self.scorer is None or self.running or self.user_stopped:
@@ -333,22 +367,24 @@ class Session:
         self._stop = threading.Event()
         self._run_task = asyncio.get_running_loop().create_task(self._run(self.scorer, self._stop), name="label")
 
-    def _take(self, n: int) -> list[tuple[int, str, bool, bool]]:
+    def _take(self, n: int) -> list[tuple[int, str, bool, bool, bool]]:
         table = self.table
-        out: list[tuple[int, str, bool, bool]] = []
+        embed = self.encoder is not None
+        out: list[tuple[int, str, bool, bool, bool]] = []
         while len(out) < n:
             if self._queue_pos >= len(self._queue):
                 if self._scanned >= len(table):
                     break
-                self._queue, self._queue_pos = table.pending(self._scanned, self.baseline), 0
+                self._queue, self._queue_pos = table.pending(self._scanned, self.baseline, embed), 0
                 self._scanned = len(table)
                 continue
             i = int(self._queue[self._queue_pos])
             self._queue_pos += 1
             need_score = not table.scored(i)
             need_base = self.baseline and table.needs_baseline(i)
-            if need_score or need_base:
-                out.append((i, table.texts[i], need_score, need_base))
+            need_embed = embed and not table.embedded(i)
+            if need_score or need_base or need_embed:
+                out.append((i, table.texts[i], need_score, need_base, need_embed))
         return out
 
     async def _run(self, scorer: ScorerLike, stop: threading.Event) -> None:
@@ -356,7 +392,8 @@ class Session:
         self._run_started, self._run_done = time.perf_counter(), 0
         self._set_run(self._status("running"))
         try:
-            async for batch in label_stream(self.engine_thread, scorer, self._take, self.batch_size, stop):
+            stream = label_stream(self.engine_thread, scorer, self._take, self.batch_size, stop, True, self.encoder)
+            async for batch in stream:
                 self._apply(batch, version, "stopped" if stop.is_set() else "running")
         except asyncio.CancelledError:
             raise
@@ -370,6 +407,9 @@ class Session:
 
     def _apply(self, batch: Batch, version: int, state: str) -> None:
         table = self.table
+        embedded = [(r, e) for r, e in zip(batch.rows, batch.embeddings) if e is not None]
+        if embedded:
+            table.apply_embeddings([r for r, _ in embedded], np.stack([e for _, e in embedded]))
         scored = [(r, s) for r, s in zip(batch.rows, batch.scores) if s is not None]
         if scored and table.apply([r for r, _ in scored], [s for _, s in scored], version):
             self.teaching.rows_scored([r for r, _ in scored])
@@ -409,7 +449,8 @@ class Session:
             task.cancel()
 
     def _tasks(self) -> list[asyncio.Task]:
-        tasks = [self._load_task, self._rebuild_task, self._run_task, *self._file_tasks, *self.teaching.tasks()]
+        tasks = [self._load_task, self._encoder_task, self._rebuild_task, self._run_task, *self._file_tasks]
+        tasks += self.teaching.tasks()
         return [t for t in tasks if t is not None and not t.done()]
 
     def _threads(self) -> list[WorkerThread]:

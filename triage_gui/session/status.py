@@ -53,13 +53,13 @@ class RunStatus:
 
 @dataclass(frozen=True)
 class HeadStatus:
-    """The taught classifier: how many tickets it learned from and how good it is estimated to be."""
+    """The taught classifier: how many tickets it learned from and how its heads are weighted. How good it
+    is comes from random checks (:class:`CheckStatus`), never from the tickets it was taught."""
 
     state: str  # "off" (prompt only), "fitting", "ready", "failed"
     taught: int = 0  # tickets the lead taught (table rows and stored ones)
     examples: int = 0  # the prompt's few-shot examples and label descriptions it also learns from
-    estimated_accuracy: float | None = None  # cross-validated on the taught tickets
-    method: str = ""  # what it combines, in words
+    weights: str = ""  # how its heads are weighted, in words ("encoder 0.6, characters 0.15, ...")
     fit_ms: float = 0.0
     message: str = ""
 

@@ -3,9 +3,13 @@
 The taught set (ticket text -> label) lives with the prompt. Every change cancels the refit in
 progress and starts a new one on the learning thread; when it lands, every untaught row's label
 updates at once, without another model forward (features are kept per row). Rows scored later are
-labelled by the current head as they arrive. The prompt's examples and label descriptions are run
-through the same forward once per prompt version and learned from too, so the head works before the
-first correction.
+labelled by the current head as they arrive. The prompt's examples and label descriptions are learned
+from too, so the head works before the first correction: after a prompt edit they go through the
+sentence encoder first (milliseconds, no prefix needed), so every embedded row is relabelled from the
+encoder and n-gram heads at once, and again once the new prompt's LLM features exist.
+
+After each fit, off the critical path: out-of-fold labels for the taught tickets, the head weights
+chosen from them (:mod:`engine.combination`), and the tickets to teach next (:mod:`engine.suggest`).
 
 The learning modules (scikit-learn and SciPy) are imported on the learning thread once a prompt is
 ready or tickets arrive, not with the window: imported with it, they added 1.5-2 s to its start.
@@ -33,7 +37,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 VECTORISE_CHUNK = 2048
-METHOD = "Hidden-state, word and character heads averaged; prompt examples and descriptions included"
+SUGGESTIONS = 50  # "Teach next" rows kept after each fit
 
 
 def _new_store() -> LexicalStore:
@@ -49,13 +53,16 @@ class Teaching:
         self.session = session
         self.thread = WorkerThread("learning")
         self.changed: Event[[HeadStatus]] = Event()
+        self.suggested: Event[[list[int]]] = Event()  # rows to teach next, best first
         self.status = HeadStatus("off")
         self.taught: dict[str, str] = {}
         self.store: LexicalStore | None = None  # made on the learning thread (see _new_store)
         self.head: Head | None = None
         self.last_fit: Fit | None = None
+        self.suggestions: list[int] = []
         self._pseudo: Examples | None = None
-        self._outside: dict[str, np.ndarray] = {}
+        self._outside: dict[str, tuple[np.ndarray, ...]] = {}
+        self._weights: dict[str, float] | None = None  # chosen out of fold by the last fit (None: default)
         self._version = -1
         self._task: asyncio.Task | None = None
         self._prepare_task: asyncio.Task | None = None
@@ -130,7 +137,7 @@ class Teaching:
         table = self.session.table
         by_label: dict[str, list[int]] = {}
         for row in rows:
-            label = table.label(row) if 0 <= row < len(table) and table.scored(row) else None
+            label = table.label(row) if 0 <= row < len(table) and table.current(row) else None
             if label is not None and label in table.labels:
                 by_label.setdefault(label, []).append(row)
         for label, chosen in by_label.items():
@@ -182,8 +189,9 @@ class Teaching:
     # ------------------------------------------------------ session hooks
 
     def new_version(self) -> None:
-        """A new prompt version (or model): features of the prompt's examples and of taught tickets that
-        are not loaded are computed again on the engine thread, then the head is refitted."""
+        """A new prompt version (or model): the prompt's examples go through the encoder first (every
+        embedded row relabelled from the prompt-free heads), then through the LLM on the engine thread
+        with the taught tickets that are not loaded; each step refits the head."""
         self._version = self.session.table.version
         self._pseudo, self._outside, self.head, self._fitted_on = None, {}, None, 0
         self._mark_rows(range(len(self.session.table)))
@@ -200,14 +208,23 @@ class Teaching:
 
     async def _prepare(self, version: int) -> None:
         session = self.session
-        scorer, profile = session.scorer, session.profile
+        scorer, profile, encoder = session.scorer, session.profile, session.encoder
         if scorer is None or profile is None:
             return
         await self._store()
         from ..engine.teacher import features_of, prompt_examples, pseudo_set
 
         texts = [t for t, _ in prompt_examples(profile)]
-        features = await session.engine_thread.run(features_of, scorer, texts)
+        k = len(profile.labels)
+        if encoder is not None:  # the prompt-free heads first: labels within a fit's time of a Save
+            # On the learning thread: the engine thread may hold two micro-batches of the old prompt's
+            # scoring (~2 s). The encoder keeps no state, so a second thread may run it.
+            quick = await self.thread.run(features_of, None, encoder, texts, k)
+            if version != session.table.version:
+                return
+            self._pseudo = pseudo_set(profile, quick)
+            await self._refit(version)
+        features = await session.engine_thread.run(features_of, scorer, encoder, texts, k)
         if version != session.table.version:
             return
         self._pseudo = pseudo_set(profile, features)
@@ -229,12 +246,15 @@ class Teaching:
 
     def rows_scored(self, rows: Sequence[int]) -> None:
         """Label freshly scored rows with the current head. Refit when a taught ticket just got its
-        features, and each time the scored rows have doubled (16, 32, 64...): the standardisation and the
-        self-training then see the file, not its first tickets; log2(rows) refits in all."""
+        features, and each time the scored rows have doubled (16, 32, 64...): the standardisation then
+        sees the file, not its first tickets; log2(rows) refits in all."""
         table = self.session.table
         if self.head is not None and self.store is not None and table.head_active:
             idx = np.asarray(rows, dtype=np.int64)
-            probs = self.head.predict_texts(table.features.get(idx), [table.texts[r] for r in rows], self.store)
+            probs = self.head.predict_texts(
+                table.features.get(idx), _embeddings(table, idx), table.prompt_probs(idx),
+                [table.texts[r] for r in rows], self.store,
+            )  # fmt: skip
             table.set_head(probs, idx)
         refitting = self._task is not None and not self._task.done()
         grown = self._grown() and not refitting  # never restart a refit in flight for this: it would starve
@@ -255,8 +275,12 @@ class Teaching:
         for row in rows:
             feats = table.baseline_features.get(row)
             if feats is not None:
-                probs = self.head.predict_texts(feats[None].astype(np.float32), [table.texts[row]], self.store)
-                found[row] = int(probs.argmax())
+                idx = np.array([row])
+                prompt = np.array([table.baseline[row].probs], dtype=np.float32)
+                hidden = feats[None].astype(np.float32)
+                probs = self.head.predict_texts(hidden, _embeddings(table, idx), prompt, [table.texts[row]], self.store)
+                if not np.isnan(probs[0, 0]):
+                    found[row] = int(probs.argmax())
         table.set_head(np.zeros((0, len(table.labels)), np.float32), np.zeros(0, np.int64), None, found)
 
     def cleared(self) -> None:
@@ -264,7 +288,8 @@ class Teaching:
         self._cancel(self._vectorise_task)
         self.store = None
         self._vectorised = 0
-        self.head, self._fitted_on = None, 0
+        self.head, self._fitted_on, self.suggestions = None, 0, []
+        self.suggested.emit([])
         if self.status.state != "off":
             self._set(HeadStatus("off", len(self.taught)))
 
@@ -285,34 +310,41 @@ class Teaching:
         session, table = self.session, self.session.table
         if self._pseudo is None:
             return
+        from ..engine.combination import describe
         from ..engine.learning import fit_all, out_of_fold  # loaded by _prepare, on the learning thread
-        from ..engine.teacher import apply_fit, features_of, taught_set
+        from ..engine.teacher import apply_fit, features_of, reweigh, row_source, taught_set
 
-        loaded = {table.texts[int(r)] for r in table.taught_rows() if table.scored(int(r))}
+        k = len(table.labels)
+        quick = not table.count_scored()  # this version has no LLM score yet: the prompt-free heads only
+        loaded = {table.texts[int(r)] for r in table.taught_rows() if table.current(int(r)) or table.embedded(int(r))}
         outside_texts = [t for t in self.taught if t not in self._outside and t not in loaded]
+        outside = dict(self._outside)
         if outside_texts and session.scorer is not None:
-            found = await session.engine_thread.run(features_of, session.scorer, outside_texts)
+            if quick:  # the encoder alone, on this thread: the engine thread may be busy for seconds
+                found = await self.thread.run(features_of, None, session.encoder, outside_texts, k)
+            else:
+                found = await session.engine_thread.run(features_of, session.scorer, session.encoder, outside_texts, k)
             if version != table.version:
                 return
-            self._outside.update(zip(outside_texts, found))
+            outside.update((t, found.row(i)) for i, t in enumerate(outside_texts))
+            if not quick:
+                self._outside = outside
         if self._vectorise_task is not None and not self._vectorise_task.done():
             await asyncio.shield(self._vectorise_task)
         store = await self._store()
         rows = min(len(table), self._vectorised)
-        taught = taught_set(table, self.items(), self._outside)
-        pseudo = self._pseudo
         scored = table.count_scored()
-        if not scored:
-            return  # nothing to learn the features' spread from or to relabel yet; the first batches refit
-        self._set(HeadStatus("fitting", len(self.taught), len(pseudo), self.status.estimated_accuracy))
+        if not scored and not table.embedded_mask()[:rows].any():
+            return  # nothing to relabel yet; the first batches refit
+        # Everything the learning thread reads is captured here, on the loop's thread.
+        taught = taught_set(table, self.items(), outside)
+        pseudo, source, weights = self._pseudo, row_source(table, rows), self._weights
+        self._set(HeadStatus("fitting", len(self.taught), len(pseudo), self.status.weights))
         started = time.perf_counter()
-        features = table.features.view(rows)
         cached = self._scaler
         scaler = cached[2] if cached is not None and cached[:2] == (version, scored) else None
         try:
-            fit = await self.thread.run(
-                fit_all, taught, pseudo, features, store, table.texts, rows, len(table.labels), True, scaler
-            )
+            fit = await self.thread.run(fit_all, taught, pseudo, source, store, k, weights, scaler)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -322,21 +354,54 @@ class Teaching:
         if version != table.version or not apply_fit(table, fit, rows, version):
             return
         self.head, self.last_fit, self._fitted_on = fit.head, fit, scored
-        self._scaler = (version, scored, fit.head.scaler)
-        late = [r for r in range(rows, len(table)) if table.scored(r)]
-        if late:
-            self.rows_scored(late)
+        if scored:
+            self._scaler = (version, scored, fit.head.scaler)
+        self._relabel_late(rows)
         seconds = time.perf_counter() - started
-        previous = self.status.estimated_accuracy
-        self._set(HeadStatus("ready", len(self.taught), len(pseudo), previous, METHOD, 1000 * seconds))
+        self._set(HeadStatus("ready", len(self.taught), len(pseudo), describe(fit.head.weights), 1000 * seconds))
         session.rows_changed.emit(0, max(0, len(table) - 1))
-        # Then, off the critical path: each taught ticket's out-of-fold label and the accuracy estimate.
-        scaler, labels = fit.head.scaler, len(table.labels)
-        oof, estimate = await self.thread.run(out_of_fold, taught, pseudo, scaler, store, labels)
+        # Then, off the critical path: out-of-fold labels, the weights they choose, the next suggestions.
+        chosen = await self.thread.run(out_of_fold, taught, pseudo, fit.head.scaler, store, k)
         if version != table.version:
             return
-        table.set_head(np.zeros((0, labels), np.float32), np.zeros(0, np.int64), oof)
-        self._set(HeadStatus("ready", len(self.taught), len(pseudo), estimate, METHOD, 1000 * seconds))
+        self._weights = chosen.weights
+        if chosen.weights != fit.head.weights:
+            fit = await self.thread.run(reweigh, source, fit, chosen)
+            if version != table.version or not apply_fit(table, fit, rows, version):
+                return
+            self.head, self.last_fit = fit.head, fit
+            self._relabel_late(rows)
+        table.set_head(np.zeros((0, k), np.float32), np.zeros(0, np.int64), chosen.labels)
+        self._set(HeadStatus("ready", len(self.taught), len(pseudo), describe(fit.head.weights), 1000 * seconds))
         session.rows_changed.emit(0, max(0, len(table) - 1))
+        await self._suggest(fit, source, version)
         if self._grown():  # tickets scored while this fit ran have doubled what it saw: fit again
             self._refit_soon()
+
+    def _relabel_late(self, rows: int) -> None:
+        """Rows scored while a fit ran: label them with the new head."""
+        late = [r for r in range(rows, len(self.session.table)) if self.session.table.scored(r)]
+        if late:
+            self.rows_scored(late)
+
+    async def _suggest(self, fit: Fit, source, version: int) -> None:
+        from ..engine.suggest import suggest
+
+        table = self.session.table
+        candidates = ~table.taught_mask()[: len(fit.probs)]
+        embeddings = source.embeddings if source.embeddings.shape[1] else None
+        taught = table.taught_rows()
+        taught = taught[taught < len(fit.probs)]
+        picked = await self.thread.run(suggest, fit.probs, candidates, embeddings, taught, SUGGESTIONS)
+        if version != table.version:
+            return
+        self.suggestions = [int(r) for r in picked]
+        self.suggested.emit(self.suggestions)
+
+
+def _embeddings(table, idx: np.ndarray) -> np.ndarray:
+    """The rows' embeddings, NaN where a row has none yet ((n, 0) with no encoder)."""
+    values = table.embeddings.get(idx)
+    if values.shape[1]:
+        values[~table.embedded_mask()[idx]] = np.nan
+    return values

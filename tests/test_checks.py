@@ -1,0 +1,108 @@
+"""An accuracy a lead can believe: random checks, their 95 % interval, and the window's "Check a random
+sample" with the status it shows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from triage_gui.engine.metrics import wilson_interval
+from triage_gui.engine.table import NewRow, TicketTable
+from triage_gui.session.checks import RandomChecks
+
+
+def test_the_interval_of_30_random_checks_covers_the_true_accuracy_at_least_90_percent_of_the_time():
+    """Draw 30 tickets at random from a file labelled with a known accuracy, many times: the 95 % interval
+    must contain the file's true accuracy in at least 90 % of the draws, at every accuracy a lead sees."""
+    rng = np.random.default_rng(0)
+    for accuracy in (0.5, 0.7, 0.85, 0.95):
+        right = rng.random(2000) < accuracy  # the file: which tickets' labels are right
+        truth = right.mean()
+        covered = 0
+        draws = 2000
+        for _ in range(draws):
+            sample = rng.choice(len(right), 30, replace=False)
+            low, high = wilson_interval(int(right[sample].sum()), 30)
+            covered += low <= truth <= high
+        assert covered / draws >= 0.90, (accuracy, covered / draws)
+
+
+def test_the_interval_is_inside_zero_and_one_and_narrows_with_more_checks():
+    assert wilson_interval(30, 30)[1] == 1.0 and wilson_interval(0, 30)[0] == 0.0
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    wide, narrow = wilson_interval(24, 30), wilson_interval(240, 300)
+    assert narrow[1] - narrow[0] < wide[1] - wide[0]
+
+
+def labelled_table(n: int, wrong: set[int]) -> TicketTable:
+    table = TicketTable()
+    table.add([NewRow({"text": f"ticket {i}"}, f"ticket {i}") for i in range(n)])
+    table.start_version(0, ["a", "b"], [0, 0])
+    from triage_gui.engine.results import TicketScore
+
+    scores = [TicketScore("a", 0.9, [0.9, 0.1], [-0.1, -2.3], 1.0) for _ in range(n)]
+    table.apply(list(range(n)), scores, 0)
+    return table
+
+
+def test_checks_draw_only_untaught_tickets_and_count_verdicts():
+    table = labelled_table(50, set())
+    table.teach([0, 1], "b")
+    checks = RandomChecks(table, seed=1)
+    drawn = checks.draw(10)
+    assert len(drawn) == 10 and not {0, 1} & set(drawn)
+    assert "not estimated yet" in checks.status.describe()
+    checks.record(drawn[:6], None)  # the shown label "a" is right
+    checks.record(drawn[6:], "b")  # wrong: the lead picked "b"
+    checks.record([2 if 2 not in drawn else 3], "b")  # not in the sample: does not count
+    status = checks.status
+    assert (status.checked, status.correct) == (10, 6)
+    assert status.low < 0.6 < status.high
+    assert "from 10 random checks" in status.describe()
+    again = checks.draw(100)
+    assert again and not set(again) & set(drawn)  # a checked ticket is never drawn twice
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, monkeypatch, loaded, event_loop_qt):
+    from helpers import SAMPLE
+    from qt_helpers import close, drop_files, open_window, wait_all_labelled
+
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
+    win = open_window(qtbot)
+    drop_files(win, [SAMPLE])
+    wait_all_labelled(qtbot, win, 60)
+    qtbot.waitUntil(lambda: win.session.teaching.status.state == "ready" and not win.session.busy, timeout=60_000)
+    yield win
+    close(win)
+
+
+def test_check_a_random_sample_in_the_window(qtbot, window):
+    """Teach › Check a random sample: the sample is listed, Enter confirms, a number key corrects, and the
+    status bar and the editor show the estimate with its interval and the number of checks."""
+    table = window.session.table
+    assert window.check_status.text() == "Accuracy: not estimated"
+    assert "not estimated yet" in window.editor.taught_count.text()
+    teach_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Teach")
+    check = next(a for a in teach_menu.actions() if a.text().startswith("&Check a random sample"))
+    check.trigger()
+    sample = list(window.session.checks.queue)
+    assert len(sample) == 20 and window.tickets.check_only.isChecked()
+    assert window.tickets.proxy.rowCount() == 20  # the table lists the sample only
+    view = window.tickets.table
+    right = 0
+    for row in sample:
+        window.tickets.select_source_row(row)
+        gold = table.value(row, "team")
+        if table.label(row) == gold:
+            right += 1
+            qtbot.keyClick(view, Qt.Key.Key_Return)
+        else:
+            qtbot.keyClick(view, Qt.Key(Qt.Key.Key_1 + table.labels.index(gold)))
+    qtbot.waitUntil(lambda: not window.session.busy and window.session.checks.status.checked == 20, timeout=60_000)
+    status = window.session.checks.status
+    assert not status.to_check and abs(status.correct - right) <= 4  # out of fold after the refit
+    assert "20 checks" in window.check_status.text() and "%" in window.check_status.text()
+    assert "from 20 random checks" in window.editor.taught_count.text()
+    assert all(table.taught_label(r) == table.value(r, "team") for r in sample)  # the checks also taught

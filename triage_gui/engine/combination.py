@@ -1,0 +1,113 @@
+"""How the taught classifier's heads are combined: a weighted geometric mean, weights fitted to the lead's data.
+
+Five heads each give every label a probability (:mod:`learning`): the sentence encoder's, the LLM's hidden
+state's, word and character n-grams', and the calibrated prompt's. Their log-probabilities are averaged with
+weights, per ticket over the heads it has (a ticket the LLM has not scored yet under a new prompt is labelled
+from the encoder and n-gram heads alone), and renormalised.
+
+The weights start at :data:`DEFAULT_WEIGHTS`, measured on the dev sets (README, quality section): the
+encoder carries most of the weight because it was the best single head on every plain-text set, and the
+n-gram heads most of the rest because they are the ones that win on terse, keyword-like tickets. Once the
+lead has taught enough tickets (:data:`MIN_TAUGHT`, and at least two for most labels) the weights are chosen
+from out-of-fold predictions on the taught tickets (:func:`choose_weights`): a grid over the simplex, steps
+of 0.1, scored by out-of-fold accuracy with a small pull towards the default so that a handful of tickets
+cannot swing them far.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+HEADS = ("encoder", "hidden", "word", "char", "prompt")
+# Measured on the dev sets (README): on plain text the encoder alone beat every other head at every K;
+# the character head was the next best on terse text; the prompt alone is weak but not useless.
+DEFAULT_WEIGHTS = {"encoder": 0.6, "hidden": 0.1, "word": 0.1, "char": 0.15, "prompt": 0.05}
+# Without an encoder (switched off, or it failed to load): the three heads of version 0.1 and the prompt.
+NO_ENCODER_WEIGHTS = {"encoder": 0.0, "hidden": 0.3, "word": 0.3, "char": 0.3, "prompt": 0.1}
+MIN_TAUGHT = 40  # taught tickets before the weights are chosen from them (fewer: the default)
+PULL = 0.05  # accuracy given up per unit of L1 distance from the default weights
+STEP = 10  # grid steps per unit weight
+
+
+def combine(parts: Mapping[str, np.ndarray], weights: Mapping[str, float]) -> np.ndarray:
+    """Weighted geometric mean of each head's (n, labels) probabilities over the heads each row has (a
+    head's NaN rows: not available), renormalised. Rows with neither the encoder nor the hidden state
+    (nothing a model computed) come back NaN."""
+    first = next(iter(parts.values()))
+    n, k = first.shape
+    z = np.zeros((n, k), dtype=np.float64)
+    total = np.zeros(n, dtype=np.float64)
+    modelled = np.zeros(n, dtype=bool)
+    for head, probs in parts.items():
+        weight = float(weights.get(head, 0.0))
+        available = ~np.isnan(probs[:, 0])
+        if head in ("encoder", "hidden"):
+            modelled |= available
+        if weight <= 0 or not available.any():
+            continue
+        z[available] += weight * np.log(np.clip(probs[available], 1e-6, 1.0))
+        total[available] += weight
+    out = np.full((n, k), np.nan, dtype=np.float32)
+    ok = modelled & (total > 0)
+    if ok.any():
+        scaled = z[ok] / total[ok, None]
+        scaled -= scaled.max(axis=1, keepdims=True)
+        e = np.exp(scaled)
+        out[ok] = e / e.sum(axis=1, keepdims=True)
+    return out
+
+
+def _grid(heads: Sequence[str]) -> np.ndarray:
+    """Every weight vector over these heads in steps of 1/STEP that sums to one."""
+    rows = [w for w in itertools.product(range(STEP + 1), repeat=len(heads)) if sum(w) == STEP]
+    return np.array(rows, dtype=np.float64) / STEP
+
+
+def choose_weights(
+    oof: Mapping[str, np.ndarray], labels: np.ndarray, scored: np.ndarray, default: Mapping[str, float]
+) -> dict[str, float]:
+    """Weights for the heads from their out-of-fold probabilities (head -> (n, labels), NaN rows: the head
+    had no features there) on training tickets with these labels; only the ``scored`` ones (the taught
+    tickets: the prompt's own examples are too easy to judge by) count. Out-of-fold accuracy minus
+    :data:`PULL` per unit of distance from ``default``, ties to the smaller log-loss."""
+    heads = [h for h in HEADS if h in oof and default.get(h, 0.0) >= 0 and not np.isnan(oof[h][scored, 0]).all()]
+    if not heads or not scored.any():
+        return dict(default)
+    y = labels[scored]
+    logs = {}
+    for h in heads:
+        p = oof[h][scored]
+        logs[h] = np.where(np.isnan(p), np.nan, np.log(np.clip(p, 1e-6, 1.0)))
+    base = np.array([default.get(h, 0.0) for h in heads])
+    best_score, best = -np.inf, base
+    for w in _grid(heads):
+        z = np.zeros((len(y), logs[heads[0]].shape[1]))
+        total = np.zeros(len(y))
+        for weight, h in zip(w, heads):
+            if weight:
+                ok = ~np.isnan(logs[h][:, 0])
+                z[ok] += weight * logs[h][ok]
+                total[ok] += weight
+        if not (total > 0).all():
+            continue
+        z /= total[:, None]
+        z -= z.max(axis=1, keepdims=True)
+        logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+        accuracy = float((logp.argmax(axis=1) == y).mean())
+        loss = float(-logp[np.arange(len(y)), y].mean())
+        score = accuracy - PULL * float(np.abs(w - base).sum()) - 1e-3 * loss
+        if score > best_score:
+            best_score, best = score, w
+    chosen = {h: 0.0 for h in HEADS}
+    chosen.update({h: float(x) for h, x in zip(heads, best)})
+    return chosen
+
+
+def describe(weights: Mapping[str, float]) -> str:
+    """ "encoder 0.6, characters 0.15, …": the weights in words, largest first."""
+    names = {"encoder": "encoder", "hidden": "LLM state", "word": "words", "char": "characters", "prompt": "prompt"}
+    parts = sorted(((w, h) for h, w in weights.items() if w > 0), reverse=True)
+    return ", ".join(f"{names.get(h, h)} {w:.2g}" for w, h in parts)

@@ -1,0 +1,123 @@
+"""Random checks: an accuracy a lead can believe, from a random sample the lead confirmed or corrected.
+
+The tickets a lead corrects are the wrong ones, so an accuracy measured on them says nothing of the file.
+"Check a random sample" draws untaught labelled tickets uniformly at random; the lead says for each
+whether its label is right (or which is). The estimate is the share of checked tickets whose label the
+classifier gets right now, without having been trained on them: a checked ticket is taught (a check
+teaches like any correction), so its current label is its out-of-fold one (``table.evaluated_label``);
+until the first refit after the check, the label it showed when checked. With a 95 % Wilson interval and
+the number of checks it rests on. No checks: no number ("not estimated yet").
+
+Checks belong to the loaded file (by ticket text, as the taught set): a new file starts without any.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..engine.metrics import wilson_interval
+from ..engine.table import TicketTable
+from .events import Event
+
+SAMPLE = 20  # tickets drawn per "Check a random sample"
+
+
+@dataclass(frozen=True)
+class CheckStatus:
+    """Where the random check stands: the sample still to check and the estimate so far."""
+
+    to_check: tuple[int, ...] = ()  # rows drawn and not checked yet, in the order to check them
+    checked: int = 0
+    correct: int = 0
+    low: float = 0.0
+    high: float = 1.0
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.correct / self.checked if self.checked else None
+
+    def describe(self) -> str:
+        if not self.checked:
+            return "Accuracy not estimated yet: check a random sample (Teach menu)."
+        return (
+            f"Accuracy {100 * self.correct / self.checked:.0f}% (95% interval {100 * self.low:.0f}–"
+            f"{100 * self.high:.0f}%), from {self.checked} random checks"
+        )
+
+
+class RandomChecks:
+    """The drawn sample and the lead's verdicts (text -> the label the lead says is right)."""
+
+    def __init__(self, table: TicketTable, seed: int | None = None) -> None:
+        self.table = table
+        self.changed: Event[[CheckStatus]] = Event()
+        self.verified: dict[str, str] = {}  # checked ticket text -> right label
+        self.shown: dict[str, str] = {}  # checked ticket text -> the label it showed when checked
+        self.queue: list[int] = []
+        self._rng = np.random.default_rng(seed)
+        self.status = CheckStatus()
+
+    def draw(self, count: int = SAMPLE) -> list[int]:
+        """Add ``count`` untaught labelled rows, uniformly at random, to the rows to check."""
+        table = self.table
+        n = len(table)
+        eligible = ~table.taught_mask() & (table.label_ids() >= 0)
+        eligible[[r for r in self.queue if r < n]] = False
+        for row in np.flatnonzero(eligible):
+            if table.texts[int(row)] in self.verified:
+                eligible[row] = False
+        rows = np.flatnonzero(eligible)
+        picked = self._rng.choice(rows, size=min(count, len(rows)), replace=False) if len(rows) else rows
+        self.queue += [int(r) for r in picked]
+        self.refresh()
+        return [int(r) for r in picked]
+
+    def record(self, rows: Sequence[int], right: str | None) -> list[int]:
+        """The lead's verdict on checked rows: ``right`` is the correct label (None: the shown one is
+        right). Only rows of the drawn sample count; returns them (the caller teaches them)."""
+        table = self.table
+        counted = []
+        for row in rows:
+            if row not in self.queue:
+                continue
+            shown = table.label(row)
+            if shown is None:
+                continue
+            text = table.texts[row]
+            self.shown[text] = shown
+            self.verified[text] = right or shown
+            self.queue.remove(row)
+            counted.append(row)
+        if counted:
+            self.refresh()
+        return counted
+
+    def in_sample(self, row: int) -> bool:
+        return row in self.queue
+
+    def clear(self) -> None:
+        self.verified, self.shown, self.queue = {}, {}, []
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Recount: call after a refit (a checked ticket's current label is its out-of-fold one)."""
+        table = self.table
+        by_text: dict[str, int] = {}
+        for row in range(len(table)) if self.verified else ():
+            by_text.setdefault(table.texts[row], row)
+        checked = correct = 0
+        for text, right in self.verified.items():
+            found = by_text.get(text)
+            label = None
+            if found is not None and table.taught_label(found) is not None:
+                label = table.evaluated_label(found)
+            label = label if label is not None else self.shown[text]
+            checked += 1
+            correct += label == right
+        low, high = wilson_interval(correct, checked)
+        self.queue = [r for r in self.queue if r < len(table) and table.taught_label(r) is None]
+        self.status = CheckStatus(tuple(self.queue), checked, correct, low, high)
+        self.changed.emit(self.status)
