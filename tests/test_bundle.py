@@ -26,6 +26,7 @@ def test_frozen_classify_matches_the_source_run(tmp_path, loaded):
         [str(frozen), "classify", str(SAMPLE), "--out", str(out_frozen)], env=env, capture_output=True, text=True
     )
     assert run.returncode == 0, run.stderr[-3000:]
+    assert "sentence encoder all-MiniLM-L6-v2 loaded" in run.stderr, run.stderr[-3000:]  # the bundle carries it
     source = subprocess.run(
         [sys.executable, "-m", "triage_gui", "classify", str(SAMPLE), "--out", str(out_source)],
         cwd=ROOT,

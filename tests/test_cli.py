@@ -184,7 +184,10 @@ def test_train_teaches_from_a_labelled_file_before_labelling(tmp_path, loaded):
 
 
 def test_eval_prints_the_learning_curve(loaded):
-    result = run_cli("eval", str(SAMPLE), "--gold", "team", "--train-per-label", "2,5", "--draws", "2")
+    result = run_cli(
+        "eval", str(SAMPLE), "--gold", "team", "--train-per-label", "2,5", "--draws", "2",
+        "--strategy", "random,suggested", "--steps", "0,3,6",
+    )  # fmt: skip
     assert result.returncode == 0, result.stderr
     out = result.stdout
     for method in (
@@ -192,7 +195,16 @@ def test_eval_prints_the_learning_curve(loaded):
         "raw prompt",
         "calibrated prompt",
         "TF-IDF + logistic regression",
-        "taught classifier (this app)",
+        "this app (encoder on)",
+        "this app, encoder off",
+        "encoder head alone",
+        "LLM-state head alone",
+        "word head alone",
+        "character head alone",
     ):
         assert f"| {method} |" in out
     assert "| method | untaught | K=2 | K=5 |" in out and "macro-F1" in out
+    assert "| strategy | N=0 | N=3 | N=6 |" in out and "| random |" in out and "| suggested |" in out
+    assert "suggested reach random's accuracy at N=6" in out
+    bad = run_cli("eval", str(SAMPLE), "--gold", "team", "--strategy", "clever")
+    assert bad.returncode == 2 and "unknown --strategy clever" in bad.stderr

@@ -295,10 +295,20 @@ def test_new_prompt_lists_flipped_tickets_and_accuracy_change(qtbot, window):
     assert flipped
     assert window.results.flips.count() == len(flipped)
     assert window.results.tabText(2) == f"Flipped ({len(flipped)})"
-    assert "since the previous prompt version" in window.results.accuracy.text()
+    assert "points since version 1 (same gold rows and taught set)" in window.results.accuracy.text()
     window.results.flips.itemClicked.emit(window.results.flips.item(0))
     selected = window.tickets.table.selectionModel().selectedRows()
     assert selected and window.tickets.proxy.mapToSource(selected[0]).row() == flipped[0]
+    # Teaching between two versions: the change is not credited to the prompt.
+    window.teach([0], table.value(0, "team"))
+    qtbot.waitUntil(lambda: not window.session.busy, timeout=60_000)
+    window.editor.instruction.setPlainText(window.editor.instruction.toPlainText() + " Be brief.")
+    window.save_action.trigger()
+    qtbot.waitUntil(lambda: window.session.prompt_status.version == 2, timeout=60_000)
+    wait_all_labelled(qtbot, window, 60)
+    window.refresh_stats()
+    text = window.results.accuracy.text()
+    assert "not comparable with version 2 (0 taught tickets" in text and "1 and 60 now" in text, text
 
 
 def test_filters_by_label_confidence_and_sorting(qtbot, window):

@@ -192,3 +192,21 @@ def test_stream_ramps_up_and_keeps_input_order(tiny, profile):
     for item, other in zip(flat, (i for b in plain for i in b)):
         assert item.cached.label == other.cached.label
         assert max(abs(a - b) for a, b in zip(item.cached.logprobs, other.cached.logprobs)) < 1e-4
+
+
+def test_the_encoder_gives_every_path_the_same_features(loaded, profile):
+    """Batched in a stream (with the baseline on) or alone: the same embedding for a ticket, so the learned
+    head gives the cached and the full re-encode path the same label."""
+    from triage_gui.engine.encoder import load_encoder
+    from triage_gui.engine.runner import score_stream
+
+    encoder = load_encoder("bundled")
+    scorer = Scorer(loaded, profile)
+    texts = banking_tickets(12)
+    streamed = {}
+    for batch in score_stream(scorer, enumerate(texts), 5, baseline=True, encoder=encoder):
+        for item in batch:
+            assert item.cached is not None and item.baseline is not None and item.embedding is not None
+            streamed[item.index] = item.embedding
+    alone = np.stack([encoder.encode([t])[0] for t in texts])
+    assert np.abs(np.stack([streamed[i] for i in range(len(texts))]) - alone).max() < 1e-5

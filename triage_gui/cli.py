@@ -79,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     gui = sub.add_parser("gui", help="open the window (the default)")
     gui.add_argument("--model", help="'bundled', a Hub id, a model folder or a .gguf file")
     gui.add_argument("--device", default="auto", help="auto, cpu, cuda or mps")
+    gui.add_argument("--encoder", default="bundled", help="sentence encoder: 'bundled', a Hub id, a folder, or 'none'")
     return parser
 
 
@@ -92,7 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command in (None, "gui"):
         from .gui.app import run_app
 
-        return run_app(getattr(args, "model", None), getattr(args, "device", "auto"))
+        return run_app(
+            getattr(args, "model", None), getattr(args, "device", "auto"), getattr(args, "encoder", "bundled")
+        )
     try:
         if args.command == "classify":
             from .classify import run

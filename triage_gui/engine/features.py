@@ -1,8 +1,12 @@
 """Per-ticket model features, kept compact: what the taught head learns from and predicts on.
 
-A ticket's feature vector is the model's final hidden state at the answer position (576 values for
-SmolLM2-135M, 896 for Qwen2.5-0.5B), already computed by the forward pass that scores the labels.
-Kept per row so a correction relabels every ticket without another model forward.
+Two stores per table: the LLM's final hidden state at the answer position (576 values for SmolLM2-135M,
+896 for Qwen2.5-0.5B), already computed by the forward pass that scores the labels, and the sentence
+encoder's embedding (384 values for all-MiniLM-L6-v2). Kept per row so a correction relabels every
+ticket without another model forward.
+
+Embeddings as int8 with a row scale too: 386 bytes a ticket (77 MB for 200,000 rows, against 307 MB as
+float32); on two dev sets the combination's accuracy moved by at most 0.3 points at any K.
 
 Stored as int8 with one float16 scale per row (578 bytes a SmolLM2 ticket, 116 MB for 200,000 rows,
 against 460 MB as float32). Measured on the dev sets (README): the taught classifier's accuracy moved by

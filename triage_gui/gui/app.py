@@ -64,7 +64,7 @@ def make_application(argv: list[str] | None = None) -> QApplication:
     return app
 
 
-def run_app(model: str | None = None, device: str = "auto") -> int:
+def run_app(model: str | None = None, device: str = "auto", encoder: str = "bundled") -> int:
     problem = display_problem()
     if problem:
         print(f"ticket-triage: {problem}", file=sys.stderr)
@@ -79,7 +79,7 @@ def run_app(model: str | None = None, device: str = "auto") -> int:
     async def main() -> None:
         closed = asyncio.Event()
         app.aboutToQuit.connect(closed.set)
-        window = MainWindow(model, device, freeze_gc=True)
+        window = MainWindow(model, device, freeze_gc=True, encoder=encoder)
         window.show()
         await closed.wait()
 

@@ -36,15 +36,17 @@ class MainWindow(QMainWindow):
         device: str = "auto",
         freeze_gc: bool = False,
         session: Session | None = None,
+        encoder: str = "bundled",
     ) -> None:
         super().__init__()
         self.freeze_gc = freeze_gc
         self.setWindowTitle("Ticket Triage")
         self.setAcceptDrops(True)
         self.settings = AppSettings()
-        self.session = session or Session(device=device)
+        self.session = session or Session(device=device, encoder=encoder)
         self.gold: GoldColumn | None = None
-        self.previous_accuracy: float | None = None
+        # (accuracy, taught tickets, gold rows, version) of the previous version with a gold accuracy
+        self.previous_accuracy: tuple[float, int, int, int] | None = None
         self.last_message: QMessageBox | None = None
         self.progress_dialog: QProgressDialog | None = None
         self._closing = False
@@ -56,7 +58,7 @@ class MainWindow(QMainWindow):
         self.profile_path = Path()
         self.saved_profile = PromptProfile("", [])
         self.version_saved_at: dict[int, str] = {}
-        self.version_accuracy: dict[int, float] = {}
+        self.version_accuracy: dict[int, tuple[float, int, int, int]] = {}
         self.draft_timer = QTimer(self, singleShot=True, interval=800)
         self.diff_dialog: QDialog | None = None
         self.last_opened = ""
@@ -370,12 +372,13 @@ class MainWindow(QMainWindow):
     def refresh_gold(self) -> None:
         table = self.session.table
         if self.gold is None or not table.labels:
-            self.results.show_gold(None, None, actions.gold_hint(self))
+            self.results.show_gold(None, "", actions.gold_hint(self))
             self.results.show_flips(*actions.flips(self))
             return
         report = gold_report(table, self.gold)
         note = "Taught tickets count with the label the classifier gives them when not trained on them."
-        self.results.show_gold(report, self.previous_accuracy, note if len(table.taught_rows()) else "")
+        since = prompt_actions.comparison(self, report.accuracy) if report.total else ""
+        self.results.show_gold(report, since, note if len(table.taught_rows()) else "")
         self.results.show_flips(*actions.flips(self))
 
     # ================================================================= misc

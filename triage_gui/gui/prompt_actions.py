@@ -121,6 +121,29 @@ def prompt_applied(w: MainWindow, labels: list[str]) -> None:
     refresh_versions(w)
 
 
+def comparison(w: MainWindow, accuracy: float) -> str:
+    """The change since the previous version's accuracy, only where like is compared with like: the same
+    gold rows and the same taught set (a version before teaching scored against one after fourteen taught
+    tickets credited the prompt with the teaching's gain)."""
+    record = w.previous_accuracy
+    if record is None:
+        return ""
+    before, taught, rows, version = record
+    now_taught, now_rows = len(w.session.teaching.taught), gold_rows(w)
+    if (taught, rows) != (now_taught, now_rows):
+        return (
+            f"not comparable with version {version + 1} ({taught} taught tickets and {rows} gold rows then, "
+            f"{now_taught} and {now_rows} now)"
+        )
+    return f"{100 * (accuracy - before):+.1f} points since version {version + 1} (same gold rows and taught set)"
+
+
+def gold_rows(w: MainWindow) -> int:
+    if w.gold is None:
+        return 0
+    return int((w.gold.ids(w.session.table) >= 0).sum())
+
+
 def prompt_failed(w: MainWindow, status: PromptStatus) -> None:
     w.editor.show_problems([Problem(status.field or "instruction", status.message)])
     w.prompt_status.setText("Prompt not updated: the previous prompt stays in use")
@@ -135,7 +158,8 @@ def record_accuracy(w: MainWindow) -> None:
 
     report = gold_report(w.session.table, w.gold)
     if report.total:
-        w.version_accuracy[w.session.prompt_status.version] = report.accuracy
+        version = w.session.prompt_status.version
+        w.version_accuracy[version] = (report.accuracy, len(w.session.teaching.taught), gold_rows(w), version)
         refresh_versions(w)
 
 
@@ -143,7 +167,10 @@ def refresh_versions(w: MainWindow) -> None:
     rows = []
     for version, profile in reversed(w.session.versions):
         summary = f"{len(profile.labels)} labels: {', '.join(profile.label_names)[:80]} — {profile.instruction[:60]}"
-        rows.append((version + 1, w.version_saved_at.get(version, ""), w.version_accuracy.get(version), summary))
+        record = w.version_accuracy.get(version)
+        accuracy = None if record is None else record[0]
+        taught = "" if record is None else f" ({record[1]} taught)"
+        rows.append((version + 1, w.version_saved_at.get(version, ""), accuracy, summary + taught))
     w.results.show_versions(rows)
 
 

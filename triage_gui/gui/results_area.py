@@ -137,15 +137,17 @@ class ResultsArea(QTabWidget):
 
     # -------------------------------------------------------------- accuracy
 
-    def show_gold(self, report: GoldReport | None, previous: float | None, note: str = "") -> None:
+    def show_gold(self, report: GoldReport | None, since: str = "", note: str = "") -> None:
+        """The accuracy against gold; ``since``: the change since the previous version, or why there is none."""
         if report is None or report.total == 0:
             self.accuracy.setText(note or NO_GOLD_TEXT)
             self.confusion.setRowCount(0)
             self.confusion.setColumnCount(0)
             return
-        text = f"Accuracy <b>{100 * report.accuracy:.1f}%</b> ({report.correct}/{report.total} with a gold label)"
-        if previous is not None:
-            text += f", {100 * (report.accuracy - previous):+.1f} points since the previous prompt version"
+        share = f"{report.correct}/{report.total} with a gold label"
+        text = f"Accuracy against gold <b>{100 * report.accuracy:.1f}%</b> ({share})"
+        if since:
+            text += f", {since}"
         self.accuracy.setText(text + ". " + note)
         names = [s.label for s in report.per_label]
         self._labels = names

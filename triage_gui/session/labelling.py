@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
@@ -16,6 +17,8 @@ import numpy as np
 
 from ..engine.results import TicketScore
 from ..engine.runner import EncoderLike, ScorerLike, score_micro_batch
+from ..engine.table import TicketTable
+from .status import RunStatus
 from .workers import WorkerThread
 
 
@@ -25,6 +28,37 @@ class Batch:
     scores: list[TicketScore | None]  # per row, where its score was asked for
     baseline: list[TicketScore | None]  # per row, where the baseline was asked for and finished
     embeddings: list[np.ndarray | None]  # per row, where the encoder's features were asked for
+
+
+class WorkQueue:
+    """The rows a labelling run still has to do, handed out in row order; rows added while it runs are
+    picked up (the table is scanned again from where the last scan ended)."""
+
+    def __init__(self, table: TicketTable, baseline: bool = False, embed: bool = False) -> None:
+        self.table, self.baseline, self.embed = table, baseline, embed
+        self._rows = np.zeros(0, dtype=np.int64)
+        self._pos = 0
+        self._scanned = 0
+
+    def take(self, n: int) -> list[tuple[int, str, bool, bool, bool]]:
+        """Up to n (row, text, needs score, needs baseline, needs embedding)."""
+        table = self.table
+        out: list[tuple[int, str, bool, bool, bool]] = []
+        while len(out) < n:
+            if self._pos >= len(self._rows):
+                if self._scanned >= len(table):
+                    break
+                self._rows, self._pos = table.pending(self._scanned, self.baseline, self.embed), 0
+                self._scanned = len(table)
+                continue
+            i = int(self._rows[self._pos])
+            self._pos += 1
+            need_score = not table.scored(i)
+            need_base = self.baseline and table.needs_baseline(i)
+            need_embed = self.embed and not table.embedded(i)
+            if need_score or need_base or need_embed:
+                out.append((i, table.texts[i], need_score, need_base, need_embed))
+        return out
 
 
 async def label_stream(
@@ -72,3 +106,17 @@ async def label_stream(
     finally:
         if pending is not None:
             pending[1].cancel()
+
+
+def run_status(table: TicketTable, state: str, baseline: bool, started: float, done: int) -> RunStatus:
+    """The run's progress now: labelled of labellable, baseline done, and while running the rate of this
+    run (``done`` rows since ``started``) and the time left at that rate."""
+    labelled, total = table.count_scored(), table.count_scorable()
+    base_done = len(table.baseline) if baseline else 0
+    rate, eta = 0.0, None
+    if state == "running":
+        elapsed = time.perf_counter() - started
+        rate = done / elapsed if elapsed > 0 and done else 0.0
+        left = total - labelled + (total - base_done if baseline else 0)
+        eta = left / rate if rate > 0 else None
+    return RunStatus(state, labelled, total, base_done, total if baseline else 0, rate, eta)

@@ -32,7 +32,7 @@ from ..engine.table import NewRow, TicketTable
 from .checks import RandomChecks
 from .engine import Engine, field_of
 from .events import Event
-from .labelling import Batch, label_stream
+from .labelling import Batch, WorkQueue, label_stream, run_status
 from .status import FileStatus, ModelStatus, PromptStatus, RunStatus
 from .teaching import Teaching
 from .workers import WorkerThread
@@ -88,9 +88,7 @@ class Session:
         self._rebuild_task: asyncio.Task | None = None
         self._run_task: asyncio.Task | None = None
         self._file_tasks: set[asyncio.Task] = set()
-        self._queue = np.zeros(0, dtype=np.int64)
-        self._queue_pos = 0
-        self._scanned = 0
+        self._queue = WorkQueue(self.table)
         self._run_started = 0.0
         self._stop = threading.Event()
         self._run_done = 0
@@ -363,36 +361,17 @@ class Session:
         if not self._remaining():
             self._set_run(self._status("done" if len(self.table) else "idle"))
             return
-        self._queue, self._queue_pos, self._scanned = np.zeros(0, dtype=np.int64), 0, 0
+        self._queue = WorkQueue(self.table, self.baseline, self.encoder is not None)
         self._stop = threading.Event()
         self._run_task = asyncio.get_running_loop().create_task(self._run(self.scorer, self._stop), name="label")
-
-    def _take(self, n: int) -> list[tuple[int, str, bool, bool, bool]]:
-        table = self.table
-        embed = self.encoder is not None
-        out: list[tuple[int, str, bool, bool, bool]] = []
-        while len(out) < n:
-            if self._queue_pos >= len(self._queue):
-                if self._scanned >= len(table):
-                    break
-                self._queue, self._queue_pos = table.pending(self._scanned, self.baseline, embed), 0
-                self._scanned = len(table)
-                continue
-            i = int(self._queue[self._queue_pos])
-            self._queue_pos += 1
-            need_score = not table.scored(i)
-            need_base = self.baseline and table.needs_baseline(i)
-            need_embed = embed and not table.embedded(i)
-            if need_score or need_base or need_embed:
-                out.append((i, table.texts[i], need_score, need_base, need_embed))
-        return out
 
     async def _run(self, scorer: ScorerLike, stop: threading.Event) -> None:
         version = self.table.version
         self._run_started, self._run_done = time.perf_counter(), 0
         self._set_run(self._status("running"))
         try:
-            stream = label_stream(self.engine_thread, scorer, self._take, self.batch_size, stop, True, self.encoder)
+            take = self._queue.take
+            stream = label_stream(self.engine_thread, scorer, take, self.batch_size, stop, True, self.encoder)
             async for batch in stream:
                 self._apply(batch, version, "stopped" if stop.is_set() else "running")
         except asyncio.CancelledError:
@@ -422,16 +401,7 @@ class Session:
         self._set_run(self._status(state))
 
     def _status(self, state: str) -> RunStatus:
-        table = self.table
-        labelled, total = table.count_scored(), table.count_scorable()
-        base_done = len(table.baseline) if self.baseline else 0
-        rate, eta = 0.0, None
-        if state == "running":
-            elapsed = time.perf_counter() - self._run_started
-            rate = self._run_done / elapsed if elapsed > 0 and self._run_done else 0.0
-            left = total - labelled + (total - base_done if self.baseline else 0)
-            eta = left / rate if rate > 0 else None
-        return RunStatus(state, labelled, total, base_done, total if self.baseline else 0, rate, eta)
+        return run_status(self.table, state, self.baseline, self._run_started, self._run_done)
 
     def _set_run(self, status: RunStatus) -> None:
         self.run_status = status
