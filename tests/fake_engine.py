@@ -100,10 +100,12 @@ class FakeEngine:
     lock: threading.Lock = field(default_factory=threading.Lock)
     encoded: dict = field(default_factory=dict)  # text -> times the encoder embedded it
     with_encoder: bool = True
+    encoder_gate: threading.Event = field(default_factory=threading.Event)  # cleared: the encoder load waits
 
     def __post_init__(self) -> None:
         self.gate.set()
         self.build_gate.set()
+        self.encoder_gate.set()
 
     def load(self, spec: str, device: str, progress) -> FakeModel:
         if spec.startswith("/nowhere"):
@@ -121,6 +123,7 @@ class FakeEngine:
         return FakeScorer(self, profile)
 
     def load_encoder(self, spec: str) -> FakeEncoder:
+        self.encoder_gate.wait(10)
         if spec.startswith("/nowhere"):
             raise ValueError(f"No sentence encoder at {spec}.")
         return FakeEncoder(self)

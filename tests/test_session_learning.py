@@ -129,3 +129,39 @@ def test_without_an_encoder_the_session_still_learns():
             session.join_threads()
 
     asyncio.run(asyncio.wait_for(body(), 30))
+
+
+@run
+async def test_an_encoder_that_arrives_during_a_run_embeds_what_was_labelled_without_it(session, fake):
+    fake.encoder_gate.clear()
+    fake.batch_seconds = 0.01
+    await ready(session)
+    session.add_rows(topical(40))
+    await until(lambda: session.table.count_scored() >= 8)
+    assert session.encoder is None and not session.table.embedded_mask()[:8].any()
+    fake.encoder_gate.set()
+    await idle(session)
+    assert session.encoder is not None
+    assert session.table.embedded_mask().all() and session.table.count_scored() == 40
+    assert session.run_status.state == "done"
+    assert all(c == 1 for t, c in fake.encoded.items() if "problem number" in t)
+
+
+def test_an_encoder_that_fails_to_load_is_said_and_labels_are_learned_without_it():
+    async def body():
+        fake = FakeEngine()
+        session = Session(fake.as_engine(), device="cpu", batch_size=4, encoder="/nowhere/encoder")
+        said: list[tuple[str, str]] = []
+        session.message.connect(lambda title, text: said.append((title, text)))
+        try:
+            await ready(session, PROFILE)
+            session.add_rows(topical(12))
+            await idle(session)
+            assert said and said[0][0] == "Sentence encoder not loaded" and "without it" in said[0][1]
+            assert session.encoder is None and session.table.count_scored() == 12
+            assert session.run_status.state == "done"
+        finally:
+            await session.close()
+            session.join_threads()
+
+    asyncio.run(asyncio.wait_for(body(), 30))

@@ -38,7 +38,7 @@ def result_row(table: TicketTable, row: int, prompt_hash: str, baseline: bool) -
     """One output row: the input values, then our columns (empty where the row has no label)."""
     values = table.row_values(row)
     problem = table.problems.get(row)
-    label = table.label(row) if table.scored(row) or table.taught_label(row) else None
+    label = table.label(row) if table.current(row) or table.taught_label(row) else None
     if label is None:
         values += ["", "", "", "", "", prompt_hash, problem or NOT_LABELLED]
     else:

@@ -109,6 +109,7 @@ class RowSource:
     embeddings: Rows
     prompt: np.ndarray
     n: int
+    scored: np.ndarray | None = None  # rows whose hidden state is this version's (None: all of them)
 
 
 @dataclass
@@ -119,14 +120,19 @@ class Scaler:
     scale: np.ndarray
 
     @staticmethod
-    def fit(features: Rows, rows: int | None = None) -> Scaler:
-        """From the first ``rows`` rows, in chunks (never a float32 copy of 200,000 x 576 values)."""
+    def fit(features: Rows, rows: int | None = None, scored: np.ndarray | None = None) -> Scaler:
+        """From the first ``rows`` rows (those ``scored`` marks), in chunks (never a float32 copy of
+        200,000 x 576 values)."""
         total = square = None
         n = 0
         end = len(features) if rows is None else min(rows, len(features))
         for start in range(0, end, CHUNK):
-            chunk = features[start : min(end, start + CHUNK)]  # float32; sums per chunk in float64
-            chunk = chunk[~np.isnan(chunk[:, 0])]
+            stop = min(end, start + CHUNK)
+            chunk = features[start:stop]  # float32; sums per chunk in float64
+            keep = ~np.isnan(chunk[:, 0])
+            if scored is not None:
+                keep &= scored[start:stop]
+            chunk = chunk[keep]
             part, part_sq = chunk.sum(axis=0, dtype=np.float64), np.einsum("ij,ij->j", chunk, chunk, dtype=np.float64)
             total = part if total is None else total + part
             square = part_sq if square is None else square + part_sq
@@ -254,8 +260,11 @@ class Head:
             contiguous = len(chunk_rows) and chunk_rows[-1] - chunk_rows[0] == len(chunk_rows) - 1
             where = slice(int(chunk_rows[0]), int(chunk_rows[-1]) + 1) if contiguous else chunk_rows
             lexical = {kind: store.tfidf(kind, where, self.idf[kind]) for kind in self.linear if kind in KINDS}
+            hidden = _read(source.hidden, where, len(chunk_rows))
+            if source.scored is not None and hidden.shape[1]:  # an older prompt version's state: not used
+                hidden[~source.scored[where]] = np.nan
             parts = self.parts(
-                _read(source.hidden, where, len(chunk_rows)),
+                hidden,
                 _read(source.embeddings, where, len(chunk_rows)),
                 lexical,
                 source.prompt[where],
@@ -349,7 +358,7 @@ def fit_all(
     with threadpool_limits(1, user_api="blas"):  # small matrices; threads only contend with the engine's
         started = time.perf_counter()
         base = Examples.concat([taught, pseudo])
-        scaler = scaler or Scaler.fit(source.hidden, source.n)
+        scaler = scaler or Scaler.fit(source.hidden, source.n, source.scored)
         if not scaler.mean.any() and len(base) and base.hidden.shape[1]:  # nothing scored yet: the examples'
             scaler = Scaler.fit(base.hidden[~np.isnan(base.hidden[:, 0])])
         head = fit_head(base, scaler, store, n_labels, weights or default_weights(base))

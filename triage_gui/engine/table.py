@@ -181,6 +181,10 @@ class TicketTable:
         """The row's label comes from this prompt version: its score, or the learned head."""
         return self.scored(row) or self._head_current(row)
 
+    def current_mask(self) -> np.ndarray:
+        head = ~np.isnan(self._head_probs.data[: self._n, 0]) if self.head_active else False
+        return self.scored_mask() | head
+
     def pending(self, start: int = 0, baseline: bool = False, embed: bool = False) -> np.ndarray:
         """Rows from ``start`` on that still need this version's score (or baseline, or the encoder's
         features), in order. Vectorised: a Stop and Resume over 200,000 rows scans them in a millisecond."""

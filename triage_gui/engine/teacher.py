@@ -83,7 +83,8 @@ def pseudo_set(profile: PromptProfile, features: TextFeatures) -> Examples:
 def row_source(table: TicketTable, rows: int | None = None) -> RowSource:
     """What a fit reads of the table's first ``rows`` rows (call on the table owner's thread)."""
     n = len(table) if rows is None else rows
-    return RowSource(table.features.view(n), table.embeddings.view(n), table.prompt_probs(np.arange(n)), n)
+    prompt = table.prompt_probs(np.arange(n))
+    return RowSource(table.features.view(n), table.embeddings.view(n), prompt, n, table.scored_mask()[:n].copy())
 
 
 def taught_set(

@@ -85,7 +85,7 @@ def evaluated_ids(table: TicketTable) -> np.ndarray:
     """Per row, the label index accuracy is measured on (-1: none): out-of-fold for taught rows."""
     index = {name: i for i, name in enumerate(table.labels)}
     out = table.current_index(table.label_ids())
-    out[~table.scored_mask()] = -1
+    out[~table.current_mask()] = -1
     for row in table.taught_rows():
         label = table.evaluated_label(int(row))
         out[row] = index.get(label, -1) if label is not None else -1

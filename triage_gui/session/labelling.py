@@ -40,6 +40,10 @@ class WorkQueue:
         self._pos = 0
         self._scanned = 0
 
+    def also_embed(self) -> None:
+        """The encoder arrived during the run: scan every row again for missing embeddings."""
+        self.embed, self._rows, self._pos, self._scanned = True, np.zeros(0, dtype=np.int64), 0, 0
+
     def take(self, n: int) -> list[tuple[int, str, bool, bool, bool]]:
         """Up to n (row, text, needs score, needs baseline, needs embedding)."""
         table = self.table
@@ -68,7 +72,7 @@ async def label_stream(
     batch_size: int,
     stop: threading.Event,
     ramp: bool = True,
-    encoder: EncoderLike | None = None,
+    encoder: Callable[[], EncoderLike | None] | None = None,
 ) -> AsyncIterator[Batch]:
     """Yield scored micro-batches until ``take`` has nothing more or ``stop`` is set.
 
@@ -76,6 +80,8 @@ async def label_stream(
     needs the encoder's features);
     it is called again for each batch, so rows added while labelling runs are picked up. With ``ramp``
     the first batches hold 1, 2, 4... tickets: the first label shows after one ticket's latency.
+
+    ``encoder`` returns the sentence encoder to use for the next batch (None: none yet).
 
     ``stop`` is a graceful stop (the user's Stop): the batch on the engine thread finishes and is
     yielded (its baseline loop ends early), nothing new starts. Cancelling the iterating task instead
@@ -94,7 +100,8 @@ async def label_stream(
         rows = [w[0] for w in work]
         texts = [w[1] for w in work]
         cached, base, embed = [w[2] for w in work], [w[3] for w in work], [w[4] for w in work]
-        return rows, engine.submit(score_micro_batch, scorer, texts, cached, base, stop, encoder, embed)
+        model = encoder() if encoder is not None else None  # read per batch: it may arrive during the run
+        return rows, engine.submit(score_micro_batch, scorer, texts, cached, base, stop, model, embed)
 
     pending = queue()
     try:

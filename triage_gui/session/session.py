@@ -165,7 +165,9 @@ class Session:
         self.encoder = encoder
         if self.scorer is not None:
             self.teaching.new_version()  # the prompt's examples through the encoder too
-        if not self.running:
+        if self.running:
+            self._queue.also_embed()  # the run in progress takes the embeddings it skipped
+        else:
             self._ensure_running()
 
     def _load_progress(self, task: asyncio.Task | None, status: ModelStatus) -> None:
@@ -371,7 +373,7 @@ class Session:
         self._set_run(self._status("running"))
         try:
             take = self._queue.take
-            stream = label_stream(self.engine_thread, scorer, take, self.batch_size, stop, True, self.encoder)
+            stream = label_stream(self.engine_thread, scorer, take, self.batch_size, stop, True, lambda: self.encoder)
             async for batch in stream:
                 self._apply(batch, version, "stopped" if stop.is_set() else "running")
         except asyncio.CancelledError:
