@@ -53,15 +53,14 @@ def score_local(scorer, table: TicketTable, batch_size: int, baseline: bool) -> 
 
 
 def run(args: argparse.Namespace) -> int:
-    from .engine.export import check_output, write_csv, write_results
+    from .engine.export import write_csv, write_results
     from .engine.model_loader import load_model
     from .engine.prompt import load_profile
     from .engine.scorer import Scorer
 
     if args.batch_size < 1:
         raise ValueError("--batch-size must be at least 1")
-    if args.out:
-        check_output(args.out, [args.file, *([args.train] if args.train else [])])
+    out = output_path(args)
     table, column, summary = read_table(args.file, args.column)
     print(f"{table.count_scorable()} tickets from column {column!r}: {summary}", file=sys.stderr)
     profile = load_profile(args.prompt)
@@ -86,15 +85,25 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_learning:
         learn(scorer, table, taught, profile)
     prompt_hash = profile.content_hash()
-    if args.out:
+    if out:
         try:
-            write_results(args.out, table, prompt_hash, args.baseline)
+            write_results(out, table, prompt_hash, args.baseline)
         except OSError as exc:
             raise ValueError(f"Cannot write {args.out}: {exc.strerror or exc}") from None
     else:
         write_csv(sys.stdout, table, prompt_hash, args.baseline)
     report(table, args.baseline)
     return 0
+
+
+def output_path(args: argparse.Namespace) -> str | None:
+    """The checked output file (a symlink's target), or None for standard output; refuses, before any
+    scoring, an output that is any file the run reads (input, prompt, --train), a device, a FIFO…"""
+    from .engine.export import check_output
+
+    if not args.out:
+        return None
+    return check_output(args.out, {"input file": args.file, "prompt file": args.prompt, "--train file": args.train})
 
 
 def read_train(args: argparse.Namespace, labels: list[str]) -> list[tuple[str, str]]:
@@ -119,7 +128,22 @@ def learn(scorer, table: TicketTable, taught: list[tuple[str, str]], profile) ->
         print(f"labels learned from {described}", file=sys.stderr)
 
 
+def row_counts(table: TicketTable) -> str:
+    """Rows read, rows labelled, and why any were not: every input row is in the output, 1:1."""
+    labelled = sum(1 for r in range(len(table)) if table.scored(r) or table.taught_label(r))
+    reasons: dict[str, int] = {}
+    for problem in table.problems.values():
+        reason = "bad JSON" if "JSON" in problem else problem
+        reasons[reason] = reasons.get(reason, 0) + 1
+    missing = len(table) - labelled - sum(reasons.values())
+    if missing > 0:
+        reasons["not labelled"] = missing
+    why = ", ".join(f"{n} {reason}" for reason, n in reasons.items())
+    return f"{len(table)} rows read, {labelled} labelled" + (f", not labelled: {why}" if why else "")
+
+
 def report(table: TicketTable, baseline: bool) -> None:
+    print(row_counts(table), file=sys.stderr)
     notes = []
     if table.problems:
         notes.append(f"{len(table.problems)} rows without ticket text kept unlabelled (see the reason column)")
