@@ -84,8 +84,16 @@ def pick_device(requested: str = "auto") -> str:
     import torch
 
     if requested != "auto":
-        if requested.startswith("cuda") and not torch.cuda.is_available():
+        kind, _, index = requested.partition(":")
+        if kind not in ("cpu", "cuda", "mps") or (index and (kind != "cuda" or not index.isdigit())):
+            raise ModelLoadError(f"Unknown device {requested!r}; use auto, cpu, cuda, cuda:N or mps.")
+        if kind == "cuda" and not torch.cuda.is_available():
             raise ModelLoadError("CUDA was requested but no CUDA device is available.")
+        if kind == "cuda" and index and int(index) >= torch.cuda.device_count():
+            raise ModelLoadError(f"There is no {requested}: this machine has {torch.cuda.device_count()} CUDA devices.")
+        mps = getattr(torch.backends, "mps", None)
+        if kind == "mps" and (mps is None or not mps.is_available()):
+            raise ModelLoadError("MPS was requested but this machine has no MPS device.")
         return requested
     if torch.cuda.is_available():
         return "cuda"

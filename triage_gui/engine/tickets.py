@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .prompt import label_key
 from .records import fold_extra, read_records, unique_names, uses_quoting
 from .sniff import (
     MIXED_UTF8,
@@ -369,12 +370,12 @@ def _open_csv(path: Path, encoding: str, sample: str, complete: bool, notes: lis
 
 def gold_column(columns: list[str], rows: list[list[str]], labels: list[str], exclude: int) -> int | None:
     """A column whose values are (nearly all) label names, offered as the gold labels."""
-    wanted = {label.strip().casefold() for label in labels}
+    wanted = {label_key(label) for label in labels}
     best, best_share = None, 0.0
     for i in range(len(columns)):
         if i == exclude:
             continue
-        values = [r[i].strip().casefold() for r in rows[:1000] if i < len(r) and r[i].strip()]
+        values = [label_key(r[i]) for r in rows[:1000] if i < len(r) and r[i].strip()]
         if not values:
             continue
         share = sum(v in wanted for v in values) / len(values)
