@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     table, column, summary = read_table(args.file, args.column)
     print(f"{table.count_scorable()} tickets from column {column!r}: {summary}", file=sys.stderr)
     profile = load_profile(args.prompt)
-    taught = read_train(args, profile.label_names) if args.train else []
+    taught = taught_tickets(args, profile)
 
     def progress(fraction: float, message: str) -> None:
         print(message, file=sys.stderr)
@@ -104,6 +104,23 @@ def output_path(args: argparse.Namespace) -> str | None:
     if not args.out:
         return None
     return check_output(args.out, {"input file": args.file, "prompt file": args.prompt, "--train file": args.train})
+
+
+def taught_tickets(args: argparse.Namespace, profile) -> list[tuple[str, str]]:
+    """The taught set as the window has it: the tickets the lead taught, saved with the prompt (unless
+    ``--no-taught``), then ``--train``'s; a later label for the same text replaces an earlier one. So the
+    same taught tickets give the same labels whether they come from ``--prompt P`` or ``--train``."""
+    merged: dict[str, str] = {}
+    saved = [] if getattr(args, "no_taught", False) else profile.taught
+    for example in saved:
+        if example.text.strip():
+            merged[example.text.strip()] = example.label
+    if saved:
+        print(f"teaching from {len(merged)} taught tickets saved with the prompt", file=sys.stderr)
+    if args.train:
+        for text, label in read_train(args, profile.label_names):
+            merged[text.strip()] = label
+    return list(merged.items())
 
 
 def read_train(args: argparse.Namespace, labels: list[str]) -> list[tuple[str, str]]:

@@ -90,6 +90,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="label with the prompt alone (default: a classifier learned from the prompt's examples and --train)",
     )
+    classify.add_argument(
+        "--no-taught",
+        action="store_true",
+        help="leave out the taught tickets saved in the --prompt file (default: learn from them, as the window does)",
+    )
     classify.add_argument("--ray", metavar="ADDRESS", help="run on a Ray cluster: its address, or 'local'")
     classify.add_argument(
         "--ray-actors",
