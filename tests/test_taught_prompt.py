@@ -9,6 +9,7 @@ from helpers import SAMPLE
 
 from triage_gui.cli import main
 from triage_gui.engine.prompt import Example, default_profile
+from triage_gui.engine.teacher import prompt_examples
 
 
 def labels(path):
@@ -44,3 +45,20 @@ def test_the_prompts_taught_tickets_give_the_labels_train_gives(tmp_path, loaded
     assert main([*common, "--prompt", str(prompt), "--no-taught", "--out", str(tmp_path / "none.csv.out")]) == 0
     assert "labels learned from 0 taught tickets" in capsys.readouterr().err
     assert {source for _, source in labels(tmp_path / "none.csv.out")} <= {"learned", "prompt"}
+
+
+def test_a_train_file_shows_progress_while_its_features_are_computed(tmp_path, loaded, capsys):
+    with open(SAMPLE, encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    tickets = tmp_path / "tickets.csv"
+    with open(tickets, "w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows([["text"], *[[r["text"]] for r in rows[:4]]])
+    train = tmp_path / "train.csv"
+    with open(train, "w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows([["text", "label"], *[[r["text"], r["team"]] for r in rows[10:50]]])
+    out = tmp_path / "out.csv"
+    assert main(["classify", str(tickets), "--train", str(train), "--threads", "1", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    total = 40 + len(prompt_examples(default_profile()))
+    assert f"teaching: features of {total} taught and prompt tickets" in err
+    assert f"\r{total}/{total} tickets" in err and "for the taught classifier" in err

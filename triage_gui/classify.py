@@ -61,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
     if args.batch_size < 1:
         raise ValueError("--batch-size must be at least 1")
     out = output_path(args)
+    check_ray(args)
     table, column, summary = read_table(args.file, args.column)
     print(f"{table.count_scorable()} tickets from column {column!r}: {summary}", file=sys.stderr)
     profile = load_profile(args.prompt)
@@ -94,6 +95,14 @@ def run(args: argparse.Namespace) -> int:
         write_csv(sys.stdout, table, prompt_hash, args.baseline)
     report(table, args.baseline)
     return 0
+
+
+def check_ray(args: argparse.Namespace) -> None:
+    """A cluster address where nothing listens is refused in seconds, before the model loads."""
+    if getattr(args, "ray", None):
+        from .cluster import probe_address
+
+        probe_address(args.ray)
 
 
 def output_path(args: argparse.Namespace) -> str | None:
@@ -136,11 +145,43 @@ def read_train(args: argparse.Namespace, labels: list[str]) -> list[tuple[str, s
     return taught.items
 
 
+class TeachingProgress:
+    """The scorer as the taught classifier uses it, counting what it scores: a 10,000-row ``--train``
+    file takes minutes of forwards (in batches, as tickets do) and they get a progress line too."""
+
+    def __init__(self, scorer, total: int) -> None:
+        self.scorer, self.total, self.done = scorer, total, 0
+        self.started = time.perf_counter()
+
+    def score_batch(self, texts: list[str]):
+        scores = self.scorer.score_batch(texts)
+        self.done += len(texts)
+        progress_line(self.done, self.total, self.started, " for the taught classifier")
+        return scores
+
+    def __getattr__(self, name: str):
+        return getattr(self.scorer, name)
+
+
+def teaching_total(table: TicketTable, taught: list[tuple[str, str]], profile) -> int:
+    """Texts the taught classifier must score: the prompt's pseudo-tickets and the taught tickets that
+    are not loaded rows (these have their features from labelling already)."""
+    from .engine.teacher import prompt_examples
+
+    loaded = {table.texts[r] for r in range(len(table)) if table.scored(r)}
+    return len(prompt_examples(profile)) + len({text for text, _ in taught if text not in loaded})
+
+
 def learn(scorer, table: TicketTable, taught: list[tuple[str, str]], profile) -> None:
     """Fit the taught classifier (taught tickets plus the prompt's own examples) and relabel with it."""
     from .engine.teacher import Teacher
 
-    described = Teacher(scorer, profile).fit_table(table, taught)
+    total = teaching_total(table, taught, profile)
+    print(f"teaching: features of {total} taught and prompt tickets", file=sys.stderr)
+    counting = TeachingProgress(scorer, total)
+    described = Teacher(counting, profile).fit_table(table, taught)
+    if counting.done:
+        print(file=sys.stderr)
     if described is not None:
         print(f"labels learned from {described}", file=sys.stderr)
 
