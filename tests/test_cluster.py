@@ -117,6 +117,28 @@ def test_a_worker_killed_mid_job_is_restarted_and_its_block_scored_again(tickets
     assert ray.cluster_resources()["CPU"] == 2  # the cluster we connected to is still up
 
 
+def test_the_prompts_taught_set_gives_the_same_labels_on_ray(tickets, cluster, tmp_path):
+    """One truth for what the lead taught: the taught tickets saved in the prompt label alike on Ray."""
+    from triage_gui.engine.prompt import Example, default_profile
+
+    texts = banking_tickets(N)
+    profile = default_profile()
+    names = profile.label_names
+    profile.taught = [Example(texts[i], names[i % len(names)]) for i in range(0, N, 4)]  # 10 taught tickets
+    prompt = tmp_path / "taught.json"
+    profile.save(prompt)
+    here, there = tmp_path / "here.csv", tmp_path / "there.csv"
+    assert classify(tickets, here, "--prompt", str(prompt)).returncode == 0
+    result = classify(tickets, there, "--prompt", str(prompt), "--ray", cluster, "--ray-actors", "2")
+    assert result.returncode == 0, result.stderr
+    assert "teaching from 10 taught tickets saved with the prompt" in result.stderr
+    local, remote = read_rows(here), read_rows(there)
+    assert [(r["label"], r["label_source"], r["confidence"]) for r in remote] == [
+        (r["label"], r["label_source"], r["confidence"]) for r in local
+    ]
+    assert [r["label_source"] for r in remote[::4]] == ["taught"] * 10
+
+
 def test_a_block_failing_three_times_stops_with_one_sentence(tickets, cluster, tmp_path):
     from triage_gui.cluster_worker import FAULT_ENV
 

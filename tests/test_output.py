@@ -108,3 +108,17 @@ def test_a_name_too_long_for_the_file_system_is_refused_before_scoring(tmp_path)
     assert check_output(str(long_ok), {}) == str(long_ok)
     write_results(long_ok, table(), "h", False)
     assert long_ok.exists()
+
+
+def test_the_summary_counts_rows_read_labelled_and_why_not():
+    from triage_gui.classify import row_counts
+
+    t = TicketTable()
+    t.add(
+        [
+            NewRow({"text": "my card is lost"}, "my card is lost", "t.csv"),
+            NewRow({"text": ""}, "", "t.csv", "blank ticket text"),
+            NewRow({"text": ""}, "", "t.csv", "line 3 is not valid JSON"),
+        ]
+    )
+    assert row_counts(t) == "3 rows read, 0 labelled, not labelled: 1 blank ticket text, 1 bad JSON, 1 not labelled"
