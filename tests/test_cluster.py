@@ -117,6 +117,28 @@ def test_a_worker_killed_mid_job_is_restarted_and_its_block_scored_again(tickets
     assert ray.cluster_resources()["CPU"] == 2  # the cluster we connected to is still up
 
 
+def test_the_prompts_taught_set_gives_the_same_labels_on_ray(tickets, cluster, tmp_path):
+    """One truth for what the lead taught: the taught tickets saved in the prompt label alike on Ray."""
+    from triage_gui.engine.prompt import Example, default_profile
+
+    texts = banking_tickets(N)
+    profile = default_profile()
+    names = profile.label_names
+    profile.taught = [Example(texts[i], names[i % len(names)]) for i in range(0, N, 4)]  # 10 taught tickets
+    prompt = tmp_path / "taught.json"
+    profile.save(prompt)
+    here, there = tmp_path / "here.csv", tmp_path / "there.csv"
+    assert classify(tickets, here, "--prompt", str(prompt)).returncode == 0
+    result = classify(tickets, there, "--prompt", str(prompt), "--ray", cluster, "--ray-actors", "2")
+    assert result.returncode == 0, result.stderr
+    assert "teaching from 10 taught tickets saved with the prompt" in result.stderr
+    local, remote = read_rows(here), read_rows(there)
+    assert [(r["label"], r["label_source"], r["confidence"]) for r in remote] == [
+        (r["label"], r["label_source"], r["confidence"]) for r in local
+    ]
+    assert [r["label_source"] for r in remote[::4]] == ["taught"] * 10
+
+
 def test_a_block_failing_three_times_stops_with_one_sentence(tickets, cluster, tmp_path):
     from triage_gui.cluster_worker import FAULT_ENV
 
@@ -129,7 +151,9 @@ def test_a_block_failing_three_times_stops_with_one_sentence(tickets, cluster, t
     assert not out.exists()
 
 
-def test_ctrl_c_stops_the_workers_and_exits_130(tickets, cluster, tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_stops_the_workers_and_exits_130(tickets, cluster, tmp_path, sig):
+    """SIGTERM (a scheduler, ``kill``) ends the job as Ctrl+C does, not with Ray's exit 1 and stack dump."""
     import ray
 
     # Enough tickets that the job cannot end before the signal: 40 took 1.3 s on an AVX-512 machine.
@@ -158,7 +182,7 @@ def test_ctrl_c_stops_the_workers_and_exits_130(tickets, cluster, tmp_path):
     while "/2 workers" not in "".join(seen) and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)  # the job is running: actors asked for, progress line shown
     assert process.poll() is None, "the job ended before it could be interrupted:\n" + "".join(seen)
-    process.send_signal(signal.SIGINT)
+    process.send_signal(sig)
     interrupted = time.monotonic()
     try:
         code = process.wait(timeout=120)
@@ -170,10 +194,25 @@ def test_ctrl_c_stops_the_workers_and_exits_130(tickets, cluster, tmp_path):
     reader.join(timeout=10)
     stderr = "".join(seen)
     assert "cancelling the outstanding blocks" in stderr and "ticket-triage: interrupted" in stderr
+    assert "Traceback" not in stderr and "Fatal Python error" not in stderr
     deadline = time.monotonic() + 60
     while ray.available_resources().get("CPU", 0) < 2 and time.monotonic() < deadline:
         time.sleep(0.5)  # the actors' CPUs come back once they are gone
     assert ray.available_resources().get("CPU", 0) == 2
+
+
+@pytest.mark.parametrize(
+    ("address", "reason"),
+    [("127.0.0.1:1", "nothing answers there"), ("ray://127.0.0.1:1", "nothing answers there"), ("head", "HOST:PORT")],
+)
+def test_a_ray_address_where_nothing_listens_answers_within_seconds(tmp_path, address, reason):
+    path = write_tickets(tmp_path / "t.csv", ["my card is lost"])
+    started = time.monotonic()
+    result = classify(path, tmp_path / "out.csv", "--ray", address)
+    assert time.monotonic() - started < 60  # imports included; ray.init retried for minutes
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("ticket-triage: ") and reason in last and address in last
 
 
 def test_without_ray_one_sentence_says_how_to_install_it(monkeypatch):

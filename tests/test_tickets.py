@@ -76,14 +76,18 @@ def test_blank_tickets_are_kept_in_place_so_output_lines_up(tmp_path):
     source = open_tickets(write(tmp_path, "t.csv", data))
     tickets = source.read_all()
     assert [t.values[0] for t in tickets] == ["1", "2", "3", "4", "5"]  # one per record, in file order
-    assert [t.text for t in tickets] == ["first ticket", "", "third ticket", "", "fifth"]
+    # The extra field of row 5 is an unquoted comma in the ticket text: kept there, not dropped.
+    assert [t.text for t in tickets] == ["first ticket", "", "third ticket", "", "fifth,account"]
     assert [t.problem for t in tickets] == [None, "blank ticket text", None, "blank ticket text", None]
     assert [t.row for t in tickets] == [2, 3, 5, 6, 7]
     assert tickets[1].values == ["2", "   ", "account"] and tickets[2].values == ["3", "third ticket", ""]
-    assert (source.rows_read, source.blank_text, source.empty_lines, source.ragged_rows) == (5, 2, 1, 2)
+    assert tickets[4].values == ["5", "fifth,account", "extra"]
+    counts = (source.rows_read, source.blank_text, source.empty_lines, source.ragged_rows, source.long_rows)
+    assert counts == (5, 2, 1, 1, 1)
     summary = source.summary()
     assert "5 rows read" in summary and "2 with blank text (kept, unlabelled)" in summary
-    assert "1 empty line skipped" in summary and "2 ragged rows padded" in summary
+    assert "1 empty line skipped" in summary and "1 short row padded" in summary
+    assert "1 row with more fields than the header (the extra fields kept in column 'text')" in summary
 
 
 def test_counts_describe_one_pass_not_every_pass(tmp_path):

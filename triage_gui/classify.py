@@ -71,19 +71,19 @@ def score_local(scorer, table: TicketTable, batch_size: int, baseline: bool, enc
 
 
 def run(args: argparse.Namespace) -> int:
-    from .engine.export import check_output, write_csv, write_results
+    from .engine.export import write_csv, write_results
     from .engine.model_loader import load_model
     from .engine.prompt import load_profile
     from .engine.scorer import Scorer
 
     if args.batch_size < 1:
         raise ValueError("--batch-size must be at least 1")
-    if args.out:
-        check_output(args.out, [args.file, *([args.train] if args.train else [])])
+    out = output_path(args)
+    check_ray(args)
     table, column, summary = read_table(args.file, args.column)
     print(f"{table.count_scorable()} tickets from column {column!r}: {summary}", file=sys.stderr)
     profile = load_profile(args.prompt)
-    taught = read_train(args, profile.label_names) if args.train else []
+    taught = taught_tickets(args, profile)
 
     def progress(fraction: float, message: str) -> None:
         print(message, file=sys.stderr)
@@ -105,15 +105,50 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_learning:
         learn(scorer, table, taught, profile, encoder)
     prompt_hash = profile.content_hash()
-    if args.out:
+    if out:
         try:
-            write_results(args.out, table, prompt_hash, args.baseline)
+            write_results(out, table, prompt_hash, args.baseline)
         except OSError as exc:
             raise ValueError(f"Cannot write {args.out}: {exc.strerror or exc}") from None
     else:
         write_csv(sys.stdout, table, prompt_hash, args.baseline)
     report(table, args.baseline)
     return 0
+
+
+def check_ray(args: argparse.Namespace) -> None:
+    """A cluster address where nothing listens is refused in seconds, before the model loads."""
+    if getattr(args, "ray", None):
+        from .cluster import probe_address
+
+        probe_address(args.ray)
+
+
+def output_path(args: argparse.Namespace) -> str | None:
+    """The checked output file (a symlink's target), or None for standard output; refuses, before any
+    scoring, an output that is any file the run reads (input, prompt, --train), a device, a FIFO…"""
+    from .engine.export import check_output
+
+    if not args.out:
+        return None
+    return check_output(args.out, {"input file": args.file, "prompt file": args.prompt, "--train file": args.train})
+
+
+def taught_tickets(args: argparse.Namespace, profile) -> list[tuple[str, str]]:
+    """The taught set as the window has it: the tickets the lead taught, saved with the prompt (unless
+    ``--no-taught``), then ``--train``'s; a later label for the same text replaces an earlier one. So the
+    same taught tickets give the same labels whether they come from ``--prompt P`` or ``--train``."""
+    merged: dict[str, str] = {}
+    saved = [] if getattr(args, "no_taught", False) else profile.taught
+    for example in saved:
+        if example.text.strip():
+            merged[example.text.strip()] = example.label
+    if saved:
+        print(f"teaching from {len(merged)} taught tickets saved with the prompt", file=sys.stderr)
+    if args.train:
+        for text, label in read_train(args, profile.label_names):
+            merged[text.strip()] = label
+    return list(merged.items())
 
 
 def read_train(args: argparse.Namespace, labels: list[str]) -> list[tuple[str, str]]:
@@ -129,16 +164,63 @@ def read_train(args: argparse.Namespace, labels: list[str]) -> list[tuple[str, s
     return taught.items
 
 
+class TeachingProgress:
+    """The scorer as the taught classifier uses it, counting what it scores: a 10,000-row ``--train``
+    file takes minutes of forwards (in batches, as tickets do) and they get a progress line too."""
+
+    def __init__(self, scorer, total: int) -> None:
+        self.scorer, self.total, self.done = scorer, total, 0
+        self.started = time.perf_counter()
+
+    def score_batch(self, texts: list[str]):
+        scores = self.scorer.score_batch(texts)
+        self.done += len(texts)
+        progress_line(self.done, self.total, self.started, " for the taught classifier")
+        return scores
+
+    def __getattr__(self, name: str):
+        return getattr(self.scorer, name)
+
+
+def teaching_total(table: TicketTable, taught: list[tuple[str, str]], profile) -> int:
+    """Texts the taught classifier must score: the prompt's pseudo-tickets and the taught tickets that
+    are not loaded rows (these have their features from labelling already)."""
+    from .engine.teacher import prompt_examples
+
+    loaded = {table.texts[r] for r in range(len(table)) if table.scored(r)}
+    return len(prompt_examples(profile)) + len({text for text, _ in taught if text not in loaded})
+
+
 def learn(scorer, table: TicketTable, taught: list[tuple[str, str]], profile, encoder=None) -> None:
     """Fit the taught classifier (taught tickets plus the prompt's own examples) and relabel with it."""
     from .engine.teacher import Teacher
 
-    described = Teacher(scorer, profile, encoder).fit_table(table, taught)
+    total = teaching_total(table, taught, profile)
+    print(f"teaching: features of {total} taught and prompt tickets", file=sys.stderr)
+    counting = TeachingProgress(scorer, total)
+    described = Teacher(counting, profile, encoder).fit_table(table, taught)
+    if counting.done:
+        print(file=sys.stderr)
     if described is not None:
         print(f"labels learned from {described}", file=sys.stderr)
 
 
+def row_counts(table: TicketTable) -> str:
+    """Rows read, rows labelled, and why any were not: every input row is in the output, 1:1."""
+    labelled = sum(1 for r in range(len(table)) if table.scored(r) or table.taught_label(r))
+    reasons: dict[str, int] = {}
+    for problem in table.problems.values():
+        reason = "bad JSON" if "JSON" in problem else problem
+        reasons[reason] = reasons.get(reason, 0) + 1
+    missing = len(table) - labelled - sum(reasons.values())
+    if missing > 0:
+        reasons["not labelled"] = missing
+    why = ", ".join(f"{n} {reason}" for reason, n in reasons.items())
+    return f"{len(table)} rows read, {labelled} labelled" + (f", not labelled: {why}" if why else "")
+
+
 def report(table: TicketTable, baseline: bool) -> None:
+    print(row_counts(table), file=sys.stderr)
     notes = []
     if table.problems:
         notes.append(f"{len(table.problems)} rows without ticket text kept unlabelled (see the reason column)")

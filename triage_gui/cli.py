@@ -3,23 +3,65 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+from collections.abc import Callable
+from typing import NoReturn
 
 from .defaults import BATCH_SIZE
 
+DEVICE = re.compile(r"auto|cpu|mps|cuda(:\d+)?")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with its refusals in one line (no usage block): bad values get one sentence, exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"ticket-triage: {message.splitlines()[0] if message else 'bad arguments'}\n")
+
+
+def between(high: int) -> Callable[[str], int]:
+    """A whole number from 1 to ``high``: 0 or -4 threads, tickets per batch or draws is no request to
+    run, and 2**70 threads would end in an overflow deep inside torch."""
+
+    def check(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+        if number < 1:
+            raise argparse.ArgumentTypeError(f"must be at least 1, not {number}")
+        if number > high:
+            raise argparse.ArgumentTypeError(f"must be at most {high:,}, not {number:,}")
+        return number
+
+    return check
+
+
+def device(value: str) -> str:
+    if not DEVICE.fullmatch(value):
+        raise argparse.ArgumentTypeError(f"{value!r} is no device; use auto, cpu, cuda, cuda:N or mps")
+    return value
+
+
+def counts(value: str) -> str:
+    """A comma-separated list of taught tickets per label, each at least 1."""
+    parts = [p.strip() for p in value.split(",")]
+    if not all(p.isdigit() and int(p) >= 1 for p in parts):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a list of whole numbers of at least 1, such as 2,5,10")
+    return ",".join(parts)
+
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="ticket-triage", description="Label support tickets with a small local language model."
-    )
+    parser = Parser(prog="ticket-triage", description="Label support tickets with a small local language model.")
     parser.add_argument("--version", action="store_true", help="print versions and exit")
     sub = parser.add_subparsers(dest="command")
 
-    common = argparse.ArgumentParser(add_help=False)
+    common = Parser(add_help=False)
     common.add_argument("--prompt", help="prompt profile (.json); default: the bundled support-triage profile")
     common.add_argument("--model", default="bundled", help="'bundled', a Hub id, a model folder or a .gguf file")
-    common.add_argument("--device", default="auto", help="auto, cpu, cuda or mps")
-    common.add_argument("--threads", type=int, help="CPU threads (default: physical cores)")
+    common.add_argument("--device", default="auto", type=device, help="auto, cpu, cuda, cuda:N or mps")
+    common.add_argument("--threads", type=between(1024), help="CPU threads (default: physical cores)")
     common.add_argument(
         "--encoder",
         default="bundled",
@@ -44,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     classify.add_argument("--out", help="output CSV (default: standard output)")
     classify.add_argument("--baseline", action="store_true", help="also run the naive full re-encode and compare")
     classify.add_argument(
-        "--batch-size", type=int, default=BATCH_SIZE, help=f"tickets per forward pass (default {BATCH_SIZE})"
+        "--batch-size", type=between(4096), default=BATCH_SIZE, help=f"tickets per forward pass (default {BATCH_SIZE})"
     )
     classify.add_argument("--train", help="a labelled ticket file to teach the classifier from before labelling")
     classify.add_argument("--train-label", help="the column of --train holding the labels (default: detected)")
@@ -53,19 +95,33 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="label with the prompt alone (default: a classifier learned from the prompt's examples and --train)",
     )
+    classify.add_argument(
+        "--no-taught",
+        action="store_true",
+        help="leave out the taught tickets saved in the --prompt file (default: learn from them, as the window does)",
+    )
     classify.add_argument("--ray", metavar="ADDRESS", help="run on a Ray cluster: its address, or 'local'")
-    classify.add_argument("--ray-actors", type=int, help="scoring actors on the cluster (default: one per 2 CPUs)")
+    classify.add_argument(
+        "--ray-actors",
+        type=between(100_000),
+        help="scoring actors on the cluster, with --ray (default: one per 2 CPUs)",
+    )
 
     evaluate = sub.add_parser("eval", parents=[common], help="accuracy of every method against a gold column")
     evaluate.add_argument("file", help="a labelled ticket file")
     evaluate.add_argument("--gold", required=True, help="the column holding the correct labels")
     evaluate.add_argument("--column", help="column holding the ticket text (default: detected)")
     evaluate.add_argument(
-        "--train-per-label", default="2,5,10,20,50", help="taught tickets per label to try (default 2,5,10,20,50)"
+        "--train-per-label",
+        type=counts,
+        default="2,5,10,20,50",
+        help="taught tickets per label to try (default 2,5,10,20,50)",
     )
-    evaluate.add_argument("--draws", type=int, default=5, help="random draws of taught tickets per K (default 5)")
+    evaluate.add_argument(
+        "--draws", type=between(1000), default=5, help="random draws of taught tickets per K (default 5)"
+    )
     evaluate.add_argument("--seed", type=int, default=0)
-    evaluate.add_argument("--batch-size", type=int, default=BATCH_SIZE)
+    evaluate.add_argument("--batch-size", type=between(4096), default=BATCH_SIZE)
     evaluate.add_argument(
         "--strategy", help="also simulate teaching one ticket at a time: random, suggested, or both (comma-separated)"
     )
@@ -73,18 +129,34 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench = sub.add_parser("bench", parents=[common], help="time naive, cached single and cached batched scoring")
     bench.add_argument("--tickets", help="ticket file (default: BANKING77 test set if present, else the sample)")
-    bench.add_argument("--n", type=int, default=64, help="distinct tickets to score on every path (default 64)")
-    bench.add_argument("--batch-size", type=int, default=BATCH_SIZE)
+    bench.add_argument(
+        "--n", type=between(1_000_000), default=64, help="distinct tickets to score on every path (default 64)"
+    )
+    bench.add_argument("--batch-size", type=between(4096), default=BATCH_SIZE)
 
     gui = sub.add_parser("gui", help="open the window (the default)")
     gui.add_argument("--model", help="'bundled', a Hub id, a model folder or a .gguf file")
-    gui.add_argument("--device", default="auto", help="auto, cpu, cuda or mps")
+    gui.add_argument("--device", default="auto", type=device, help="auto, cpu, cuda, cuda:N or mps")
     gui.add_argument("--encoder", default="bundled", help="sentence encoder: 'bundled', a Hub id, a folder, or 'none'")
     return parser
 
 
+# Options that mean nothing without another one: refused rather than ignored silently.
+NEEDS = {"ray_actors": ("ray", "--ray-actors", "--ray"), "train_label": ("train", "--train-label", "--train")}
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The parsed command line, every value range-checked; a bad one exits 2 with one line."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    for option, (needed, name, other) in NEEDS.items():
+        if getattr(args, option, None) is not None and not getattr(args, needed, None):
+            parser.error(f"{name} needs {other}")
+    return args
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse_args(argv)
     if args.version:
         from .versions import version_text
 

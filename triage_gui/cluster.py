@@ -23,8 +23,12 @@ import collections
 import contextlib
 import logging
 import os
+import signal
+import socket
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,6 +91,21 @@ def score_on_ray(args: argparse.Namespace, table: TicketTable) -> None:
     connecting = time.perf_counter()
     started_ray = _connect(ray, args.ray, actors_wanted, args.threads)
     up_s = time.perf_counter() - connecting
+    with terminate_as_interrupt():  # set after ray.init, which installs a SIGTERM handler of its own
+        _run_job(ray, args, table, rows, profile, started_ray, actors_wanted, up_s)
+
+
+def _run_job(
+    ray: Any,
+    args: argparse.Namespace,
+    table: TicketTable,
+    rows: list[int],
+    profile: Any,
+    started_ray: bool,
+    actors_wanted: int | None,
+    up_s: float,
+) -> None:
+    """The job once connected: actors made, blocks scored, actors killed and what we started shut down."""
     slots: list[_Slot] = []
     job: _Job | None = None
     try:
@@ -130,10 +149,53 @@ def score_on_ray(args: argparse.Namespace, table: TicketTable) -> None:
             ray.shutdown()
 
 
+PROBE_TIMEOUT_S = 5.0
+
+
+def probe_address(address: str) -> None:
+    """Refuse in seconds a cluster address where nothing listens: ``ray.init`` retries such an address for
+    minutes with no output (``--ray 127.0.0.1:1`` had not answered after 200 s)."""
+    if address in ("local", "auto"):
+        return
+    where = address.removeprefix("ray://")
+    host, _, port = where.rpartition(":")
+    host = host.strip("[]")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"--ray {address} is not a cluster address; give HOST:PORT (such as head:6379) or local.")
+    try:
+        with socket.create_connection((host, int(port)), timeout=PROBE_TIMEOUT_S):
+            pass
+    except OSError as exc:
+        reason = "no answer" if isinstance(exc, TimeoutError) else (exc.strerror or str(exc)).lower()
+        raise ValueError(
+            f"Cannot connect to the Ray cluster at {address}: nothing answers there ({reason}); start it with "
+            "ray start --head, or check the address."
+        ) from None
+
+
+@contextlib.contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM ends a Ray job as Ctrl+C does (workers cancelled and killed, exit 130), not with Ray's own
+    handler's exit 1 and native stack dump. Only the main thread may set signal handlers."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _connect(ray: Any, address: str, actors: int | None, threads: int | None) -> bool:
     """Start a local instance (True: ours to shut down) or connect to ``address`` (False: leave it running)."""
     if ray.is_initialized():  # an embedding program's own connection: use it, leave it
         return False
+    probe_address(address)
     # Ray Client (ray://) would pass these on to the server's ray.init, with a warning: leave them out there.
     quiet = {} if address.startswith("ray://") else {"logging_level": logging.WARNING, "log_to_driver": False}
     try:

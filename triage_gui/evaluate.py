@@ -112,6 +112,10 @@ def run_eval(args: argparse.Namespace) -> int:
     unknown = set(strategies) - set(STRATEGIES)
     if unknown:
         raise ValueError(f"unknown --strategy {', '.join(sorted(unknown))}; choose from {', '.join(STRATEGIES)}")
+    parts = [p.strip() for p in str(args.steps).split(",") if p.strip()]
+    if not parts or not all(p.isdigit() for p in parts) or int(max(parts, key=int)) > 10_000:
+        raise ValueError(f"--steps {args.steps!r} is not a list of whole numbers up to 10000, such as 0,5,10")
+    steps = sorted({int(p) for p in parts})
     table, _, summary = read_table(args.file, args.column)
     if args.gold not in table.columns:
         raise ValueError(f"no column {args.gold!r}; the file has: {', '.join(table.columns)}")
@@ -176,7 +180,6 @@ def run_eval(args: argparse.Namespace) -> int:
         f"{statistics.median(timings):.2f} s"
     )
     if strategies:
-        steps = [int(s) for s in str(args.steps).split(",") if s.strip()]
         curves = simulate(dev, strategies, steps, args.draws, args.seed)
         print_curves(curves, steps, print)
     return 0

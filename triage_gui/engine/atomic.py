@@ -1,8 +1,10 @@
 """Atomic writes, so an interrupted save never leaves a half-written file or folder behind.
 
 Every writer in the app goes through here: prompt profiles, exports, drafts, stored prefixes and
-converted models. Files get the permissions a plain ``open()`` would give (0666 less the umask), not
-``mkstemp``'s private 0600, so an export on a shared drive is readable by the team as usual.
+converted models. Files get the permissions a plain ``open()`` would give: a new file 0666 less the
+umask, not ``mkstemp``'s private 0600, so an export on a shared drive is readable by the team as usual;
+a file that exists keeps its mode and owner (a private 0600 export stays private). A symlink is written
+through: its target is replaced and the link stays a link.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,17 +31,34 @@ def normal_permissions(path: str | os.PathLike[str], folder: bool = False) -> No
         os.chmod(path, (0o777 if folder else 0o666) & ~_umask())
 
 
+def keep_mode_and_owner(path: str | os.PathLike[str], existing: os.stat_result) -> None:
+    """Give a temp file the mode and (where we may) the owner of the file it is about to replace."""
+    with contextlib.suppress(OSError):
+        os.chmod(path, stat.S_IMODE(existing.st_mode))
+    if hasattr(os, "chown") and (existing.st_uid, existing.st_gid) != (os.getuid(), os.getgid()):
+        with contextlib.suppress(OSError):
+            os.chown(path, existing.st_uid, existing.st_gid)
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[Path]:
-    """A temp path beside ``path`` to write to (by any library); it replaces ``path`` only if the block
-    finishes, and is removed otherwise."""
-    target = Path(path)
+    """A temp path beside ``path`` to write to (by any library); it replaces ``path`` (a symlink's target)
+    only if the block finishes, and is removed otherwise."""
+    target = Path(os.path.realpath(path))
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=target.parent)
+    try:
+        existing: os.stat_result | None = os.stat(target)
+    except OSError:
+        existing = None
+    # The temp name is capped so that a name near the file system's limit still leaves room for it.
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:100]}.", suffix=suffix, dir=target.parent)
     os.close(fd)
     try:
         yield Path(tmp)
-        normal_permissions(tmp)
+        if existing is not None and stat.S_ISREG(existing.st_mode):
+            keep_mode_and_owner(tmp, existing)
+        else:
+            normal_permissions(tmp)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):

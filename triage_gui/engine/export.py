@@ -9,7 +9,9 @@ has no label: blank text, a bad JSON line, not labelled yet); with the baseline 
 from __future__ import annotations
 
 import csv
+import errno
 import os
+import stat
 from collections.abc import Callable
 from typing import IO
 
@@ -87,16 +89,60 @@ def write_results(
         return writer(handle, table, prompt_hash, baseline)
 
 
-def check_output(path: str | os.PathLike[str], inputs: list[str | os.PathLike[str]]) -> None:
-    """Refuse, before any scoring, an output that would overwrite an input or cannot be written."""
+STDOUT = "-"
+
+
+def check_output(path: str, inputs: dict[str, str | os.PathLike[str] | None]) -> str | None:
+    """Where to write the results, checked before any scoring: the real path (a symlink's target), or
+    None for standard output (``-``, or a name that is standard output itself, such as /dev/stdout).
+
+    Refused in one sentence: any file the run reads (``inputs``: what it is -> its path, compared by real
+    path, so a link or another spelling of it counts), a folder, a device or FIFO (replacing one with a
+    regular file would break the system's node), a name too long for the file system, a missing or
+    unwritable folder.
+    """
+    if path == STDOUT:
+        return None
+    try:
+        info: os.stat_result | None = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        info = None  # the folder is checked below
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            raise ValueError(f"Cannot write {path}: the file name is longer than the file system allows.") from None
+        raise ValueError(f"Cannot write {path}: {exc.strerror or exc}.") from None
+    if info is not None and _is_stdout(info):
+        return None
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        if stat.S_ISDIR(info.st_mode):
+            raise ValueError(f"--out {path} is a folder; give a file name.")
+        kind = "a named pipe" if stat.S_ISFIFO(info.st_mode) else "a device" if _is_device(info) else "not a file"
+        raise ValueError(f"--out {path} is {kind}, not a regular file; give a file name, or - for standard output.")
     target = os.path.realpath(path)
-    for source in inputs:
-        if os.path.exists(source) and os.path.exists(target) and os.path.samefile(source, target):
-            raise ValueError(f"--out {path} is the input file itself; write the results to another file.")
+    for what, source in inputs.items():
+        if source and info is not None and os.path.exists(source) and os.path.samefile(source, target):
+            raise ValueError(f"--out {path} is the {what} itself; write the results to another file.")
     folder = os.path.dirname(target) or "."
-    if os.path.isdir(target):
-        raise ValueError(f"--out {path} is a folder; give a file name.")
     if not os.path.isdir(folder):
         raise ValueError(f"Cannot write {path}: the folder {folder} does not exist.")
-    if not os.access(folder, os.W_OK) or (os.path.exists(target) and not os.access(target, os.W_OK)):
+    try:
+        limit = os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        limit = 255
+    if len(os.fsencode(os.path.basename(target))) > limit:
+        raise ValueError(f"Cannot write {path}: the file name is longer than the {limit} bytes this folder allows.")
+    if not os.access(folder, os.W_OK) or (info is not None and not os.access(target, os.W_OK)):
         raise ValueError(f"Cannot write {path}: permission denied.")
+    return target
+
+
+def _is_stdout(info: os.stat_result) -> bool:
+    try:
+        mine = os.fstat(1)
+    except OSError:
+        return False
+    return (mine.st_dev, mine.st_ino) == (info.st_dev, info.st_ino)
+
+
+def _is_device(info: os.stat_result) -> bool:
+    return stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode)

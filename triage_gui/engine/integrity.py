@@ -100,6 +100,7 @@ def write_manifest(folder: Path) -> None:
 
 def check_manifest(folder: Path, full: bool = False) -> str | None:
     """None if ``folder`` holds exactly the files its manifest lists, unchanged; else what is wrong.
+    ``PermissionError`` is raised, not reported: a file this account may not read is not damaged.
 
     Sizes are always compared; contents are hashed where a file's times moved, or everywhere when
     ``full``. Times that moved over unchanged contents are recorded (best effort) for the next start.
@@ -112,6 +113,8 @@ def check_manifest(folder: Path, full: bool = False) -> str | None:
         present = {p.name for p in _listed_files(folder)}
     except FileNotFoundError:
         return f"it has no {MANIFEST}: the conversion never finished, or an older version made it"
+    except PermissionError:
+        raise  # not damage: another account's cache that this one may not read (the caller says so)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         return f"its {MANIFEST} is unreadable ({exc})"
     if missing := sorted(set(files) - present):
@@ -134,6 +137,8 @@ def check_manifest(folder: Path, full: bool = False) -> str | None:
             if updated != files:
                 with contextlib.suppress(OSError):  # a read-only cache only means hashing again next time
                     atomic_write_text(folder / MANIFEST, json.dumps({**manifest, "files": updated}, indent=1))
+    except PermissionError:
+        raise
     except (OSError, KeyError, TypeError) as exc:
         return f"its files cannot be checked ({exc})"
     return None

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, cast
 
 from ..paths import cache_dir
 from . import integrity
-from .atomic import atomic_dir
+from .atomic import atomic_dir, normal_permissions
 
 if TYPE_CHECKING:
     from .backend import Decoder, Tokenizer
@@ -84,8 +84,16 @@ def pick_device(requested: str = "auto") -> str:
     import torch
 
     if requested != "auto":
-        if requested.startswith("cuda") and not torch.cuda.is_available():
+        kind, _, index = requested.partition(":")
+        if kind not in ("cpu", "cuda", "mps") or (index and (kind != "cuda" or not index.isdigit())):
+            raise ModelLoadError(f"Unknown device {requested!r}; use auto, cpu, cuda, cuda:N or mps.")
+        if kind == "cuda" and not torch.cuda.is_available():
             raise ModelLoadError("CUDA was requested but no CUDA device is available.")
+        if kind == "cuda" and index and int(index) >= torch.cuda.device_count():
+            raise ModelLoadError(f"There is no {requested}: this machine has {torch.cuda.device_count()} CUDA devices.")
+        mps = getattr(torch.backends, "mps", None)
+        if kind == "mps" and (mps is None or not mps.is_available()):
+            raise ModelLoadError("MPS was requested but this machine has no MPS device.")
         return requested
     if torch.cuda.is_available():
         return "cuda"
@@ -131,7 +139,7 @@ def _converted(gguf: Path, report: Progress) -> tuple[Path, str]:
     target = _gguf_cache_path(gguf)
     problem = ""
     if target.exists():
-        problem = integrity.check_manifest(target) or ""
+        problem = _check(target) or ""
         if not problem:
             return target, ""
         _discard(target, gguf, problem, report)
@@ -139,11 +147,25 @@ def _converted(gguf: Path, report: Progress) -> tuple[Path, str]:
     return target, problem
 
 
+def _check(folder: Path, full: bool = False) -> str | None:
+    """The manifest check of a converted copy; a copy this account may not read is no damage to repair
+    (it may be a cache another account converted and shares): that is said, and nothing is removed."""
+    try:
+        return integrity.check_manifest(folder, full)
+    except PermissionError as exc:
+        raise ModelLoadError(
+            f"The converted model in {folder} cannot be read by this account ({_short(exc)}); ask whoever "
+            "converted it to make it readable, or set TRIAGE_GUI_CACHE_DIR to a cache folder of your own."
+        ) from None
+
+
 def _convert(gguf: Path, target: Path, report: Progress) -> None:
     _sweep_leftovers(target)
     try:
         with atomic_dir(target) as tmp:
             _dequantize(gguf, tmp, report)
+            for path in tmp.iterdir():  # safetensors writes 0600; a shared cache needs what open() gives
+                normal_permissions(path)
             report(0.88, "Checking the converted files…")
             integrity.write_manifest(tmp)  # last: a folder without a manifest is unfinished
     except OSError as exc:
@@ -184,8 +206,9 @@ def _discard(target: Path, gguf: Path, problem: str, report: Progress) -> None:
         return
     except OSError as exc:
         raise ModelLoadError(
-            f"The converted model in {target} is damaged ({problem}) and cannot be removed ({_short(exc)}). "
-            "Delete that folder and start again."
+            f"The converted model in {target} is damaged ({problem}) and this account cannot replace it "
+            f"({_short(exc)}); ask whoever owns that folder to delete it, or set TRIAGE_GUI_CACHE_DIR to a "
+            "cache folder of your own."
         ) from exc
     shutil.rmtree(doomed, ignore_errors=True)
 
@@ -308,7 +331,7 @@ def _reload_converted(found: _Source, error: Exception, dtype, device: str, repo
     """
     assert found.gguf is not None
     folder = Path(found.path)
-    problem = integrity.check_manifest(folder, full=True)
+    problem = _check(folder, full=True)
     if problem is None:
         raise ModelLoadError(
             f"Cannot load {found.name} from its converted copy in {folder}: {_short(error)}. "

@@ -20,6 +20,8 @@ READABLE_VERSIONS = (1, 2)
 MAX_LABELS = 100
 MAX_LABEL_CHARS = 64
 MAX_PROFILE_BYTES = 16 * 1024 * 1024  # a profile with ~100,000 taught tickets; /dev/zero is refused
+# A label name holds none of these: tab, line feed, carriage return, and every other Unicode line break.
+LINE_BREAKS = "\t\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 # Letters that render as nothing although their category says otherwise (Hangul fillers, braille blank).
 _BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
@@ -93,9 +95,9 @@ class PromptProfile:
                 continue
             if name != name.strip():
                 found.append(Problem(where, f"Label {i + 1} {name!r} has spaces around it."))
-            if any(c in name for c in "\r\n\t"):
+            if any(c in name for c in LINE_BREAKS):
                 found.append(Problem(where, f"Label {i + 1} {name.strip()!r} contains a line break or tab."))
-            key = name.strip().casefold()
+            key = label_key(name)
             if key in seen:
                 found.append(Problem(where, f"Label {i + 1} {name.strip()!r} duplicates label {seen[key] + 1}."))
             else:
@@ -143,16 +145,25 @@ class PromptProfile:
                 f"Unsupported prompt profile schema_version {version!r} (this version reads "
                 f"{', '.join(map(str, READABLE_VERSIONS))})."
             )
-        try:
-            return cls(
-                name=str(data.get("name", "Untitled prompt")),
-                instruction=str(data["instruction"]),
-                labels=[Label(str(x["name"]), str(x.get("description", ""))) for x in data["labels"]],
-                examples=[Example(str(x["text"]), str(x["label"])) for x in data.get("examples", [])],
-                taught=[Example(str(x["text"]), str(x["label"])) for x in data.get("taught", [])],
-            )
-        except (KeyError, TypeError) as exc:
-            raise ValueError(f"Prompt profile is missing a field: {exc}") from None
+        if "instruction" not in data or "labels" not in data:
+            missing = "instruction" if "instruction" not in data else "labels"
+            raise ValueError(f"Prompt profile is missing a field: {missing!r}")
+        return cls(
+            name=_text(data.get("name", "Untitled prompt"), "the prompt's name"),
+            instruction=_text(data["instruction"], "the instruction"),
+            labels=[
+                Label(_text(_field(x, "name", w), f"{w}'s name"), _text(x.get("description", ""), f"{w}'s description"))
+                for w, x in _items(data["labels"], "labels", "label")
+            ],
+            examples=[
+                Example(_text(_field(x, "text", w), f"{w}'s text"), _text(_field(x, "label", w), f"{w}'s label"))
+                for w, x in _items(data.get("examples", []), "examples", "example")
+            ],
+            taught=[
+                Example(_text(_field(x, "text", w), f"{w}'s text"), _text(_field(x, "label", w), f"{w}'s label"))
+                for w, x in _items(data.get("taught", []), "taught", "taught ticket")
+            ],
+        )
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> PromptProfile:
@@ -198,6 +209,47 @@ def _read_profile_bytes(path: str | os.PathLike[str]) -> bytes:
         limit = MAX_PROFILE_BYTES // 2**20
         raise ValueError(f"Prompt profile {path} is larger than {limit} MB; a profile is a small JSON file.")
     return data
+
+
+def label_key(name: str) -> str:
+    """What two label names are compared by: Unicode NFC form, runs of whitespace as one space, case
+    folded; "café" typed two ways, "tech  support" and "tech support" are one label."""
+    return " ".join(unicodedata.normalize("NFC", name).split()).casefold()
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "a number"
+    return "a list" if isinstance(value, list) else "an object" if isinstance(value, dict) else type(value).__name__
+
+
+def _text(value: object, what: str) -> str:
+    """A field that must be text: ``null`` or ``["technical"]`` is refused, never turned into "None"."""
+    if not isinstance(value, str):
+        raise ValueError(f"In the prompt profile, {what} must be text, not {_kind(value)}.")
+    return value
+
+
+def _items(value: object, field: str, noun: str) -> list[tuple[str, dict]]:
+    """The objects of a list field, each with its name for messages ("label 2")."""
+    if not isinstance(value, list):
+        raise ValueError(f"In the prompt profile, {field} must be a list, not {_kind(value)}.")
+    out = []
+    for i, item in enumerate(value):
+        if not isinstance(item, dict):
+            raise ValueError(f"In the prompt profile, {noun} {i + 1} must be an object, not {_kind(item)}.")
+        out.append((f"{noun} {i + 1}", item))
+    return out
+
+
+def _field(item: dict, key: str, where: str) -> object:
+    if key not in item:
+        raise ValueError(f"In the prompt profile, {where} has no {key!r}.")
+    return item[key]
 
 
 def _visible(name: str) -> bool:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import codecs
 import csv
-import io
 import re
 import unicodedata
 from collections import Counter
 from pathlib import Path
+
+from .records import rows_of, uses_quoting
 
 SAMPLE_BYTES = 256 * 1024
 # A first row longer than the sample is still read whole for sniffing, up to this many characters a line,
@@ -108,7 +109,7 @@ def _odd_character(c: str) -> bool:
     return "\x80" <= c <= "\x9f" or ("\x9f" < c <= "\uffff" and unicodedata.category(c) in ("Co", "Cn"))
 
 
-def text_sample(path: Path, encoding: str) -> tuple[str, bool]:
+def text_sample(path: Path, encoding: str, wanted: int = SAMPLE_BYTES) -> tuple[str, bool]:
     """Whole lines from the top of the file, about ``SAMPLE_BYTES`` of them, and whether that was all of it.
 
     Whole lines rather than a byte prefix, so a first ticket longer than the sample is seen as a row and the
@@ -117,7 +118,7 @@ def text_sample(path: Path, encoding: str) -> tuple[str, bool]:
     lines: list[str] = []
     size = 0
     with open(path, encoding=encoding, errors="replace", newline="") as handle:
-        while size < SAMPLE_BYTES or len(lines) < 2:
+        while size < wanted or len(lines) < 2:
             line = handle.readline(LINE_CAP)
             if not line:
                 return "".join(lines), True
@@ -127,9 +128,10 @@ def text_sample(path: Path, encoding: str) -> tuple[str, bool]:
     return "".join(lines), complete
 
 
-def csv_rows(text: str, delimiter: str) -> list[list[str]]:
-    """Rows of ``text`` as ``csv.reader`` reads a file opened with ``newline=""``: CR, LF and CRLF all end a line."""
-    return list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
+def csv_rows(text: str, delimiter: str, quoted: bool | None = None) -> list[list[str]]:
+    """Rows of ``text`` as the reader reads a file opened with ``newline=""``: CR, LF and CRLF all end a
+    line, and a stray quote does not merge lines (``records.py``; ``quoted`` None decides from ``text``)."""
+    return rows_of(text, delimiter, quoted)
 
 
 def has_content(row: list[str]) -> bool:
@@ -142,10 +144,11 @@ def sniff_delimiter(sample: str, suffix: str, complete: bool = True) -> str:
         return "\t"
     text = sample[:65536]
     cut = not complete or len(text) < len(sample)
+    quoted = uses_quoting(text)
     best, best_score = ",", (0.0, 0)
     for candidate in DELIMITERS:
         try:
-            rows = [r for r in csv_rows(text, candidate) if has_content(r)]
+            rows = [r for r in csv_rows(text, candidate, quoted) if has_content(r)]
         except csv.Error:
             continue
         if cut and len(rows) > 1:
@@ -213,3 +216,48 @@ def choose_text_column(columns: list[str], rows: list[list[str]]) -> int:
         if score > best_score:
             best, best_score = i, score
     return best
+
+
+CHUNK = 1 << 20
+MIXED_UTF8 = "triage-cp1252"  # the error handler that reads a stray non-UTF-8 byte as cp1252
+
+
+def _cp1252_bytes(exc: UnicodeError) -> tuple[str, int]:
+    """A byte that is not UTF-8 in an otherwise UTF-8 file: almost always a cp1252 character pasted in."""
+    assert isinstance(exc, UnicodeDecodeError)
+    return exc.object[exc.start : exc.end].decode("cp1252", errors="replace"), exc.end
+
+
+codecs.register_error(MIXED_UTF8, _cp1252_bytes)
+
+
+def scan_whole_file(path: Path, encoding: str) -> tuple[int | None, int | None, int]:
+    """(line of the first NUL byte, line of the first byte that is not UTF-8, how many such bytes).
+
+    The sample decided the encoding; this pass holds the rest of the file to the same rules, so a NUL or
+    a cp1252 byte past the first 256 KB is refused or noted as one in the sample would be. NULs are not
+    looked for in UTF-16 (where they are half of every ASCII character); bytes only in UTF-8.
+    """
+    check_utf8 = codecs.lookup(encoding).name in ("utf-8", "utf-8-sig")
+    check_nul = not codecs.lookup(encoding).name.startswith("utf-16")
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    nul_line = bad_line = None
+    bad = lines = 0
+    with open(path, "rb") as handle:
+        while chunk := handle.read(CHUNK):
+            if check_nul and nul_line is None and b"\x00" in chunk:
+                nul_line = lines + chunk[: chunk.index(b"\x00")].count(b"\n") + 1
+            if check_utf8:
+                data, start = chunk, 0
+                while True:
+                    try:
+                        decoder.decode(data[start:])
+                        break
+                    except UnicodeDecodeError as exc:
+                        if bad_line is None:
+                            bad_line = lines + data[: start + max(0, exc.start)].count(b"\n") + 1
+                        bad += exc.end - exc.start
+                        decoder.reset()
+                        start += max(exc.end, 1)
+            lines += chunk.count(b"\n")
+    return nul_line, bad_line, bad

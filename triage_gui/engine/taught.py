@@ -1,7 +1,8 @@
 """Taught tickets as files: read a labelled file to teach from, write the taught set as CSV (text, label).
 
 Read with the same reader as ticket files (every dialect it knows); the text column is found the same
-way, or named; label values match label names ignoring case and surrounding spaces.
+way, or named; label values match label names as label names are compared (``prompt.label_key``: case, Unicode form
+and runs of spaces aside).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import os
 from dataclasses import dataclass, field
 
 from .atomic import atomic_open
+from .prompt import label_key
 from .tickets import open_tickets
 
 LABEL_COLUMN_NAMES = ("label", "labels", "queue", "team", "category", "class", "intent", "group")
@@ -52,12 +54,12 @@ def read_taught(
     if label_column not in columns:
         raise ValueError(f"{source.path.name} has no column {label_column!r}; it has: {', '.join(columns)}")
     label_index = columns.index(label_column)
-    by_name = {name.strip().casefold(): name for name in labels}
+    by_name = {label_key(name): name for name in labels}
     out = TaughtFile(label_column=label_column, text_column=columns[text_index])
     unknown: dict[str, int] = {}
     for ticket in source.read_all(text_index):
         value = ticket.values[label_index].strip() if label_index < len(ticket.values) else ""
-        label = by_name.get(value.casefold())
+        label = by_name.get(label_key(value))
         if ticket.problem or not ticket.text or label is None:
             out.skipped += 1
             if value and label is None:

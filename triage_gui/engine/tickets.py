@@ -19,7 +19,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .prompt import label_key
+from .records import fold_extra, read_records, unique_names, uses_quoting
 from .sniff import (
+    MIXED_UTF8,
     SAMPLE_BYTES,
     choose_text_column,
     csv_rows,
@@ -31,6 +34,7 @@ from .sniff import (
     is_tab_table,
     looks_binary,
     looks_jsonl,
+    scan_whole_file,
     sniff_delimiter,
     text_sample,
 )
@@ -48,7 +52,7 @@ __all__ = [
     "tickets_from_text",
 ]
 
-SUPPORTED = (".csv", ".tsv", ".txt", ".jsonl", ".ndjson", ".tab")
+SUPPORTED = (".csv", ".tsv", ".txt", ".jsonl", ".ndjson", ".tab", ".json")
 BLANK = "blank ticket text"
 
 
@@ -86,8 +90,13 @@ class TicketSource:
     empty_lines: int = 0
     blank_text: int = 0
     bad_lines: list[int] = field(default_factory=list)
-    ragged_rows: int = 0
+    ragged_rows: int = 0  # short rows, padded
+    long_rows: int = 0  # rows with more fields than the header, the extra ones kept in the text
+    quote_lines: list[int] = field(default_factory=list)  # lines whose quote ran away (read line by line)
     rows_read: int = 0
+    quoted: bool = True  # CSV quote processing; off for an export that quotes nothing
+    records: list[object] | None = None  # a .json file's array, read whole
+    errors: str = "replace"  # the decoding error handler the whole file is read with
 
     @property
     def text_column_name(self) -> str:
@@ -96,10 +105,10 @@ class TicketSource:
     def batches(self, size: int = 256, text_column: int | None = None) -> Iterator[list[Ticket]]:
         """Yield every record in file order, ``size`` at a time; unscorable ones carry a ``problem``."""
         column = self.text_column if text_column is None else text_column
-        self.empty_lines = self.blank_text = self.ragged_rows = self.rows_read = 0
-        self.bad_lines = []
+        self.empty_lines = self.blank_text = self.ragged_rows = self.long_rows = self.rows_read = 0
+        self.bad_lines, self.quote_lines = [], []
         batch: list[Ticket] = []
-        for number, values, problem in self._records():
+        for number, values, problem in self._records(column):
             self.rows_read += 1
             text = values[column].strip() if column < len(values) and problem is None else ""
             if problem is None and not text:
@@ -127,7 +136,15 @@ class TicketSource:
             more = "…" if len(self.bad_lines) > 10 else ""
             parts.append(f"bad JSON on line {shown}{more} (kept, unlabelled)")
         if self.ragged_rows:
-            parts.append(f"{self.ragged_rows} ragged rows padded")
+            parts.append(f"{_count(self.ragged_rows, 'short row')} padded")
+        if self.long_rows:
+            parts.append(
+                f"{_count(self.long_rows, 'row')} with more fields than the header (the extra fields kept in "
+                f"column {self.text_column_name!r})"
+            )
+        if self.quote_lines:
+            shown = ", ".join(str(n) for n in self.quote_lines[:10]) + ("…" if len(self.quote_lines) > 10 else "")
+            parts.append(f"a quote that never closes on line {shown}: read one ticket per line there")
         if self.empty_lines:
             parts.append(f"{_count(self.empty_lines, 'empty line')} skipped")
         return "; ".join(parts + self.notes)
@@ -135,9 +152,9 @@ class TicketSource:
     # ----------------------------------------------------------------- readers
 
     def _text_stream(self) -> io.TextIOBase:
-        return open(self.path, encoding=self.encoding, errors="replace", newline="")
+        return open(self.path, encoding=self.encoding, errors=self.errors, newline="")
 
-    def _records(self) -> Iterator[tuple[int, list[str], str | None]]:
+    def _records(self, column: int) -> Iterator[tuple[int, list[str], str | None]]:
         """(line number, values padded to the columns, problem) for every record; empty lines are skipped."""
         width = len(self.columns)
         if self.kind == "txt":
@@ -156,36 +173,54 @@ class TicketSource:
                         self.empty_lines += 1
                         continue
                     if not line.strip():
-                        yield number, [""] * width, None  # blank, like a blank CSV row
+                        yield number, [""] * len(self.columns), None  # blank, like a blank CSV row
                         continue
-                    record, problem = _json_record(line)
-                    if record is None:
-                        self.bad_lines.append(number)
-                        yield number, [""] * width, f"line {number} {problem}"
-                        continue
-                    yield number, [_clean(_stringify(record.get(c, ""))) for c in self.columns], None
+                    yield self._json_values(number, _json_value(line), column)
+        elif self.kind == "json":
+            for number, value in enumerate(self.records or [], start=1):
+                yield self._json_values(number, value, column)
         else:
-            yield from self._csv_records(width)
+            yield from self._csv_records(width, column)
 
-    def _csv_records(self, width: int) -> Iterator[tuple[int, list[str], str | None]]:
+    def _json_values(self, number: int, value: object, column: int) -> tuple[int, list[str], str | None]:
+        """One JSON record's values: keys first seen here become new columns (the union over the whole
+        file, in first-seen order); a bare string is the ticket text, in the text column."""
+        if isinstance(value, str):
+            values = [""] * len(self.columns)
+            values[column] = _clean(value)
+            return number, values, None
+        if not isinstance(value, dict):
+            self.bad_lines.append(number)
+            problem = "is not valid JSON" if value is _INVALID else "is not a JSON object"
+            what = "line" if self.kind == "jsonl" else "record"
+            return number, [""] * len(self.columns), f"{what} {number} {problem}"
+        self.columns.extend(key for key in value if key not in self.columns)
+        return number, [_clean(_stringify(value.get(c, ""))) for c in self.columns], None
+
+    def _csv_records(self, width: int, column: int) -> Iterator[tuple[int, list[str], str | None]]:
         with self._text_stream() as handle:
-            reader = csv.reader(handle, delimiter=self.delimiter)
             header_pending = self.has_header
+            number = 0
             try:
-                for values in reader:
+                for number, values, runaway in read_records(handle, self.delimiter, self.quoted, width):
+                    if runaway is not None:
+                        self.quote_lines.append(runaway)
                     if not values or (header_pending and not has_content(values)):
                         self.empty_lines += 1  # blank lines above the header are no records either
                         continue
                     if header_pending:
                         header_pending = False  # sniffing took the first row with content as the header
                         continue
-                    if len(values) != width:
+                    if len(values) > width:
+                        values = fold_extra(values, width, column, self.delimiter)
+                        self.long_rows += 1
+                    elif len(values) < width:
                         if has_content(values):
                             self.ragged_rows += 1
-                        values = (values + [""] * width)[:width]
-                    yield reader.line_num, [_clean(v) for v in values], None
+                        values = values + [""] * (width - len(values))
+                    yield number, [_clean(v) for v in values], None
             except csv.Error as exc:
-                raise TicketFileError(f"{_name(self.path)}: cannot read line {reader.line_num} ({exc}).") from None
+                raise TicketFileError(f"{_name(self.path)}: cannot read line {number + 1} ({exc}).") from None
 
 
 def open_tickets(path: str | os.PathLike[str]) -> TicketSource:
@@ -204,15 +239,29 @@ def open_tickets(path: str | os.PathLike[str]) -> TicketSource:
     if looks_binary(sample, decode_errors(raw, encoding, sample), encoding):
         raise TicketFileError(f"{_name(path)} is not a text file (it looks binary); export the tickets as CSV.")
     notes = [note] if note else []
+    errors = "replace"
+    if len(raw) >= SAMPLE_BYTES:  # the rest of the file is held to what the sample decided
+        nul_line, bad_line, bad = scan_whole_file(path, encoding)
+        if nul_line is not None:
+            raise TicketFileError(
+                f"{_name(path)} is not a text file (line {nul_line} holds a NUL byte); export the tickets as CSV."
+            )
+        if bad_line is not None:
+            errors = MIXED_UTF8
+            notes.append(f"{_count(bad, 'byte')} not UTF-8 (the first on line {bad_line}): read as cp1252")
     suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".ndjson") or (suffix not in (".csv", ".tsv", ".tab", ".txt") and looks_jsonl(sample)):
-        return _open_jsonl(path, encoding, text_sample(path, encoding)[0], notes)
-    text, complete = text_sample(path, encoding)
-    if suffix == ".txt":
-        if not is_tab_table(text, complete):
-            return TicketSource(path, "txt", encoding, ["text"], 0, has_header=False, notes=notes)
-        suffix = ".tsv"  # Excel's "Unicode text" export: a tab-separated table saved as .txt
-    return _open_csv(path, encoding, text, complete, notes, suffix)
+    if suffix == ".json" or (suffix not in SUPPORTED and sample.lstrip("\ufeff \t\r\n").startswith("[")):
+        source = _open_json(path, encoding, notes, sample)
+    elif suffix in (".jsonl", ".ndjson") or (suffix not in (".csv", ".tsv", ".tab", ".txt") and looks_jsonl(sample)):
+        source = _open_jsonl(path, encoding, text_sample(path, encoding)[0], notes)
+    else:
+        text, complete = text_sample(path, encoding)
+        if suffix == ".txt" and not is_tab_table(text, complete):
+            source = TicketSource(path, "txt", encoding, ["text"], 0, has_header=False, notes=notes)
+        else:  # a .txt that is a table is Excel's "Unicode text" export: tab-separated
+            source = _open_csv(path, encoding, text, complete, notes, ".tsv" if suffix == ".txt" else suffix)
+    source.errors = errors
+    return source
 
 
 def _check_regular_file(path: Path) -> None:
@@ -230,15 +279,14 @@ def _check_regular_file(path: Path) -> None:
         raise TicketFileError(f"{_name(path)} is not a regular file{f' (it is {kind})' if kind else ''}.")
 
 
-def _json_record(line: str) -> tuple[dict | None, str]:
-    """The line's object (a bare string counts as its text), or None and what is wrong with the line."""
+_INVALID = object()  # what _json_value returns for a line that is not JSON
+
+
+def _json_value(line: str) -> object:
     try:
-        value = json.loads(line)
+        return json.loads(line)
     except (ValueError, RecursionError):
-        return None, "is not valid JSON"
-    if isinstance(value, str):
-        return {"text": value}, ""
-    return (value, "") if isinstance(value, dict) else (None, "is not a JSON object")
+        return _INVALID
 
 
 def _stringify(value: object) -> str:
@@ -250,24 +298,50 @@ def _stringify(value: object) -> str:
 
 
 def _open_jsonl(path: Path, encoding: str, sample: str, notes: list[str]) -> TicketSource:
+    values = [_json_value(line) for line in io.StringIO(sample, newline="") if line.strip()]
+    return _json_source(path, "jsonl", encoding, values[:500], notes)
+
+
+def _open_json(path: Path, encoding: str, notes: list[str], sample: str) -> TicketSource:
+    """A .json file: an array of ticket objects (or strings), read whole; anything else is refused."""
+    try:
+        with open(path, encoding=encoding, errors="replace") as handle:
+            value = json.load(handle)
+    except (ValueError, RecursionError) as exc:
+        if looks_jsonl(sample):  # JSON Lines saved as .json
+            return _open_jsonl(path, encoding, text_sample(path, encoding)[0], notes)
+        where = f" (line {exc.lineno}: {exc.msg})" if isinstance(exc, json.JSONDecodeError) else ""
+        raise TicketFileError(f"{_name(path)} is not valid JSON{where}.") from None
+    if not isinstance(value, list):
+        raise TicketFileError(
+            f"{_name(path)} holds a JSON {type(value).__name__.replace('dict', 'object')}, not a list of tickets; "
+            "give a JSON array of objects, JSON Lines or CSV."
+        )
+    source = _json_source(path, "json", encoding, value[:500], notes)
+    source.records = value
+    return source
+
+
+def _json_source(path: Path, kind: str, encoding: str, sample: list[object], notes: list[str]) -> TicketSource:
+    """The columns the sample's objects show (more join while reading) and the text column among them."""
+    objects = [v for v in sample if isinstance(v, dict)]
     columns: list[str] = []
-    rows: list[dict] = []
-    for line in io.StringIO(sample, newline=""):  # the reader's line breaks, not str.splitlines()'s
-        record = _json_record(line)[0] if line.strip() else None
-        if record is not None:
-            rows.append(record)
-            columns.extend(key for key in record if key not in columns)
-        if len(rows) >= 500:
-            break
+    for record in objects:
+        columns.extend(key for key in record if key not in columns)
     if not columns:
-        raise TicketFileError(f"{_name(path)}: no JSON objects found (expected one object per line).")
-    values = [[_stringify(record.get(c, "")) for c in columns] for record in rows]
-    return TicketSource(path, "jsonl", encoding, columns, choose_text_column(columns, values), notes=notes)
+        if not any(isinstance(v, str) for v in sample):
+            raise TicketFileError(f"{_name(path)}: no JSON objects found (expected one object per line).")
+        columns = ["text"]  # bare strings only: they are the text
+    values = [[_stringify(record.get(c, "")) for c in columns] for record in objects]
+    return TicketSource(path, kind, encoding, columns, choose_text_column(columns, values), notes=notes)
 
 
 def _open_csv(path: Path, encoding: str, sample: str, complete: bool, notes: list[str], suffix: str) -> TicketSource:
     delimiter = sniff_delimiter(sample, suffix, complete)
-    records = [r for r in csv_rows(sample, delimiter) if r]
+    quoted = uses_quoting(sample)
+    if not quoted and not complete:  # the one quote seen may close past the sample: look further
+        quoted = uses_quoting(text_sample(path, encoding, 8 * SAMPLE_BYTES)[0])
+    records = [r for r in csv_rows(sample, delimiter, quoted) if r]
     rows = [r for r in records if has_content(r)]
     if not rows:
         raise TicketFileError(f"{_name(path)} has no rows.")
@@ -286,20 +360,22 @@ def _open_csv(path: Path, encoding: str, sample: str, complete: bool, notes: lis
     else:
         header = ["text"] if width == 1 else [f"column {i + 1}" for i in range(width)]
         body = rows
-    header = _unique(header)
-    return TicketSource(
-        path, "csv", encoding, header, choose_text_column(header, body), delimiter, header_row, notes=notes
-    )
+    unique = unique_names(header)
+    renamed = [f"{old!r} as {new!r}" for old, new in zip(header, unique) if old != new]
+    if renamed:
+        notes = [*notes, f"repeated column names kept apart: {', '.join(renamed)}"]
+    column = choose_text_column(unique, body)
+    return TicketSource(path, "csv", encoding, unique, column, delimiter, header_row, notes=notes, quoted=quoted)
 
 
 def gold_column(columns: list[str], rows: list[list[str]], labels: list[str], exclude: int) -> int | None:
     """A column whose values are (nearly all) label names, offered as the gold labels."""
-    wanted = {label.strip().casefold() for label in labels}
+    wanted = {label_key(label) for label in labels}
     best, best_share = None, 0.0
     for i in range(len(columns)):
         if i == exclude:
             continue
-        values = [r[i].strip().casefold() for r in rows[:1000] if i < len(r) and r[i].strip()]
+        values = [label_key(r[i]) for r in rows[:1000] if i < len(r) and r[i].strip()]
         if not values:
             continue
         share = sum(v in wanted for v in values) / len(values)
@@ -321,7 +397,7 @@ def tickets_from_text(text: str) -> tuple[list[str], list[Ticket], int]:
         rows = [r for r in csv_rows(text, delimiter) if has_content(r)]
         widths = {len(r) for r in rows}
         if len(widths) == 1 and widths.pop() > 1 and has_header(rows):
-            columns = _unique([c.strip() or f"column {i + 1}" for i, c in enumerate(rows[0])])
+            columns = unique_names([c.strip() or f"column {i + 1}" for i, c in enumerate(rows[0])])
             col = choose_text_column(columns, rows[1:])
             tickets = [Ticket(n, [_clean(v) for v in r], _clean(r[col]).strip()) for n, r in enumerate(rows[1:], 2)]
             return columns, [t for t in tickets if t.text], col
@@ -337,19 +413,6 @@ def _clean(value: str) -> str:
 
 
 _CONTROL_TABLE = {c: None for c in range(32) if chr(c) not in "\t\n\r"}
-
-
-def _unique(names: list[str]) -> list[str]:
-    seen: dict[str, int] = {}
-    out = []
-    for name in names:
-        if name in seen:
-            seen[name] += 1
-            out.append(f"{name} ({seen[name]})")
-        else:
-            seen[name] = 1
-            out.append(name)
-    return out
 
 
 def _name(path: Path) -> str:
