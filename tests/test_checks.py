@@ -106,3 +106,24 @@ def test_check_a_random_sample_in_the_window(qtbot, window):
     assert "20 checks" in window.check_status.text() and "%" in window.check_status.text()
     assert "from 20 random checks" in window.editor.taught_count.text()
     assert all(table.taught_label(r) == table.value(r, "team") for r in sample)  # the checks also taught
+
+
+def test_teach_next_lists_the_suggestions_and_n_goes_to_the_next(qtbot, window):
+    """The Teach next filter shows the suggested tickets; N selects the best one not taught yet, and once
+    it is taught, N moves on to another."""
+    session = window.session
+    qtbot.waitUntil(lambda: bool(session.teaching.suggestions), timeout=60_000)
+    window.tickets.next_only.setChecked(True)
+    shown = window.tickets.proxy.rowCount()
+    assert 0 < shown <= len(session.teaching.suggestions)
+    view = window.tickets.table
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_N)
+    first = window.tickets.proxy.mapToSource(view.currentIndex()).row()
+    assert first == session.teaching.suggestions[0]
+    table = session.table
+    window.teach([first], table.value(first, "team"))
+    qtbot.waitUntil(lambda: not session.busy and first not in session.teaching.suggestions, timeout=60_000)
+    qtbot.keyClick(view, Qt.Key.Key_N)
+    second = window.tickets.proxy.mapToSource(view.currentIndex()).row()
+    assert second != first and table.taught_label(second) is None

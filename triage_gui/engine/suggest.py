@@ -1,17 +1,23 @@
-"""Which tickets to teach next: the ones the classifier is least sure of, spread over what was not taught.
+"""Which tickets to teach next: the ones the classifier is least sure of, typical of the file, and unlike
+what was already taught.
 
 A ticket's uncertainty is one minus the margin between its two most probable labels. Picking by
-uncertainty alone teaches near-duplicates (the same confusing phrasing ten times), so the pick is greedy:
-each next ticket maximises its uncertainty minus :data:`DIVERSITY` times its largest cosine similarity
-(sentence-encoder embeddings) to any ticket already taught or already suggested. Measured with ``eval
---strategy`` (README): against random picks and against uncertainty alone, on the dev sets.
+uncertainty alone teaches outliers and near-duplicates (the same odd phrasing ten times), so the pick is
+greedy: each next ticket maximises its uncertainty, plus :data:`DENSITY` times its mean cosine similarity
+(sentence-encoder embeddings) to the file (typical tickets first), minus :data:`DIVERSITY` times its
+largest similarity to any ticket already taught or suggested. Measured by simulating a lead teaching one
+ticket at a time (``eval --strategy``, README): on clinc-domains and clinc-support-terse, (1, 1) reached
+random teaching's accuracy after 40 tickets with 10-20; without the density term it took 30-40 or more,
+and diversity 0.5 with density 1 was best on one set and worst on the other.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-DIVERSITY = 0.5  # measured: 0 repeated near-duplicates; 1 drifted towards outliers
+DIVERSITY = 1.0
+DENSITY = 1.0
+DENSITY_SAMPLE = 500  # rows the density is measured against
 POOL = 2000  # most uncertain candidates considered (keeps a pick over 200,000 rows to milliseconds)
 
 
@@ -32,6 +38,7 @@ def suggest(
     taught: np.ndarray | None = None,
     count: int = 10,
     diversity: float = DIVERSITY,
+    density: float = DENSITY,
 ) -> np.ndarray:
     """Up to ``count`` rows (indices into ``probs``) to teach next, best first. ``candidates``: a boolean
     mask of rows that may be suggested (labelled, not taught); ``embeddings`` (rows x dim, normalised, NaN
@@ -46,6 +53,11 @@ def suggest(
     if embeddings is None or embeddings.ndim != 2 or not embeddings.shape[1] or diversity <= 0:
         return order[:count]
     pool = np.nan_to_num(np.asarray(embeddings[order], dtype=np.float32))
+    if density > 0:
+        every = np.flatnonzero(~np.isnan(margin))
+        sample = every[np.linspace(0, len(every) - 1, min(DENSITY_SAMPLE, len(every))).astype(np.int64)]
+        others = np.nan_to_num(np.asarray(embeddings[sample], dtype=np.float32))
+        uncertainty = uncertainty + density * (pool @ others.T).mean(axis=1)
     nearest = np.zeros(len(order), dtype=np.float64)
     if taught is not None and len(taught):
         known = np.nan_to_num(np.asarray(embeddings[np.asarray(taught, dtype=np.int64)], dtype=np.float32))
