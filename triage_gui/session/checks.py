@@ -56,6 +56,7 @@ class RandomChecks:
         self.changed: Event[[CheckStatus]] = Event()
         self.verified: dict[str, str] = {}  # checked ticket text -> right label
         self.shown: dict[str, str] = {}  # checked ticket text -> the label it showed when checked
+        self.row_of: dict[str, int] = {}  # checked ticket text -> its row (recounting never scans the file)
         self.queue: list[int] = []
         self._rng = np.random.default_rng(seed)
         self.status = CheckStatus()
@@ -89,6 +90,7 @@ class RandomChecks:
             text = table.texts[row]
             self.shown[text] = shown
             self.verified[text] = right or shown
+            self.row_of[text] = row
             self.queue.remove(row)
             counted.append(row)
         if counted:
@@ -99,18 +101,15 @@ class RandomChecks:
         return row in self.queue
 
     def clear(self) -> None:
-        self.verified, self.shown, self.queue = {}, {}, []
+        self.verified, self.shown, self.queue, self.row_of = {}, {}, [], {}
         self.refresh()
 
     def refresh(self) -> None:
         """Recount: call after a refit (a checked ticket's current label is its out-of-fold one)."""
         table = self.table
-        by_text: dict[str, int] = {}
-        for row in range(len(table)) if self.verified else ():
-            by_text.setdefault(table.texts[row], row)
         checked = correct = 0
         for text, right in self.verified.items():
-            found = by_text.get(text)
+            found = self.row_of.get(text)
             label = None
             if found is not None and table.taught_label(found) is not None:
                 label = table.evaluated_label(found)

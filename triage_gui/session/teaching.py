@@ -356,7 +356,7 @@ class Teaching:
         self.head, self.last_fit, self._fitted_on = fit.head, fit, scored
         if scored:
             self._scaler = (version, scored, fit.head.scaler)
-        self._relabel_late(rows)
+        self._relabel_late(source)
         seconds = time.perf_counter() - started
         self._set(HeadStatus("ready", len(self.taught), len(pseudo), describe(fit.head.weights), 1000 * seconds))
         session.rows_changed.emit(0, max(0, len(table) - 1))
@@ -370,7 +370,7 @@ class Teaching:
             if version != table.version or not apply_fit(table, fit, rows, version):
                 return
             self.head, self.last_fit = fit.head, fit
-            self._relabel_late(rows)
+            self._relabel_late(source)
         table.set_head(np.zeros((0, k), np.float32), np.zeros(0, np.int64), chosen.labels)
         self._set(HeadStatus("ready", len(self.taught), len(pseudo), describe(fit.head.weights), 1000 * seconds))
         session.rows_changed.emit(0, max(0, len(table) - 1))
@@ -378,9 +378,13 @@ class Teaching:
         if self._grown():  # tickets scored while this fit ran have doubled what it saw: fit again
             self._refit_soon()
 
-    def _relabel_late(self, rows: int) -> None:
-        """Rows scored while a fit ran: label them with the new head."""
-        late = [r for r in range(rows, len(self.session.table)) if self.session.table.scored(r)]
+    def _relabel_late(self, source) -> None:
+        """Rows scored while a fit ran (after the rows it saw, or among them but unscored when it started):
+        label them with the new head, from their LLM scores too."""
+        table = self.session.table
+        now = table.scored_mask()
+        late = np.flatnonzero(now[: source.n] & ~source.scored).tolist()
+        late += [r for r in range(source.n, len(table)) if now[r]]
         if late:
             self.rows_scored(late)
 
