@@ -122,3 +122,14 @@ def test_the_summary_counts_rows_read_labelled_and_why_not():
         ]
     )
     assert row_counts(t) == "3 rows read, 0 labelled, not labelled: 1 blank ticket text, 1 bad JSON, 1 not labelled"
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="only root can give a file away")
+def test_an_existing_output_keeps_its_owner(tmp_path):
+    out = tmp_path / "theirs.csv"
+    out.write_text("old\n")
+    os.chown(out, 65534, 65534)
+    out.chmod(0o640)
+    write_results(out, table(), "h", False)
+    info = out.stat()
+    assert (info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)) == (65534, 65534, 0o640)

@@ -9,7 +9,8 @@ opens with ``"Hi, my card…`` would, read by ``csv.reader``, swallow every foll
 - in a quoted file, a record the quotes made suspect is read again one line per record (CSV quoting
   where it closes on the line, else a plain split), the line that opened it named in a note: a record
   over several lines whose quote never closes the CSV way, or leaves an odd number of quotes, or whose
-  lines each read as a whole row (three or more, or the quoted reading has the wrong width); and a
+  lines each read as a whole row (three or more, or the quoted reading has the wrong width or quotes
+  that RFC 4180 would not write); and a
   one-line record of the wrong width whose quotes do not close there or whose plain split fits.
 """
 
@@ -21,7 +22,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Literal
 
-# A quoted field: a quote at a field's start, anything with quotes doubled, a quote at the field's end.
+# A quote at a field's start; a quoted field: that, anything with quotes doubled, a quote at the field's end.
 _OPENING_QUOTE = re.compile(r'(?:^|(?<=[,;\t|\r\n]))"')
 _QUOTED_FIELD = re.compile(r'(?:^|(?<=[,;\t|\r\n]))"(?:[^"]|"")*"(?=[,;\t|\r\n]|\Z)')
 # A quoted field spanning more lines than this is taken as a runaway quote even if it closes later.
@@ -82,10 +83,11 @@ def read_records(
             yield from _line_by_line(record, first, delimiter, width)
 
 
-def _strict(text: str, delimiter: str) -> list[list[str]] | None:
+def _strict(text: str, delimiter: str, escape: str | None = None) -> list[list[str]] | None:
     """The records of ``text`` if every quote in it is CSV quoting (closes before a delimiter or line end)."""
     try:
-        return list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True))
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True, escapechar=escape)
+        return list(reader)
     except csv.Error:
         return None
 
@@ -110,26 +112,43 @@ def _ran_away(record: list[str], fields: list[str], delimiter: str, width: int) 
     parsed = _strict(text, delimiter)
     if parsed is None or len(parsed) != 1 or text.count('"') % 2:
         return True  # CSV quoting pairs every quote: an odd one is a stray that another field's quote closed
-    if width >= 2 and (len(record) >= 3 or len(fields) != width):
+    if width >= 2 and (len(record) >= 3 or len(fields) != width or not _rfc(text, delimiter)):
         return all(len(split) == width for _, split, _ in _line_by_line(record, 1, delimiter, width))
     return False
+
+
+def _rfc(text: str, delimiter: str) -> bool:
+    """Whether a record is quoted as RFC 4180 quotes: no quote but those that open, close or double."""
+    d = re.escape(delimiter)
+    field = f'(?:"(?:[^"]|"")*"|[^"{d}\r\n]*)'
+    return re.fullmatch(f"{field}(?:{d}{field})*(?:\r\n|\r|\n)?", text) is not None
 
 
 def _line_by_line(
     record: list[str], first: int, delimiter: str, width: int = 0
 ) -> Iterator[tuple[int, list[str], int | None]]:
-    """The lines of a runaway record, one record each: CSV quoting where it closes on the line (and gives
-    the table's width, where known), else the line split plainly, quotes kept as written."""
+    """The lines of a runaway record, one record each (:func:`_parse_line`)."""
     for offset, line in enumerate(record):
         body = line.rstrip("\r\n")
-        if not body:
-            yield first + offset, [], None
-            continue
-        parsed = _strict(body, delimiter)
-        plain = _plain(body, delimiter)
-        fits = parsed is not None and len(parsed) == 1 and (not width or len(parsed[0]) == width)
-        fields = parsed[0] if parsed and (fits or len(plain) != width) else plain
+        fields = _parse_line(body, delimiter, width) if body else []
         yield first + offset, fields, first if offset == 0 else None
+
+
+def _parse_line(line: str, delimiter: str, width: int) -> list[str]:
+    """One line read alone: CSV quoting where it closes on the line and gives the table's width (where
+    known); else with one quote at a field's start taken as written (the stray), if that gives the width;
+    else split plainly, quotes kept as written."""
+    parsed = _strict(line, delimiter)
+    if parsed is not None and len(parsed) == 1 and (not width or len(parsed[0]) == width):
+        return parsed[0]
+    plain = _plain(line, delimiter)
+    if width and len(plain) != width and "\x00" not in line:
+        for match in _OPENING_QUOTE.finditer(line):  # an escape char before it makes the quote literal
+            at = match.start()
+            tried = _strict(line[:at] + "\x00" + line[at:], delimiter, escape="\x00")
+            if tried is not None and len(tried) == 1 and len(tried[0]) == width:
+                return tried[0]
+    return parsed[0] if parsed and len(parsed) == 1 and len(plain) != width else plain
 
 
 def _plain(line: str, delimiter: str) -> list[str]:
