@@ -122,4 +122,4 @@ def test_a_new_prompt_refits_on_the_new_features_and_keeps_the_taught(qtbot, win
     wait_all_labelled(qtbot, window, 60)
     qtbot.waitUntil(lambda: window.session.teaching.status.state == "ready", timeout=60_000)
     assert table.taught_label(5) == table.labels[2] and table.source(5) == "taught"
-    assert table.has_head and {table.source(i) for i in range(60) if i != 5} == {"learned"}
+    assert table.head_active and {table.source(i) for i in range(60) if i != 5} == {"learned"}

@@ -31,8 +31,6 @@ class TicketTable:
     """Rows of tickets with their scores; see the module docstring. Not thread-safe: one owner."""
 
     def __init__(self) -> None:
-        self.columns: list[str] = []
-        self._column_index: dict[str, int] = {}
         self.label_vocab: list[str] = []  # every label name any prompt version used; rows index into it
         self._vocab_index: dict[str, int] = {}
         self.labels: list[str] = []  # the current prompt version's labels
@@ -46,6 +44,9 @@ class TicketTable:
     # ------------------------------------------------------------------ rows
 
     def clear(self) -> None:
+        """Drop every row, and the columns with them: the next file's export has its own columns only."""
+        self.columns: list[str] = []
+        self._column_index: dict[str, int] = {}
         self.values: list[tuple[str, ...]] = []
         self.texts: list[str] = []
         self.sources: list[str] = []
@@ -287,10 +288,6 @@ class TicketTable:
             self._baseline_head.update({r: int(self._label_ids[k]) for r, k in baseline.items()})
         self._decide(np.arange(self._n) if rows is None else idx)
 
-    @property
-    def has_head(self) -> bool:
-        return self.head_active
-
     def _decide(self, idx: np.ndarray) -> None:
         """Recompute the shown label, its source and confidence for these rows (vectorised)."""
         if len(idx) == 0 or self.version == NONE:
@@ -408,7 +405,7 @@ class TicketTable:
             oof = self.out_of_fold.get(row)
             if oof is not None:
                 return self.label_vocab[oof]
-            return self.model_label(row) if not self.has_head else None
+            return self.model_label(row) if not self.head_active else None
         return self.label(row) if self.current(row) else None
 
     def confidences(self) -> np.ndarray:

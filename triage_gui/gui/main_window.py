@@ -267,13 +267,22 @@ class MainWindow(QMainWindow):
     # ========================================================== view → session
 
     def teach(self, rows: list[int], label: str | None) -> None:
-        if label is not None:
-            self.session.checks.record(rows, label)  # a ticket of the random sample: counted, then taught
-        self.session.teaching.teach(rows, label)
+        checked = self.session.checks.record(rows, label) if label is not None else []
+        self.session.teaching.teach(rows, label)  # a ticket of the random sample: counted above, taught here
+        self._next_to_check(checked)
 
     def accept(self, rows: list[int]) -> None:
-        self.session.checks.record(rows, None)
+        checked = self.session.checks.record(rows, None)
         self.session.teaching.accept(rows)
+        self._next_to_check(checked)
+
+    def _next_to_check(self, checked: list[int]) -> None:
+        """After a verdict on the random sample, the next ticket to check is selected, in the order drawn,
+        so Enter or 1-9 answers it straight away."""
+        following = self.session.checks.next_row()
+        if checked and following is not None:
+            self.tickets.select_source_row(following)
+            self.tickets.table.setFocus()
 
     def next_suggestion(self) -> None:
         """Select the next ticket to teach: the best suggestion not taught yet, or say there is none."""
@@ -297,9 +306,7 @@ class MainWindow(QMainWindow):
         self.tickets.select_source_row(self.session.checks.queue[0])
         self.tickets.table.setFocus()
         self.statusBar().showMessage(
-            f"{len(self.session.checks.queue)} random tickets to check: Enter if the label is right, else pick the "
-            "right one (1-9 or double-click).",
-            15000,
+            f"Check {len(self.session.checks.queue)} random tickets: Enter if right, else 1-9.", 15000
         )
 
     def show_checks(self, status) -> None:
@@ -307,7 +314,8 @@ class MainWindow(QMainWindow):
         self.tickets.set_rows(to_check=status.to_check)
         self.check_status.setText(
             "Accuracy: not estimated" if not status.checked else
-            f"~{100 * status.accuracy:.0f}% ({100 * status.low:.0f}–{100 * status.high:.0f}%, {status.checked} checks)"
+            f"~{100 * status.accuracy:.0f}% ({100 * status.low:.0f}–{100 * status.high:.0f}%, "
+            f"{status.checked} check{'s' if status.checked != 1 else ''})"
         )  # fmt: skip
         self.check_status.setToolTip(status.describe())
         self.editor.set_estimate(status.describe())

@@ -2,11 +2,12 @@
 
 The tickets a lead corrects are the wrong ones, so an accuracy measured on them says nothing of the file.
 "Check a random sample" draws untaught labelled tickets uniformly at random; the lead says for each
-whether its label is right (or which is). The estimate is the share of checked tickets whose label the
-classifier gets right now, without having been trained on them: a checked ticket is taught (a check
-teaches like any correction), so its current label is its out-of-fold one (``table.evaluated_label``);
-until the first refit after the check, the label it showed when checked. With a 95 % Wilson interval and
-the number of checks it rests on. No checks: no number ("not estimated yet").
+whether its label is right (or which is). The estimate is the share of checked tickets whose label was
+right when checked: exactly what the lead answered, so the number never disagrees with the checks (an
+estimate from the classifier's later out-of-fold labels said 100 % after six checks, one of them wrong,
+and moved when an unrelated ticket was taught). It describes the labels as they were when checked;
+teaching since then usually improves them, so it errs on the low side. With a 95 % Wilson interval and
+the number of checks it rests on. No checks: no number ("not estimated yet"). A check also teaches.
 
 Checks belong to the loaded file (by ticket text, as the taught set): a new file starts without any.
 """
@@ -42,9 +43,10 @@ class CheckStatus:
     def describe(self) -> str:
         if not self.checked:
             return "Accuracy not estimated yet: check a random sample (Teach menu)."
+        checks = "random check" if self.checked == 1 else "random checks"
         return (
             f"Accuracy {100 * self.correct / self.checked:.0f}% (95% interval {100 * self.low:.0f}–"
-            f"{100 * self.high:.0f}%), from {self.checked} random checks"
+            f"{100 * self.high:.0f}%), from {self.checked} {checks}: {self.correct} labels right"
         )
 
 
@@ -56,7 +58,6 @@ class RandomChecks:
         self.changed: Event[[CheckStatus]] = Event()
         self.verified: dict[str, str] = {}  # checked ticket text -> right label
         self.shown: dict[str, str] = {}  # checked ticket text -> the label it showed when checked
-        self.row_of: dict[str, int] = {}  # checked ticket text -> its row (recounting never scans the file)
         self.queue: list[int] = []
         self._rng = np.random.default_rng(seed)
         self.status = CheckStatus()
@@ -90,7 +91,6 @@ class RandomChecks:
             text = table.texts[row]
             self.shown[text] = shown
             self.verified[text] = right or shown
-            self.row_of[text] = row
             self.queue.remove(row)
             counted.append(row)
         if counted:
@@ -100,22 +100,19 @@ class RandomChecks:
     def in_sample(self, row: int) -> bool:
         return row in self.queue
 
+    def next_row(self) -> int | None:
+        """The next ticket to check, in the order drawn (None: the sample is done)."""
+        return self.queue[0] if self.queue else None
+
     def clear(self) -> None:
-        self.verified, self.shown, self.queue, self.row_of = {}, {}, [], {}
+        self.verified, self.shown, self.queue = {}, {}, []
         self.refresh()
 
     def refresh(self) -> None:
-        """Recount: call after a refit (a checked ticket's current label is its out-of-fold one)."""
+        """Recount, and drop from the rows to check those taught meanwhile (taught elsewhere: no verdict)."""
         table = self.table
-        checked = correct = 0
-        for text, right in self.verified.items():
-            found = self.row_of.get(text)
-            label = None
-            if found is not None and table.taught_label(found) is not None:
-                label = table.evaluated_label(found)
-            label = label if label is not None else self.shown[text]
-            checked += 1
-            correct += label == right
+        checked = len(self.verified)
+        correct = sum(self.shown[text] == right for text, right in self.verified.items())
         low, high = wilson_interval(correct, checked)
         self.queue = [r for r in self.queue if r < len(table) and table.taught_label(r) is None]
         self.status = CheckStatus(tuple(self.queue), checked, correct, low, high)

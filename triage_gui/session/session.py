@@ -164,7 +164,7 @@ class Session:
             return
         self.encoder = encoder
         if self.scorer is not None:
-            self.teaching.new_version()  # the prompt's examples through the encoder too
+            self.teaching.encoder_ready()  # the prompt's examples through the encoder too
         if self.running:
             self._queue.also_embed()  # the run in progress takes the embeddings it skipped
         else:

@@ -199,6 +199,15 @@ class Teaching:
         self._cancel(self._task)
         self._prepare_task = self._spawn(self._prepare(self._version), "prepare teaching")
 
+    def encoder_ready(self) -> None:
+        """The sentence encoder arrived after the prompt was built: the prompt's examples go through it
+        too, and the head keeps labelling until the refit with embeddings lands (a reset here left the
+        rows scored meanwhile with the prompt's labels)."""
+        if self.session.scorer is None or self.session.profile is None:
+            return
+        self._cancel(self._prepare_task)
+        self._prepare_task = self._spawn(self._prepare(self._version), "prepare teaching")
+
     async def _store(self) -> LexicalStore:
         if self.store is None:
             store = await self.thread.run(_new_store)
