@@ -27,6 +27,7 @@ import numpy as np
 
 from .events import Event
 from .status import HeadStatus
+from .tasks import LatestTask
 from .workers import WorkerThread
 
 if TYPE_CHECKING:
@@ -64,9 +65,9 @@ class Teaching:
         self._outside: dict[str, tuple[np.ndarray, ...]] = {}
         self._weights: dict[str, float] | None = None  # chosen out of fold by the last fit (None: default)
         self._version = -1
-        self._task: asyncio.Task | None = None
-        self._prepare_task: asyncio.Task | None = None
-        self._vectorise_task: asyncio.Task | None = None
+        self._refitting = LatestTask("refit head")
+        self._preparing = LatestTask("prepare teaching")
+        self._vectorising = LatestTask("vectorise tickets")
         self._vectorised = 0  # rows handed to the store (in order)
         self._fitted_on = 0  # scored rows when the head was last fitted
         self._scaler: tuple[int, int, Scaler] | None = None  # (version, scored rows, spread) of the last fit
@@ -78,7 +79,7 @@ class Teaching:
         return any(t is not None and not t.done() for t in self.tasks())
 
     def tasks(self) -> list[asyncio.Task]:
-        return [t for t in (self._task, self._prepare_task, self._vectorise_task) if t is not None]
+        return [k.task for k in (self._refitting, self._preparing, self._vectorising) if k.task is not None]
 
     def threads(self) -> list[WorkerThread]:
         return [self.thread]
@@ -87,13 +88,6 @@ class Teaching:
         self.status = status
         self.changed.emit(status)
 
-    @staticmethod
-    def _cancel(task: asyncio.Task | None) -> None:
-        if task is not None and not task.done():
-            task.cancel()
-
-    def _spawn(self, coroutine, name: str) -> asyncio.Task:
-        return asyncio.get_running_loop().create_task(coroutine, name=name)
 
     # ---------------------------------------------------------- taught set
 
@@ -195,9 +189,8 @@ class Teaching:
         self._version = self.session.table.version
         self._pseudo, self._outside, self.head, self._fitted_on = None, {}, None, 0
         self._mark_rows(range(len(self.session.table)))
-        self._cancel(self._prepare_task)
-        self._cancel(self._task)
-        self._prepare_task = self._spawn(self._prepare(self._version), "prepare teaching")
+        self._refitting.cancel()
+        self._preparing.start(self._prepare(self._version))
 
     async def _store(self) -> LexicalStore:
         if self.store is None:
@@ -232,8 +225,8 @@ class Teaching:
 
     def rows_added(self, rows: range) -> None:
         self._mark_rows(rows)
-        if self._vectorise_task is None or self._vectorise_task.done():
-            self._vectorise_task = self._spawn(self._vectorise(), "vectorise tickets")
+        if not self._vectorising.active:
+            self._vectorising.start(self._vectorise())
 
     async def _vectorise(self) -> None:
         """Hash the new rows' n-grams on the learning thread, a chunk at a time, in row order."""
@@ -256,7 +249,7 @@ class Teaching:
                 [table.texts[r] for r in rows], self.store,
             )  # fmt: skip
             table.set_head(probs, idx)
-        refitting = self._task is not None and not self._task.done()
+        refitting = self._refitting.active
         grown = self._grown() and not refitting  # never restart a refit in flight for this: it would starve
         if grown or any(table.taught_label(r) is not None for r in rows):
             self._refit_soon()
@@ -284,8 +277,12 @@ class Teaching:
         table.set_head(np.zeros((0, len(table.labels)), np.float32), np.zeros(0, np.int64), None, found)
 
     def cleared(self) -> None:
-        self._cancel(self._task)
-        self._cancel(self._vectorise_task)
+        """The tickets were dropped: every fit in flight read the old file, so none may land on the new
+        table (its version is unchanged); a preparation cut short starts again on the new one."""
+        self._refitting.cancel()
+        self._vectorising.cancel()
+        if self._preparing.active:
+            self._preparing.start(self._prepare(self._version))
         self.store = None
         self._vectorised = 0
         self.head, self._fitted_on, self.suggestions = None, 0, []
@@ -303,8 +300,7 @@ class Teaching:
     def _refit_soon(self) -> None:
         if self._pseudo is None or self.session.scorer is None:
             return  # the prompt's examples are still being prepared; they refit when ready
-        self._cancel(self._task)
-        self._task = self._spawn(self._refit(self._version), "refit head")
+        self._refitting.start(self._refit(self._version))
 
     async def _refit(self, version: int) -> None:
         session, table = self.session, self.session.table
@@ -329,8 +325,9 @@ class Teaching:
             outside.update((t, found.row(i)) for i, t in enumerate(outside_texts))
             if not quick:
                 self._outside = outside
-        if self._vectorise_task is not None and not self._vectorise_task.done():
-            await asyncio.shield(self._vectorise_task)
+        vectorising = self._vectorising.task
+        if vectorising is not None and self._vectorising.active:
+            await asyncio.shield(vectorising)
         store = await self._store()
         rows = min(len(table), self._vectorised)
         scored = table.count_scored()
