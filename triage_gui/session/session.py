@@ -35,7 +35,7 @@ from .events import Event
 from .labelling import Batch, WorkQueue, label_stream, run_status
 from .status import FileStatus, ModelStatus, PromptStatus, RunStatus
 from .tasks import LatestTask
-from .teaching import Teaching
+from .teaching import InUse, Teaching
 from .workers import WorkerThread
 
 log = logging.getLogger(__name__)
@@ -93,9 +93,15 @@ class Session:
         self._run_started = 0.0
         self._stop = threading.Event()
         self._run_done = 0
-        self.teaching = Teaching(self)
+        self.teaching = Teaching(self.table, self.engine_thread, self._in_use)
+        self.teaching.rows_changed.connect(self.rows_changed.emit)
+        self.teaching.taught_changed.connect(self.save_taught.emit)
         self.checks = RandomChecks(self.table)
         self.teaching.changed.connect(lambda status: self.checks.refresh() if status.state == "ready" else None)
+
+    def _in_use(self) -> InUse:
+        """What the teaching works with now (read on the loop's thread, before work is handed over)."""
+        return InUse(self.scorer, self.profile, self.encoder)
 
     # ================================================================ model
 
@@ -297,7 +303,7 @@ class Session:
     def clear(self) -> None:
         """Drop every loaded ticket (and stop reading and labelling them)."""
         for task in list(self._file_tasks):
-            self._cancel(task)
+            task.cancel()  # a finished one ignores it
         self._labelling.cancel()
         self.table.clear()
         self.text_column = ""
@@ -323,7 +329,7 @@ class Session:
         (at most one, ~1 s). Resume picks up the rest."""
         self.user_stopped = True
         for task in list(self._file_tasks):
-            self._cancel(task)
+            task.cancel()  # a finished one ignores it
         self._stop.set()
         self._set_run(self._status("stopped" if self._remaining() else "done"))
 
@@ -410,11 +416,6 @@ class Session:
             self.rows_changed.emit(0, len(self.table) - 1)
 
     # ================================================================ close
-
-    @staticmethod
-    def _cancel(task: asyncio.Task | None) -> None:
-        if task is not None and not task.done():
-            task.cancel()
 
     def _tasks(self) -> list[asyncio.Task]:
         kinds = (self._loading, self._encoder_loading, self._rebuilding, self._labelling)
