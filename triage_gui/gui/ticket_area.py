@@ -295,6 +295,7 @@ class TicketArea(QWidget):
         self.stop_button = QPushButton("Stop")
         self.stop_button.setToolTip("Stop labelling; finished labels are kept (Esc)")
         self.stop_button.setEnabled(False)
+        self._resumable = False
         self.stop_button.clicked.connect(self._stop_or_resume)
         self.run_row = QHBoxLayout()
         self.run_row.addWidget(self.baseline_toggle)
@@ -406,14 +407,15 @@ class TicketArea(QWidget):
             self.rate_label.setText("All labelled")
         else:
             self.rate_label.setText("")
-        self.stop_button.setText("Resume" if status.state == "stopped" else "Stop")
+        self._resumable = status.state == "stopped"  # what the button does follows the run, not its text
+        self.stop_button.setText("Resume" if self._resumable else "Stop")
         self.stop_button.setToolTip(
             "Label the tickets still missing" if status.state == "stopped" else "Stop labelling; labels are kept (Esc)"
         )
         self.stop_button.setEnabled(running or status.state == "stopped")
 
     def _stop_or_resume(self) -> None:
-        if self.stop_button.text() == "Resume":
+        if self._resumable:
             self.resume_clicked.emit()
         else:
             self.stop_clicked.emit()
