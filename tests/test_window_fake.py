@@ -137,3 +137,17 @@ def test_the_calibration_menu_goes_through_the_session(qtbot, window, monkeypatc
     assert calls == [False] and window.settings.get_bool("calibrate", True) is False
     qtbot.waitUntil(lambda: window.fake.calibrated[-1:] == [False] and not window.session.busy, timeout=10_000)
     assert not window.session.calibrate
+
+
+def test_columns_are_found_by_role_not_by_their_title(qtbot, window):
+    from triage_gui.gui.ticket_model import Col
+
+    window.ticket_actions.paste_text("text,Label\nmy card is lost,billing\nthe app crashes,technical")
+    qtbot.waitUntil(lambda: window.session.table.count_scored() == 2, timeout=10_000)
+    window.ticket_actions.choose_gold("Label")  # a file column titled like the table's own Label column
+    model = window.model
+    assert model.columns()[model.column_index(Col.GOLD)] == "Gold (Label)"
+    assert model.index(0, model.column_index(Col.GOLD)).data() == "billing"
+    label = model.column_index(Col.LABEL)
+    assert window.tickets.table.itemDelegateForColumn(label) is window.tickets.delegate
+    assert window.tickets.table.horizontalHeader().sectionSize(model.column_index(Col.GOLD)) == 130
