@@ -25,7 +25,7 @@ def test_an_invalid_prompt_file_changes_nothing(qtbot, window, tmp_path):
     add_tickets(qtbot, window)
     session = window.session
     session.teaching.teach([0], session.table.labels[0])
-    qtbot.waitUntil(lambda: not session.busy, timeout=10_000)
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=10_000)
     current = window.document.path  # written by the teach above
     window.editor.labels.item(0, 1).setText("an unsaved description")  # a draft
     draft = window.editor.profile().to_dict()
@@ -40,8 +40,7 @@ def test_an_invalid_prompt_file_changes_nothing(qtbot, window, tmp_path):
     assert window.editor.profile().to_dict() == draft  # the draft is intact
     assert sorted(session.teaching.items()) == taught  # the taught set too
     session.teaching.teach([1], session.table.labels[1])  # the next teach writes the prompt in use
-    qtbot.waitUntil(lambda: not session.busy, timeout=10_000)
-    qtbot.wait(600)
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=10_000)
     assert bad.read_bytes() == bad_bytes  # no file was overwritten
     assert current.read_bytes() != current_bytes and window.document.path == current
 
