@@ -42,9 +42,7 @@ def main() -> int:
     qasync.QEventLoop(app, already_running=True)
     window = MainWindow()
     if args.dark:
-        from triage_gui.gui import actions
-
-        actions.set_appearance(window, "dark")
+        window.app_actions.set_appearance("dark")
     width, height = (int(x) for x in args.size.split("x"))
     window.resize(width, height)
     window.show()
@@ -59,10 +57,10 @@ def main() -> int:
     wait(lambda: session.prompt_status.state == "ready", 300)
     session.open_file(args.tickets)
     wait(lambda: len(session.table) and not session.busy, 600)
-    if args.teach and window.gold is not None:
+    if args.teach and window.evaluation.gold is not None:
         from triage_gui.session.gold import GoldColumn
 
-        gold: GoldColumn = window.gold
+        gold: GoldColumn = window.evaluation.gold
         table = session.table
         step = max(1, len(table) // args.teach)
         for row in range(0, len(table), step)[: args.teach]:

@@ -12,7 +12,6 @@ from PySide6.QtGui import QGuiApplication, QTextCursor
 from qt_helpers import Heartbeat, close, drop_files, labelled, open_window, shown_labels, wait_all_labelled
 
 from triage_gui.engine.prompt import PromptProfile
-from triage_gui.gui import actions
 
 
 @pytest.fixture
@@ -35,7 +34,8 @@ def test_dropped_file_is_labelled_live_with_gold_accuracy(qtbot, window):
     wait_all_labelled(qtbot, window, 60)
     table = window.session.table
     assert {table.label(i) for i in range(60)} <= LABELS
-    assert window.gold is not None and window.gold.column == "team"  # values are label names: offered as gold
+    gold = window.evaluation.gold
+    assert gold is not None and gold.column == "team"  # values are label names: offered as gold
     assert "Accuracy" in window.results.accuracy.text()
     assert window.results.confusion.rowCount() == 3 + 1  # gold labels and the precision row
     assert window.results.confusion.columnCount() == 3 + 2  # labels given, recall and support
@@ -45,7 +45,7 @@ def test_dropped_file_is_labelled_live_with_gold_accuracy(qtbot, window):
 def test_paste_several_lines_is_several_tickets(qtbot, window):
     QGuiApplication.clipboard().setText("My card payment was declined\n\nI was charged twice\nHow do I reset my PIN?\n")
     window.tickets.table.setFocus()
-    window.paste_action.trigger()
+    window.trigger("paste")
     wait_all_labelled(qtbot, window, 3)
     table = window.session.table
     assert table.texts[1] == "I was charged twice"
@@ -53,7 +53,7 @@ def test_paste_several_lines_is_several_tickets(qtbot, window):
 
 
 def test_saving_the_prompt_rebuilds_once_and_relabels(qtbot, window, record_stall):
-    actions.paste_text(window, "\n".join(banking_tickets(8)))
+    window.ticket_actions.paste_text("\n".join(banking_tickets(8)))
     wait_all_labelled(qtbot, window, 8)
     versions = len(window.session.versions)
     window.editor.instruction.moveCursor(QTextCursor.MoveOperation.End)
@@ -61,26 +61,26 @@ def test_saving_the_prompt_rebuilds_once_and_relabels(qtbot, window, record_stal
         window.editor.instruction.insertPlainText(word)
     window.editor.labels.item(0, 1).setText("money: charges, fees, refunds")
     heartbeat = Heartbeat()
-    window.save_action.trigger()
+    window.trigger("save")
     assert window.prompt_status.text() == "Updating prompt…"
     wait_all_labelled(qtbot, window, 8)
     heartbeat.stop()
     record_stall("prefix rebuild + re-labelling", heartbeat.worst_gap)
     assert len(window.session.versions) == versions + 1  # one rebuild for the whole burst of edits
     assert heartbeat.ticks > 5  # the event loop ran while the engine thread rebuilt and scored
-    saved = PromptProfile.load(window.profile_path)
+    saved = PromptProfile.load(window.document.path)
     assert saved.instruction.endswith("Be brief and exact.")
     assert window.prompt_status.text().startswith("Prompt ready")
 
 
 def test_saving_twice_quickly_applies_only_the_newest_prompt(qtbot, window):
-    actions.paste_text(window, "my card is lost\nthe app crashes")
+    window.ticket_actions.paste_text("my card is lost\nthe app crashes")
     wait_all_labelled(qtbot, window, 2)
     versions = len(window.session.versions)
     window.editor.instruction.setPlainText("First version of the instruction.")
-    window.save_action.trigger()
+    window.trigger("save")
     window.editor.instruction.setPlainText("Second version of the instruction.")
-    window.save_action.trigger()
+    window.trigger("save")
     wait_all_labelled(qtbot, window, 2)
     qtbot.wait(300)
     assert len(window.session.versions) == versions + 1  # the superseded rebuild never labelled anything
@@ -88,36 +88,36 @@ def test_saving_twice_quickly_applies_only_the_newest_prompt(qtbot, window):
 
 
 def test_saving_an_unchanged_prompt_relabels_nothing(qtbot, window):
-    actions.paste_text(window, "my card is lost\nthe app crashes")
+    window.ticket_actions.paste_text("my card is lost\nthe app crashes")
     wait_all_labelled(qtbot, window, 2)
     versions = len(window.session.versions)
-    window.save_action.trigger()
+    window.trigger("save")
     qtbot.wait(200)
     assert len(window.session.versions) == versions and not window.session.busy
     assert "nothing to re-label" in window.statusBar().currentMessage()
 
 
 def test_invalid_prompt_is_refused_inline_and_nothing_is_lost(qtbot, window):
-    before = window.profile_path.read_text() if window.profile_path.exists() else None
+    before = window.document.path.read_text() if window.document.path.exists() else None
     versions = len(window.session.versions)
     window.editor.labels.item(1, 0).setText("Billing ")
-    window.save_action.trigger()
+    window.trigger("save")
     assert window.editor.errors.isVisible()
     assert "has spaces around it" in window.editor.errors.text()
     assert window.editor.labels.item(1, 0).text() == "Billing "  # what the user typed stays
     assert len(window.session.versions) == versions
-    assert (window.profile_path.read_text() if window.profile_path.exists() else None) == before
+    assert (window.document.path.read_text() if window.document.path.exists() else None) == before
 
 
 def test_prompt_too_long_keeps_the_previous_cache(qtbot, window):
     old = window.session.scorer
     window.editor.instruction.setPlainText("Classify carefully. " * 3000)
-    window.save_action.trigger()
+    window.trigger("save")
     qtbot.waitUntil(lambda: window.editor.errors.isVisible(), timeout=60_000)
     assert "no room for a ticket" in window.editor.errors.text()
     assert window.session.scorer is old
     assert "previous prompt stays in use" in window.prompt_status.text()
-    actions.paste_text(window, "my card is lost")  # still usable with the old cache
+    window.ticket_actions.paste_text("my card is lost")  # still usable with the old cache
     wait_all_labelled(qtbot, window, 1)
     assert window.session.table.label(0) in LABELS
 
@@ -159,7 +159,7 @@ def test_export_writes_every_row_as_the_table_shows_it(qtbot, window, tmp_path):
     drop_files(window, [SAMPLE])
     wait_all_labelled(qtbot, window, 60)
     out = tmp_path / "export.csv"
-    assert actions.export(window, str(out))
+    assert window.ticket_actions.export(str(out))
     rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
     table = window.session.table
     assert [r["text"] for r in rows] == table.texts
@@ -185,7 +185,7 @@ def test_bad_file_shows_a_message_and_the_app_stays_usable(qtbot, window, tmp_pa
     qtbot.waitUntil(lambda: window.last_message is not None, timeout=30_000)
     assert "not a text file" in window.last_message.text()
     window.last_message.close()
-    actions.paste_text(window, "my card is lost")
+    window.ticket_actions.paste_text("my card is lost")
     wait_all_labelled(qtbot, window, 1)
 
 
@@ -196,7 +196,7 @@ def test_bad_model_keeps_the_previous_model(qtbot, window):
     assert "Model file not found" in window.last_message.text()
     assert window.session.model is old
     assert window.model_status.text().startswith(old.name)  # the status still names the model in use
-    actions.paste_text(window, "I need a refund")
+    window.ticket_actions.paste_text("I need a refund")
     wait_all_labelled(qtbot, window, 1)
 
 
@@ -237,11 +237,11 @@ def test_scoring_exception_is_shown_and_the_app_continues(qtbot, window, monkeyp
         return real(texts)
 
     monkeypatch.setattr(scorer, "score_batch", flaky)
-    actions.paste_text(window, "first ticket about a refund")
+    window.ticket_actions.paste_text("first ticket about a refund")
     qtbot.waitUntil(lambda: window.last_message is not None and not window.session.busy, timeout=30_000)
     assert "simulated fault" in window.last_message.text()
     window.last_message.close()
-    actions.paste_text(window, "second ticket about a refund")
+    window.ticket_actions.paste_text("second ticket about a refund")
     wait_all_labelled(qtbot, window, 2)
 
 
@@ -288,7 +288,7 @@ def test_new_prompt_lists_flipped_tickets_and_accuracy_change(qtbot, window):
     billing, account = labels.item(0, 1).text(), labels.item(2, 1).text()
     labels.item(0, 1).setText(account)
     labels.item(2, 1).setText(billing)
-    window.save_action.trigger()
+    window.trigger("save")
     wait_all_labelled(qtbot, window, 60)
     window.refresh_stats()
     flipped = [i for i in range(60) if table.label(i) != before[i]]
@@ -303,7 +303,7 @@ def test_new_prompt_lists_flipped_tickets_and_accuracy_change(qtbot, window):
     window.teach([0], table.value(0, "team"))
     qtbot.waitUntil(lambda: not window.session.busy, timeout=60_000)
     window.editor.instruction.setPlainText(window.editor.instruction.toPlainText() + " Be brief.")
-    window.save_action.trigger()
+    window.trigger("save")
     qtbot.waitUntil(lambda: window.session.prompt_status.version == 2, timeout=60_000)
     wait_all_labelled(qtbot, window, 60)
     window.refresh_stats()
@@ -342,7 +342,7 @@ def test_saving_during_a_run_relabels_everything_with_the_new_prompt(qtbot, wind
     drop_files(window, [write_tickets(tmp_path / "run.csv", banking_tickets(120))])
     qtbot.waitUntil(lambda: 16 <= labelled(window) < 120, timeout=60_000)
     window.editor.instruction.setPlainText("Answer with one label. Tickets are from bank customers.")
-    window.save_action.trigger()
+    window.trigger("save")
     wait_all_labelled(qtbot, window, 120)
     assert window.session.profile.instruction.startswith("Answer with one label.")
     window.tickets.baseline_toggle.setChecked(True)

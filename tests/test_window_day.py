@@ -14,7 +14,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QAbstractItemView, QMessageBox
 from qt_helpers import close, drop_files, labelled, open_window, wait_all_labelled
 
-from triage_gui.gui import actions, dialogs
+from triage_gui.gui import dialogs
 
 
 @pytest.fixture
@@ -43,7 +43,7 @@ def test_status_describes_what_is_loaded_after_stop_clear_and_a_new_file(qtbot, 
     assert window.tickets.progress.value() == labelled(window) and window.tickets.progress.maximum() == 300
     window.tickets.baseline_toggle.setChecked(False)
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
-    actions.clear(window)
+    window.ticket_actions.clear()
     assert window.tickets.progress.value() == 0 and window.tickets.rate_label.text() == ""
     assert window.results.confusion.rowCount() == 0
     assert "No tickets yet" in window.results.stats.text()
@@ -59,7 +59,7 @@ def test_results_are_read_only_and_a_confusion_cell_filters_the_table(qtbot, win
     matrix = window.results.confusion
     assert matrix.editTriggers() == QAbstractItemView.EditTrigger.NoEditTriggers
     table = window.session.table
-    gold = window.gold.ids(table)
+    gold = window.evaluation.gold.ids(table)
     from triage_gui.session.gold import evaluated_ids
 
     predicted = evaluated_ids(table)
@@ -85,13 +85,13 @@ def test_export_mid_run_warns_and_starts_beside_the_input(qtbot, window, tmp_pat
         QMessageBox, "question", lambda parent, title, text, *a: asked.append(text) or QMessageBox.StandardButton.Yes
     )
     monkeypatch.setattr(
-        "triage_gui.gui.actions.QFileDialog.getSaveFileName", lambda *a: offered.append(a[2]) or ("", "")
+        "triage_gui.gui.ticket_actions.QFileDialog.getSaveFileName", lambda *a: offered.append(a[2]) or ("", "")
     )
-    actions.export_dialog(window)
+    window.ticket_actions.export_dialog()
     assert asked and "not labelled yet" in asked[0]
     assert offered == [str(tmp_path / "week-12-labelled.csv")]
     out = tmp_path / "out.csv"
-    assert actions.export(window, str(out))
+    assert window.ticket_actions.export(str(out))
     rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
     assert len(rows) == 200
     missing = [r for r in rows if not r["label"]]
@@ -119,7 +119,7 @@ def test_clear_and_quit_during_a_run_ask_first(qtbot, window, tmp_path, monkeypa
     drop_files(window, [write_tickets(tmp_path / "many.csv", banking_tickets(300))])
     qtbot.waitUntil(lambda: labelled(window) >= 4, timeout=60_000)
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Cancel)
-    actions.clear(window)
+    window.ticket_actions.clear()
     assert len(window.session.table) == 300
     window.close()
     assert window.isVisible()  # quitting was cancelled: nothing lost
@@ -155,7 +155,7 @@ def test_gold_values_that_are_not_label_names_get_a_mapping(qtbot, window, tmp_p
     path = write_tickets(tmp_path / "intents.csv", banking_tickets(4), ("category", intents))
     drop_files(window, [path])
     wait_all_labelled(qtbot, window, 4)
-    assert window.gold is None  # not offered automatically: its values are not label names
+    assert window.evaluation.gold is None  # not offered automatically: its values are not label names
     assert window.tickets.gold_combo.findText("text") == -1  # the ticket text is never offered as gold
     seen = {}
 
@@ -170,9 +170,9 @@ def test_gold_values_that_are_not_label_names_get_a_mapping(qtbot, window, tmp_p
     window.refresh_stats()
     assert "/3 with a gold label" in window.results.accuracy.text()  # the ignored value is not counted
     monkeypatch.setattr(dialogs, "gold_mapping", lambda *a: pytest.fail("asked again"))
-    actions.choose_gold(window, None)
-    actions.choose_gold(window, "category")  # remembered for this header
-    assert window.gold.mapping["card_arrival"] == "account"
+    window.ticket_actions.choose_gold(None)
+    window.ticket_actions.choose_gold("category")  # remembered for this header
+    assert window.evaluation.gold.mapping["card_arrival"] == "account"
 
 
 def test_first_run_guidance(qtbot, window, monkeypatch):
@@ -183,9 +183,7 @@ def test_first_run_guidance(qtbot, window, monkeypatch):
     latency = window.model.columns().index("Latency ms")
     tip = window.model.headerData(latency, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
     assert "divided by its size" in tip
-    from triage_gui.gui.actions import SHORTCUTS
-
-    keys = dict(SHORTCUTS)
+    keys = dict(window.menu_actions.guide())  # the F1 guide, from the table of actions
     assert {"Ctrl+O", "Esc", "1 – 9", "Enter"} <= set(keys)
 
 
@@ -236,7 +234,7 @@ def test_a_new_prompt_keeps_old_labels_visible_marked_out_of_date(qtbot, window)
     hold = threading.Event()
     engine.submit(hold.wait, 30)  # keep the engine busy so the new prompt's labels wait
     window.editor.instruction.setPlainText("Pick the team that should answer this bank customer.")
-    window.save_action.trigger()
+    window.trigger("save")
     qtbot.waitUntil(lambda: window.prompt_status.text() == "Updating prompt…", timeout=5_000)
     column = window.model.columns().index("From")
     assert [table.label(i) for i in range(60)] == before
@@ -255,7 +253,7 @@ def test_exports_keep_the_users_umask(qtbot, window, tmp_path):
     old = os.umask(0o027)
     try:
         out = tmp_path / "team.csv"
-        assert actions.export(window, str(out))
+        assert window.ticket_actions.export(str(out))
     finally:
         os.umask(old)
     assert (out.stat().st_mode & 0o777) == 0o640
@@ -264,7 +262,7 @@ def test_exports_keep_the_users_umask(qtbot, window, tmp_path):
 def test_calibration_can_be_turned_off_in_the_window(qtbot, window):
     sample_loaded(qtbot, window)
     assert window.session.scorer.calibrated
-    window.calibrate_action.setChecked(False)
+    window.menu_actions["calibrate"].setChecked(False)
     wait_all_labelled(qtbot, window, 60)
     assert not window.session.scorer.calibrated and not window.session.scorer.bias.any()
     assert window.settings.get_bool("calibrate", True) is False  # remembered

@@ -13,7 +13,6 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QPushButton, QStyle, QToolButton
 from qt_helpers import close, drop_files, open_window, wait_all_labelled
 
-from triage_gui.gui import actions, prompt_actions
 from triage_gui.gui.latency_chart import legend
 from triage_gui.gui.ticket_model import label_color
 
@@ -83,7 +82,7 @@ def blend(top: QColor, base: QColor) -> QColor:
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_label_colours_are_readable_in_light_and_dark(qtbot, config, loaded, event_loop_qt, scheme):
     window = loaded_window(qtbot, (1280, 720))
-    actions.set_appearance(window, scheme)  # what View > Appearance and a dark system scheme do
+    window.app_actions.set_appearance(scheme)  # what View > Appearance and a dark system scheme do
     qtbot.wait(100)
     try:
         assert (QApplication.palette().color(QPalette.ColorRole.Base).lightness() < 128) == (scheme == "dark")
@@ -99,7 +98,7 @@ def test_label_colours_are_readable_in_light_and_dark(qtbot, config, loaded, eve
         assert contrast(text, blend(tint, base)) >= 4.5
         window.grab().save(f"/tmp/window-{scheme}.png")
     finally:
-        actions.set_appearance(window, "light")
+        window.app_actions.set_appearance("light")
         close(window)
 
 
@@ -122,18 +121,18 @@ def test_prompt_versions_are_listed_with_accuracy_and_can_be_compared_and_revert
     try:
         first = window.editor.instruction.toPlainText()
         window.editor.instruction.setPlainText("Route the bank customer's ticket to one team.")
-        prompt_actions.save_prompt(window)
+        window.prompt.save()
         wait_all_labelled(qtbot, window, 60)
         window.refresh_stats()
         versions = window.results.versions
         assert versions.rowCount() == 2
         assert versions.item(0, 0).text() == "2" and versions.item(0, 2).text().endswith("%")
         assert versions.item(1, 2).text().endswith("%")  # each version keeps its own accuracy
-        prompt_actions.show_diff(window, 1, 2)
-        diff = window.diff_dialog.findChild(type(window.editor.instruction)).toPlainText()
+        window.prompt.show_diff(1, 2)
+        diff = window.prompt.diff_dialog.findChild(type(window.editor.instruction)).toPlainText()
         assert "-" + first in diff and "+Route the bank customer's ticket to one team." in diff
-        window.diff_dialog.close()
-        prompt_actions.revert(window, 1)
+        window.prompt.diff_dialog.close()
+        window.prompt.revert(1)
         wait_all_labelled(qtbot, window, 60)
         assert window.session.profile.instruction == first
         assert window.editor.instruction.toPlainText() == first
@@ -156,12 +155,11 @@ def test_a_slow_model_load_shows_progress_and_can_be_cancelled(qtbot, config, lo
     try:
         before = window.session.model
         window.session.load_model("someone/model")
-        qtbot.waitUntil(
-            lambda: window.progress_dialog is not None and window.progress_dialog.isVisible(), timeout=5_000
-        )
-        assert "Downloading" in window.progress_dialog.labelText()
-        window.progress_dialog.findChild(QPushButton).click()  # the dialog's Cancel button
-        qtbot.waitUntil(lambda: window.progress_dialog is None, timeout=5_000)
+        app = window.app_actions
+        qtbot.waitUntil(lambda: app.progress_dialog is not None and app.progress_dialog.isVisible(), timeout=5_000)
+        assert "Downloading" in window.app_actions.progress_dialog.labelText()
+        window.app_actions.progress_dialog.findChild(QPushButton).click()  # the dialog's Cancel button
+        qtbot.waitUntil(lambda: window.app_actions.progress_dialog is None, timeout=5_000)
         assert window.session.model is before and window.session.model_status.state == "ready"
         assert window.model_status.text().startswith(before.name)
         release.set()

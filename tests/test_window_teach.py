@@ -10,7 +10,6 @@ from PySide6.QtCore import Qt
 from qt_helpers import Heartbeat, close, drop_files, open_window, wait_all_labelled
 
 from triage_gui.engine.prompt import PromptProfile
-from triage_gui.gui import actions, prompt_actions
 
 
 @pytest.fixture
@@ -78,8 +77,8 @@ def test_the_label_combo_teaches_and_enter_accepts(qtbot, window):
 def test_taught_tickets_are_saved_with_the_prompt_and_come_back(qtbot, window, tmp_path):
     table = window.session.table
     window.session.teaching.teach([0, 1], table.labels[0])
-    qtbot.waitUntil(lambda: not window.session.busy, timeout=30_000)
-    saved = PromptProfile.load(window.profile_path)
+    qtbot.waitUntil(lambda: not window.session.busy and not window.document.busy, timeout=30_000)
+    saved = PromptProfile.load(window.document.path)  # written off the GUI thread, soon after the teach
     assert {e.text for e in saved.taught} == {table.texts[0], table.texts[1]}
     out = tmp_path / "taught.csv"
     from triage_gui.engine.taught import read_taught, write_taught
@@ -94,7 +93,7 @@ def test_taught_tickets_are_saved_with_the_prompt_and_come_back(qtbot, window, t
 
 
 def test_learning_from_the_gold_column_is_measured_out_of_fold(qtbot, window):
-    actions.learn_from_gold(window)
+    window.ticket_actions.learn_from_gold()
     qtbot.waitUntil(
         lambda: (
             window.session.teaching.status.state == "ready"
@@ -118,7 +117,7 @@ def test_a_new_prompt_refits_on_the_new_features_and_keeps_the_taught(qtbot, win
     window.session.teaching.teach([5], table.labels[2])
     qtbot.waitUntil(lambda: not window.session.busy, timeout=30_000)
     window.editor.instruction.setPlainText("Route each bank customer's message to one team.")
-    prompt_actions.save_prompt(window)
+    window.prompt.save()
     wait_all_labelled(qtbot, window, 60)
     qtbot.waitUntil(lambda: window.session.teaching.status.state == "ready", timeout=60_000)
     assert table.taught_label(5) == table.labels[2] and table.source(5) == "taught"

@@ -33,14 +33,12 @@ import os
 import zlib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .atomic import atomic_write_text
 
 if TYPE_CHECKING:
     import torch
-
-    from .model_loader import LoadedModel
 
 MANIFEST = "triage-manifest.json"
 MANIFEST_FORMAT = 1
@@ -155,7 +153,21 @@ def hub_folder(repo_id: str) -> Path | None:
     return Path(found).parent if isinstance(found, str) else None
 
 
-def damaged_model_message(loaded: LoadedModel) -> str:
+class ModelOrigin(Protocol):
+    """What :func:`damaged_model_message` reads of a loaded model: a protocol, so this module need not
+    import :mod:`model_loader` (which imports it: that was an import circle, type-only)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def decoder(self) -> Any: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def converted_from(self) -> str: ...
+
+
+def damaged_model_message(loaded: ModelOrigin) -> str:
     """What to tell a user whose model produced NaN or infinite scores: which files to suspect, and
     what to do about them. Only the app's own converted copies are offered for deletion."""
     what = f"{loaded.name} produced non-finite scores"

@@ -1,32 +1,41 @@
 """The main window: assembles the prompt editor, the ticket area, the results area and the detail pane,
 sends user intents to the session and renders what the session reports. It keeps no state of its own
-about models, prompts or runs: the session owns that."""
+about models, prompts or runs (the session owns that), nor about the prompt file or the evaluation: the
+Qt-free documents own those (:mod:`session.prompt_document`, :mod:`session.evaluation`)."""
 
 from __future__ import annotations
 
 import gc
+import json
 import logging
-from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication
-from PySide6.QtWidgets import QDialog, QLabel, QMainWindow, QMenu, QMessageBox, QProgressDialog, QSplitter
+from PySide6.QtGui import QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter
 
 from ..engine.metrics import latency_summary
 from ..engine.model_loader import BUNDLED
-from ..engine.prompt import PromptProfile
-from ..session.gold import GoldColumn, gold_report, row_mask
+from ..session.checks import CheckStatus
+from ..session.evaluation import Evaluation
+from ..session.gold import gold_report, row_mask
+from ..session.prompt_document import PromptDocument
 from ..session.session import Session
 from ..session.status import FileStatus, HeadStatus, ModelStatus, PromptStatus, RunStatus
-from . import actions, prompt_actions
+from .app_actions import AppActions
 from .detail_pane import DetailPane
+from .menus import Actions
+from .prompt_actions import PromptActions
 from .prompt_editor import PromptEditor
 from .results_area import ResultsArea
 from .settings import AppSettings
+from .teach_actions import TeachActions
+from .ticket_actions import TicketActions
 from .ticket_area import TicketArea
 from .ticket_model import TicketTableModel
+from .window_actions import Handlers, action_table
 
 log = logging.getLogger(__name__)
+SPLITS = (("main_split", [380, 900]), ("right_split", [380, 300]), ("bottom_split", [560, 340]))  # default sizes
 
 
 class MainWindow(QMainWindow):
@@ -44,33 +53,31 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.settings = AppSettings()
         self.session = session or Session(device=device, encoder=encoder)
-        self.gold: GoldColumn | None = None
-        # (accuracy, taught tickets, gold rows, version) of the previous version with a gold accuracy
-        self.previous_accuracy: tuple[float, int, int, int] | None = None
+        self.document = PromptDocument(
+            self.settings.get_path("prompt_path") or self.settings.default_prompt_path, self.settings.draft_path
+        )
+        self.evaluation = Evaluation(self.session.table, self.settings.get_dict("gold_mappings"))
         self.last_message: QMessageBox | None = None
-        self.progress_dialog: QProgressDialog | None = None
         self._closing = False
-        # Set by the action modules (actions, prompt_actions) as they build and load; declared here.
-        self.open_action = self.export_action = self.save_action = self.paste_action = self.stop_action = QAction()
-        self.calibrate_action = QAction()
-        self.recent_menu: QMenu | None = None
-        self.gold_mappings: dict[str, dict[str, str]] = {}  # gold value mappings, per file header
-        self.profile_path = Path()
-        self.saved_profile = PromptProfile("", [])
-        self.version_saved_at: dict[int, str] = {}
-        self.version_accuracy: dict[int, tuple[float, int, int, int]] = {}
-        self.draft_timer = QTimer(self, singleShot=True, interval=800)
-        self.diff_dialog: QDialog | None = None
-        self.last_opened = ""
         self._build()
-        actions.build_menus(self)
+        notify, warn = self.statusBar().showMessage, self.show_error
+        self.prompt = PromptActions(
+            self.document, self.evaluation, self.session, self.editor, self.results, self, notify, warn
+        )
+        self.ticket_actions = TicketActions(
+            self.session, self.evaluation, self.tickets, self.settings, self, notify, warn
+        )
+        self.teaching = TeachActions(self.session, self.tickets, self.editor, self.check_status, notify)
+        self.app_actions = AppActions(self.session, self.settings, self, self._repaint)
+        self._build_actions()
         self._connect()
-        actions.restore_settings(self)
-        actions.follow_system_scheme(self)
-        prompt_actions.load_initial_prompt(self)
+        self._restore_settings()
+        self.app_actions.follow_system_scheme()
+        self.prompt.start()
         self._stats_dirty = True
         self._stats_timer = QTimer(self, interval=200)
         self._stats_timer.timeout.connect(self.refresh_stats)
+        self._stats_timer.timeout.connect(self.menu_actions.refresh)
         self._stats_timer.start()
         for note in self.settings.notes:
             self.statusBar().showMessage(f"Settings: {note}.", 15000)
@@ -115,6 +122,41 @@ class MainWindow(QMainWindow):
         for label in (self.check_status, self.learn_status, self.prompt_status, self.model_status):
             self.statusBar().addPermanentWidget(label)
 
+    def _build_actions(self) -> None:
+        """The menu bar and the F1 guide, from the one table (:mod:`window_actions`)."""
+        stack = self.editor.undo_stack
+        handlers = Handlers(
+            self.ticket_actions, self.prompt, self.app_actions, self.teaching.next_suggestion,
+            self.teaching.check_sample, stack.undo, stack.redo, self.close,
+            lambda: self.app_actions.show_guide(self.menu_actions.guide()),
+        )  # fmt: skip
+        scheme = self.settings.get_str("appearance", "system")
+        calibrate = self.settings.get_bool("calibrate", True)
+        specs = action_table(handlers, self.session, self.evaluation, calibrate, scheme)
+        self.menu_actions = Actions(self, specs, self.menuBar())
+        group = QActionGroup(self)
+        for spec in specs:
+            if spec.id.startswith("appearance."):
+                group.addAction(self.menu_actions[spec.id])
+        undo, redo = self.menu_actions["undo"], self.menu_actions["redo"]
+        stack.canUndoChanged.connect(undo.setEnabled)
+        stack.canRedoChanged.connect(redo.setEnabled)
+        undo.setEnabled(stack.canUndo())
+        redo.setEnabled(stack.canRedo())
+        self.editor.labels.addActions([undo, redo])
+        self.editor.examples.addActions([undo, redo])
+        self.tickets.addAction(self.menu_actions["paste"])
+        self.tickets.empty.addAction(self.menu_actions["paste"])
+        recent = self.menu_actions.menus["&File"].addMenu("Open &recent")
+        self.menu_actions.menus["&File"].insertMenu(self.menu_actions["sample"], recent)
+        self.ticket_actions.recent_menu = recent
+        self.ticket_actions.refresh_recent_menu()
+        self.session.set_calibration(calibrate)  # the session's setter: it rebuilds a prompt already built
+
+    def trigger(self, action_id: str) -> None:
+        """Trigger a menu action by its id, as a click on it would (tests use this)."""
+        self.menu_actions.trigger(action_id)
+
     def _connect(self) -> None:
         s = self.session
         s.model_changed.connect(self.show_model)
@@ -125,42 +167,46 @@ class MainWindow(QMainWindow):
         s.rows_changed.connect(self._rows_changed)
         s.table_reset.connect(self._table_reset)
         s.message.connect(self.show_error)
-        s.save_taught.connect(lambda: prompt_actions.save_taught(self))
+        s.save_taught.connect(self.prompt.keep_taught)
         s.teaching.changed.connect(self.show_head)
         s.teaching.suggested.connect(lambda rows: self.tickets.set_rows(suggested=tuple(rows)))
         s.checks.changed.connect(self.show_checks)
+        for event in (s.run_changed, s.file_changed, s.rows_added, s.teaching.changed, self.evaluation.gold_changed):
+            event.connect(lambda *_: self.menu_actions.refresh())
+        s.table_reset.connect(self.menu_actions.refresh)
         t = self.tickets
         t.filters_changed.connect(self.apply_filters)
         t.text_column_chosen.connect(self.session.set_text_column)
-        t.gold_column_chosen.connect(lambda column: actions.choose_gold(self, column))
+        t.gold_column_chosen.connect(self.ticket_actions.choose_gold)
         t.baseline_toggled.connect(self._baseline_toggled)
         t.stop_clicked.connect(self.session.stop)
         t.resume_clicked.connect(self.session.resume)
         t.row_selected.connect(self.detail.show_row)
-        t.table.teach_keys.connect(self._teach_keys)
-        t.table.accept_keys.connect(self.accept)
-        t.table.next_key.connect(self.next_suggestion)
-        t.empty.open_clicked.connect(lambda: actions.open_dialog(self))
-        t.empty.sample_clicked.connect(lambda: actions.open_sample(self))
+        t.table.teach_keys.connect(self.teaching.teach_keys)
+        t.table.accept_keys.connect(self.teaching.accept)
+        t.table.next_key.connect(self.teaching.next_suggestion)
+        t.empty.open_clicked.connect(self.ticket_actions.open_dialog)
+        t.empty.sample_clicked.connect(self.ticket_actions.open_sample)
         self.detail.teach.connect(self.teach)
-        self.detail.accept.connect(self.accept)
+        self.detail.accept.connect(self.teaching.accept)
         self.results.flip_selected.connect(self.tickets.select_source_row)
         self.results.cell_selected.connect(self.tickets.set_cell)
-        self.results.version_revert.connect(lambda v: prompt_actions.revert(self, v))
-        self.results.version_diff.connect(lambda a, b: prompt_actions.show_diff(self, a, b))
-        self.editor.save_requested.connect(lambda: prompt_actions.save_prompt(self))
-        self.editor.import_taught.connect(lambda: prompt_actions.import_taught(self))
-        self.editor.export_taught.connect(lambda: prompt_actions.export_taught(self))
-        self.editor.changed.connect(lambda: prompt_actions.editor_changed(self))
+        self.results.version_revert.connect(self.prompt.revert)
+        self.results.version_diff.connect(self.prompt.show_diff)
+        self.editor.save_requested.connect(self.prompt.save)
+        self.editor.import_taught.connect(self.prompt.import_taught)
+        self.editor.export_taught.connect(self.prompt.export_taught)
+        self.editor.changed.connect(self.prompt.edited)
+        self.evaluation.gold_changed.connect(self._gold_changed)
 
     # ========================================================= session → view
 
     def show_model(self, status: ModelStatus) -> None:
         if status.state == "loading":
             self.model_status.setText(status.message)
-            actions.model_progress(self, status)
+            self.app_actions.model_progress(status)
             return
-        actions.close_progress(self)
+        self.app_actions.close_progress()
         if status.state == "ready":
             self.settings.set("model", self.session.model_spec or BUNDLED)
             # Short, so the file's status keeps room at 1024 px; the rest in the tooltip.
@@ -188,13 +234,13 @@ class MainWindow(QMainWindow):
             )
             if status.notice:
                 self.statusBar().showMessage(status.notice, 15000)
-            labels = self.session.table.labels
             self.tickets.refresh_label_filter()
             self.model.reset()
             self.tickets.size_columns()
-            prompt_actions.prompt_applied(self, labels)
+            self.prompt.applied()
         elif status.state == "failed":
-            prompt_actions.prompt_failed(self, status)
+            self.prompt.failed(status)
+            self.prompt_status.setText("Prompt not updated: the previous prompt stays in use")
         self._stats_dirty = True
 
     def show_run(self, status: RunStatus) -> None:
@@ -202,14 +248,14 @@ class MainWindow(QMainWindow):
         self._stats_dirty = True
         if status.state in ("done", "stopped"):
             self.refresh_stats()
-            prompt_actions.record_accuracy(self)
+            self.evaluation.record(self.session.prompt_status.version, len(self.session.teaching.taught))
 
     def show_file(self, status: FileStatus) -> None:
         if status.state == "reading":
             self.statusBar().showMessage(f"Reading {status.name}…")
         elif status.state == "done":
             self.statusBar().showMessage(f"{status.name}: {status.summary}", 15000)
-            actions.detect_gold(self)
+            self.evaluation.detect(self.session.text_column)
         elif status.state == "stopped":
             self.statusBar().showMessage(f"{status.name}: stopped after {status.rows} rows.", 15000)
 
@@ -217,22 +263,7 @@ class MainWindow(QMainWindow):
         if status.taught != self.detail.taught_count:
             self.detail.taught_count = status.taught
             self.detail.show_row(self.detail.row)
-        if status.state == "off":
-            self.learn_status.setText("")
-        elif status.state == "fitting":
-            self.learn_status.setText("Learning…")
-        elif status.state == "ready":
-            if status.taught:
-                self.learn_status.setText(f"Learned from {status.taught} taught tickets")
-            else:
-                self.learn_status.setText("Learned from the prompt's examples")
-            self.learn_status.setToolTip(
-                f"Encoder, LLM-state, word and character heads and the prompt, weighted {status.weights}. "
-                f"Refit in {status.fit_ms:.0f} ms."
-            )
-        elif status.state == "failed":
-            self.learn_status.setText("Learning failed")
-            self.learn_status.setToolTip(status.message)
+        self.teaching.show_head(status, self.learn_status)
         self.editor.set_taught_count(status.taught)
         self._stats_dirty = True
         self.model.rows_changed(0, len(self.session.table) - 1)
@@ -240,7 +271,7 @@ class MainWindow(QMainWindow):
 
     def _rows_added(self, rows: range) -> None:
         if rows.start == 0 or len(self.session.table.columns) != self.tickets.text_column.count():
-            actions.columns_arrived(self)
+            self.ticket_actions.columns_arrived()
         self.model.rows_added(rows)
         self.tickets.show_empty(False)
         self._stats_dirty = True
@@ -255,8 +286,8 @@ class MainWindow(QMainWindow):
 
     def _table_reset(self) -> None:
         self.model.reset()
-        self.gold = None
-        self.previous_accuracy = None
+        self.evaluation.cleared()
+        self.model.set_gold_column(None)
         self.tickets.set_columns([], "", None)
         self.tickets.show_empty(True)
         self.tickets.clear_cell()
@@ -267,67 +298,10 @@ class MainWindow(QMainWindow):
     # ========================================================== view → session
 
     def teach(self, rows: list[int], label: str | None) -> None:
-        checked = self.session.checks.record(rows, label) if label is not None else []
-        self.session.teaching.teach(rows, label)  # a ticket of the random sample: counted above, taught here
-        self._next_to_check(checked)
+        self.teaching.teach(rows, label)
 
-    def accept(self, rows: list[int]) -> None:
-        checked = self.session.checks.record(rows, None)
-        self.session.teaching.accept(rows)
-        self._next_to_check(checked)
-
-    def _next_to_check(self, checked: list[int]) -> None:
-        """After a verdict on the random sample, the next ticket to check is selected, in the order drawn,
-        so Enter or 1-9 answers it straight away."""
-        following = self.session.checks.next_row()
-        if checked and following is not None:
-            self.tickets.select_source_row(following)
-            self.tickets.table.setFocus()
-
-    def next_suggestion(self) -> None:
-        """Select the next ticket to teach: the best suggestion not taught yet, or say there is none."""
-        table = self.session.table
-        row = next(
-            (r for r in self.session.teaching.suggestions if r < len(table) and table.taught_label(r) is None), -1
-        )
-        if row < 0:
-            self.statusBar().showMessage("No ticket to suggest yet: suggestions follow the first labels.", 6000)
-            return
-        self.tickets.select_source_row(row)
-        self.tickets.table.setFocus()
-
-    def check_sample(self) -> None:
-        """Draw a random sample to check and show it ("To check"), its first ticket selected."""
-        drawn = self.session.checks.draw()
-        if not drawn and not self.session.checks.queue:
-            self.statusBar().showMessage("No untaught labelled ticket to check.", 6000)
-            return
-        self.tickets.check_only.setChecked(True)
-        self.tickets.select_source_row(self.session.checks.queue[0])
-        self.tickets.table.setFocus()
-        self.statusBar().showMessage(
-            f"Check {len(self.session.checks.queue)} random tickets: Enter if right, else 1-9.", 15000
-        )
-
-    def show_checks(self, status) -> None:
-        """The random checks' estimate, next to the learning state and in the editor."""
-        self.tickets.set_rows(to_check=status.to_check)
-        self.check_status.setText(
-            "Accuracy: not estimated" if not status.checked else
-            f"~{100 * status.accuracy:.0f}% ({100 * status.low:.0f}–{100 * status.high:.0f}%, "
-            f"{status.checked} check{'s' if status.checked != 1 else ''})"
-        )  # fmt: skip
-        self.check_status.setToolTip(status.describe())
-        self.editor.set_estimate(status.describe())
-        if status.checked and not status.to_check and self.tickets.check_only.isChecked():
-            self.statusBar().showMessage(f"Sample checked. {status.describe()}.", 15000)
-
-    def _teach_keys(self, rows: list[int], which) -> None:
-        labels = self.session.table.labels
-        if which is None:
-            self.teach(rows, None)
-        elif isinstance(which, int) and which < len(labels):
-            self.teach(rows, labels[which])
+    def show_checks(self, status: CheckStatus) -> None:
+        self.teaching.show_checks(status)
 
     def _baseline_toggled(self, on: bool) -> None:
         self.model.set_show_baseline(on)
@@ -336,7 +310,7 @@ class MainWindow(QMainWindow):
 
     def apply_filters(self) -> None:
         filters = self.tickets.filters()
-        self.tickets.proxy.set_mask(row_mask(self.session.table, filters, self.gold))
+        self.tickets.proxy.set_mask(row_mask(self.session.table, filters, self.evaluation.gold))
 
     # =============================================================== summary
 
@@ -374,20 +348,32 @@ class MainWindow(QMainWindow):
         if self.tickets.filters().active and self.session.running:
             self.apply_filters()
 
+    def _gold_changed(self, gold) -> None:
+        """The evaluation's gold column changed: show it as a column, and its accuracy."""
+        self.model.set_gold_column(gold.column if gold else None)
+        self.tickets.gold_combo.setCurrentText(gold.column if gold else "(none)")
+        self.tickets.size_columns()
+        self.mark_dirty()
+        self.refresh_stats()
+        if gold is not None:
+            self.results.setCurrentIndex(1)
+
     def mark_dirty(self) -> None:
         self._stats_dirty = True
 
     def refresh_gold(self) -> None:
-        table = self.session.table
-        if self.gold is None or not table.labels:
-            self.results.show_gold(None, "", actions.gold_hint(self))
-            self.results.show_flips(*actions.flips(self))
+        table, gold = self.session.table, self.evaluation.gold
+        if gold is None or not table.labels:
+            hint = "Pick a gold column (correct labels) in the bar above the tickets to see accuracy."
+            self.results.show_gold(None, "", hint if len(table) else "")
+            self.results.show_flips(*self.evaluation.flips())
             return
-        report = gold_report(table, self.gold)
+        report = gold_report(table, gold)
         note = "Taught tickets count with the label the classifier gives them when not trained on them."
-        since = prompt_actions.comparison(self, report.accuracy) if report.total else ""
+        taught = len(self.session.teaching.taught)
+        since = self.evaluation.comparison(report.accuracy, taught) if report.total else ""
         self.results.show_gold(report, since, note if len(table.taught_rows()) else "")
-        self.results.show_flips(*actions.flips(self))
+        self.results.show_flips(*self.evaluation.flips())
 
     # ================================================================= misc
 
@@ -411,28 +397,53 @@ class MainWindow(QMainWindow):
         mime = event.mimeData()
         paths = [u.toLocalFile() for u in mime.urls() if u.isLocalFile()] if mime.hasUrls() else []
         if paths:
-            actions.open_files(self, paths)
+            self.ticket_actions.open_files(paths)
         elif mime.hasText():
-            actions.paste_text(self, mime.text())
+            self.ticket_actions.paste_text(mime.text())
         else:
             event.ignore()
             return
         event.acceptProposedAction()
 
-    def paste_tickets(self) -> None:
-        actions.paste_text(self, QGuiApplication.clipboard().text())
-
     def closeEvent(self, event: QCloseEvent) -> None:
-        if not self._closing and not actions.confirm_discard(self, "Quit"):
+        if not self._closing and not self.ticket_actions.confirm_discard("Quit"):
             event.ignore()
             return
         self._closing = True
-        prompt_actions.write_draft(self)
-        actions.save_settings(self)
+        self.document.write_draft()
+        self._save_settings()
         self._stats_timer.stop()
         self.shutdown()
         super().closeEvent(event)
 
+    def _restore_settings(self) -> None:
+        s = self.settings
+        geometry = s.get_bytes("geometry")
+        if geometry is None or not self.restoreGeometry(geometry):
+            self.resize(1280, 720)
+        for key, default in SPLITS:
+            state = s.get_bytes(key)
+            if state is None or not getattr(self, key).restoreState(state):
+                getattr(self, key).setSizes(default)
+        self.tickets.threshold.setValue(s.get_float("low_confidence", 0.5))
+        self.tickets.baseline_toggle.setChecked(s.get_bool("baseline", False))
+
+    def _save_settings(self) -> None:
+        s = self.settings
+        s.set("geometry", self.saveGeometry())
+        for key, _default in SPLITS:
+            s.set(key, getattr(self, key).saveState())
+        s.set("low_confidence", self.tickets.threshold.value())
+        s.set("baseline", self.tickets.baseline_toggle.isChecked())
+        s.set("prompt_path", str(self.document.path))
+        s.set("gold_mappings", json.dumps(self.evaluation.mappings))
+        s.sync()
+
+    def _repaint(self) -> None:
+        self.model.rows_changed(0, len(self.session.table) - 1)
+
     def shutdown(self) -> None:
-        """Cancel the session's work and join its threads; idempotent."""
+        """Write what the prompt document still holds, cancel the session's work and join its threads;
+        idempotent."""
+        self.document.close()
         self.session.shutdown()

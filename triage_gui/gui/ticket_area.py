@@ -28,7 +28,7 @@ from ..engine.table import TicketTable
 from ..session.gold import Filters
 from ..session.status import RunStatus
 from .flow_layout import FlowLayout
-from .ticket_model import NOT_TAUGHT, TicketFilterProxy, TicketTableModel, label_counts
+from .ticket_model import NOT_TAUGHT, Col, TicketFilterProxy, TicketTableModel, label_counts
 
 NO_GOLD = "(none)"
 ALL_LABELS = "All labels"
@@ -295,6 +295,7 @@ class TicketArea(QWidget):
         self.stop_button = QPushButton("Stop")
         self.stop_button.setToolTip("Stop labelling; finished labels are kept (Esc)")
         self.stop_button.setEnabled(False)
+        self._resumable = False
         self.stop_button.clicked.connect(self._stop_or_resume)
         self.run_row = QHBoxLayout()
         self.run_row.addWidget(self.baseline_toggle)
@@ -310,14 +311,14 @@ class TicketArea(QWidget):
     def size_columns(self) -> None:
         """The ticket text takes the spare width; the narrow columns stay readable."""
         header = self.table.horizontalHeader()
-        for i, name in enumerate(self.model.columns()):
-            if name == "Ticket":
+        wide = (Col.LABEL, Col.BASELINE_LABEL, Col.GOLD)
+        for i, column in enumerate(self.model.column_ids()):  # by role, never by the title shown
+            if column == Col.TICKET:
                 header.setSectionResizeMode(i, QHeaderView.ResizeMode.Stretch)
                 continue
             header.setSectionResizeMode(i, QHeaderView.ResizeMode.Interactive)
-            width = 130 if "label" in name.lower() or name.startswith("Gold") else 78
-            header.resizeSection(i, width if name != "From" else 72)
-        self.table.setItemDelegateForColumn(self.model.columns().index("Label"), self.delegate)
+            header.resizeSection(i, 130 if column in wide else 72 if column == Col.FROM else 78)
+        self.table.setItemDelegateForColumn(self.model.column_index(Col.LABEL), self.delegate)
 
     def set_columns(self, columns: list[str], text_column: str, gold: str | None) -> None:
         self.text_column.clear()
@@ -406,14 +407,15 @@ class TicketArea(QWidget):
             self.rate_label.setText("All labelled")
         else:
             self.rate_label.setText("")
-        self.stop_button.setText("Resume" if status.state == "stopped" else "Stop")
+        self._resumable = status.state == "stopped"  # what the button does follows the run, not its text
+        self.stop_button.setText("Resume" if self._resumable else "Stop")
         self.stop_button.setToolTip(
             "Label the tickets still missing" if status.state == "stopped" else "Stop labelling; labels are kept (Esc)"
         )
         self.stop_button.setEnabled(running or status.state == "stopped")
 
     def _stop_or_resume(self) -> None:
-        if self.stop_button.text() == "Resume":
+        if self._resumable:
             self.resume_clicked.emit()
         else:
             self.stop_clicked.emit()

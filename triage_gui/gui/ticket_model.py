@@ -8,6 +8,7 @@ setting it teaches the ticket; the model only forwards that intent.
 from __future__ import annotations
 
 from collections.abc import Callable
+from enum import StrEnum
 
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
@@ -22,14 +23,35 @@ Index = QModelIndex | QPersistentModelIndex
 
 # Distinct hues; used as a translucent tint, so they read on light and dark backgrounds alike.
 LABEL_HUES = [210, 20, 130, 280, 45, 170, 330, 90, 250, 0]
+
+
+class Col(StrEnum):
+    """The table's columns by role: code finds a column by this, never by the title it shows."""
+
+    TICKET = "ticket"
+    LABEL = "label"
+    FROM = "from"
+    CONFIDENCE = "confidence"
+    LATENCY = "latency"
+    BASELINE_LABEL = "baseline label"
+    BASELINE_MS = "baseline ms"
+    AGREE = "agree"
+    GOLD = "gold"
+
+
+TITLES = {
+    Col.TICKET: "Ticket", Col.LABEL: "Label", Col.FROM: "From", Col.CONFIDENCE: "Confidence",
+    Col.LATENCY: "Latency ms", Col.BASELINE_LABEL: "Baseline label", Col.BASELINE_MS: "Baseline ms",
+    Col.AGREE: "Agree",
+}  # fmt: skip
 TEXT_HELP = {
-    "Label": "The label: taught (✓) by you, learned from what you taught, or from the prompt. "
+    Col.LABEL: "The label: taught (✓) by you, learned from what you taught, or from the prompt. "
     "Double-click or press 1-9 to teach; Enter accepts the shown label.",
-    "From": "Where the label came from: prompt, learned (the taught classifier) or taught (you).",
-    "Confidence": "Probability of the label, from where it came from (taught: 1).",
-    "Latency ms": "Time to label this ticket: for a batch, the batch's wall time divided by its size.",
-    "Baseline label": "The label from re-encoding the whole prompt for this ticket (the slow, plain path).",
-    "Agree": "Whether the fast path and the baseline give the same label.",
+    Col.FROM: "Where the label came from: prompt, learned (the taught classifier) or taught (you).",
+    Col.CONFIDENCE: "Probability of the label, from where it came from (taught: 1).",
+    Col.LATENCY: "Time to label this ticket: for a batch, the batch's wall time divided by its size.",
+    Col.BASELINE_LABEL: "The label from re-encoding the whole prompt for this ticket (the slow, plain path).",
+    Col.AGREE: "Whether the fast path and the baseline give the same label.",
 }
 
 
@@ -47,8 +69,8 @@ def is_dark() -> bool:
 
 
 class TicketTableModel(QAbstractTableModel):
-    BASE_COLUMNS = ["Ticket", "Label", "From", "Confidence", "Latency ms"]
-    BASELINE_COLUMNS = ["Baseline label", "Baseline ms", "Agree"]
+    BASE_COLUMNS = [Col.TICKET, Col.LABEL, Col.FROM, Col.CONFIDENCE, Col.LATENCY]
+    BASELINE_COLUMNS = [Col.BASELINE_LABEL, Col.BASELINE_MS, Col.AGREE]
 
     def __init__(self, table: TicketTable, teach: Callable[[list[int], str | None], None], parent=None) -> None:
         super().__init__(parent)
@@ -61,16 +83,27 @@ class TicketTableModel(QAbstractTableModel):
 
     # --------------------------------------------------------------- structure
 
-    def _make_columns(self) -> list[str]:
+    def _make_columns(self) -> list[Col]:
         cols = list(self.BASE_COLUMNS)
         if self.show_baseline:
             cols += self.BASELINE_COLUMNS
         if self.gold_column:
-            cols.append(f"Gold ({self.gold_column})")
+            cols.append(Col.GOLD)
         return cols
 
+    def column_ids(self) -> list[Col]:
+        return list(self._columns)
+
+    def column_index(self, column: Col) -> int:
+        """Where the column of this role is now (-1: not shown)."""
+        return self._columns.index(column) if column in self._columns else -1
+
+    def title(self, column: Col) -> str:
+        return f"Gold ({self.gold_column})" if column == Col.GOLD else TITLES[column]
+
     def columns(self) -> list[str]:
-        return self._columns
+        """The titles shown, in order (what a user reads; code uses :meth:`column_index`)."""
+        return [self.title(c) for c in self._columns]
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
         return 0 if parent.isValid() else len(self.table)
@@ -82,7 +115,7 @@ class TicketTableModel(QAbstractTableModel):
         if orientation == Qt.Orientation.Horizontal and 0 <= section < len(self._columns):
             name = self._columns[section]
             if role == Qt.ItemDataRole.DisplayRole:
-                return name
+                return self.title(name)
             if role == Qt.ItemDataRole.ToolTipRole:
                 return TEXT_HELP.get(name)
         elif orientation == Qt.Orientation.Vertical and role == Qt.ItemDataRole.DisplayRole:
@@ -91,7 +124,7 @@ class TicketTableModel(QAbstractTableModel):
 
     def flags(self, index: Index) -> Qt.ItemFlag:
         base = super().flags(index)
-        if index.isValid() and self._columns[index.column()] == "Label" and index.row() not in self.table.problems:
+        if index.isValid() and self._columns[index.column()] == Col.LABEL and index.row() not in self.table.problems:
             return base | Qt.ItemFlag.ItemIsEditable
         return base
 
@@ -113,17 +146,17 @@ class TicketTableModel(QAbstractTableModel):
             return self._background(row, name)
         if role == Qt.ItemDataRole.ForegroundRole and (self.table.stale(row) or row in self.table.problems):
             return QApplication.palette().color(QPalette.ColorRole.PlaceholderText)
-        if role == Qt.ItemDataRole.FontRole and name == "Label":
+        if role == Qt.ItemDataRole.FontRole and name == Col.LABEL:
             font = QFont()
             font.setItalic(self.table.stale(row))
             font.setBold(self.table.taught_label(row) is not None)
             return font
-        if role == Qt.ItemDataRole.TextAlignmentRole and name in ("Confidence", "Latency ms", "Baseline ms"):
+        if role == Qt.ItemDataRole.TextAlignmentRole and name in (Col.CONFIDENCE, Col.LATENCY, Col.BASELINE_MS):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
     def setData(self, index: Index, value, role: int = Qt.ItemDataRole.EditRole) -> bool:
-        if role != Qt.ItemDataRole.EditRole or self._columns[index.column()] != "Label":
+        if role != Qt.ItemDataRole.EditRole or self._columns[index.column()] != Col.LABEL:
             return False
         label = None if value in ("", NOT_TAUGHT, None) else str(value)
         if label is not None and label not in self.table.labels:
@@ -135,14 +168,14 @@ class TicketTableModel(QAbstractTableModel):
         confidence = self.table.confidence(row)
         return confidence is not None and confidence < self.low_confidence and self.table.taught_label(row) is None
 
-    def _display(self, row: int, name: str):
+    def _display(self, row: int, name: Col):
         table = self.table
-        if name == "Ticket":
+        if name == Col.TICKET:
             problem = table.problems.get(row)
             if problem:
                 return f"({problem})"
             return ("✂ " if table.truncated(row) and table.scored(row) else "") + table.texts[row].replace("\n", " ⏎ ")
-        if name == "Label":
+        if name == Col.LABEL:
             label = table.label(row)
             if label is None:
                 return ""
@@ -150,45 +183,45 @@ class TicketTableModel(QAbstractTableModel):
                 return f"✓ {label}"
             mark = "⚠ " if self.is_low_confidence(row) else ""
             return f"{mark}{label}{' …' if table.stale(row) else ''}"
-        if name == "From":
+        if name == Col.FROM:
             return "" if table.label(row) is None else ("out of date" if table.stale(row) else table.source(row))
-        if name == "Confidence":
+        if name == Col.CONFIDENCE:
             confidence = table.confidence(row)
             return "" if confidence is None or table.stale(row) else f"{confidence:.2f}"
-        if name == "Latency ms":
+        if name == Col.LATENCY:
             latency = table.latency(row)
             return "" if latency is None else f"{latency:.0f}"
-        if name == "Baseline label":
+        if name == Col.BASELINE_LABEL:
             return table.baseline_label(row) or ""
-        if name == "Baseline ms":
+        if name == Col.BASELINE_MS:
             score = table.baseline.get(row)
             return "" if score is None else f"{score.latency_ms:.0f}"
-        if name == "Agree":
+        if name == Col.AGREE:
             return {None: "", True: "yes", False: "NO"}[table.agree(row)]
-        if name.startswith("Gold"):
+        if name == Col.GOLD:
             return table.value(row, self.gold_column or "")
         return None
 
-    def _sort_key(self, row: int, name: str):
+    def _sort_key(self, row: int, name: Col):
         table = self.table
-        if name == "Confidence":
+        if name == Col.CONFIDENCE:
             confidence = table.confidence(row)
             return -1.0 if confidence is None else confidence
-        if name == "Latency ms":
+        if name == Col.LATENCY:
             latency = table.latency(row)
             return -1.0 if latency is None else latency
-        if name == "Baseline ms":
+        if name == Col.BASELINE_MS:
             score = table.baseline.get(row)
             return -1.0 if score is None else score.latency_ms
-        if name == "Agree":
+        if name == Col.AGREE:
             return {None: -1, False: 0, True: 1}[table.agree(row)]
-        if name == "Label":
+        if name == Col.LABEL:
             return table.label(row) or ""
         return self._display(row, name) or ""
 
-    def _tooltip(self, row: int, name: str):
+    def _tooltip(self, row: int, name: Col):
         table = self.table
-        if name == "Ticket":
+        if name == Col.TICKET:
             notes = []
             if row in table.problems:
                 notes.append(f"Not labelled: {table.problems[row]}.")
@@ -197,7 +230,7 @@ class TicketTableModel(QAbstractTableModel):
             if table.split_fallback(row):
                 notes.append("Scored with the shorter clean prefix (token boundary check).")
             return "\n".join([table.texts[row][:500], *notes])
-        if name in ("Label", "Confidence"):
+        if name in (Col.LABEL, Col.CONFIDENCE):
             if table.stale(row):
                 return "From the previous prompt version; the new label is on its way."
             probs = table.label_probs(row)
@@ -206,20 +239,20 @@ class TicketTableModel(QAbstractTableModel):
                 return "\n".join([f"From: {table.source(row)}", *lines])
         return TEXT_HELP.get(name)
 
-    def _background(self, row: int, name: str):
+    def _background(self, row: int, name: Col):
         table = self.table
         dark = is_dark()
-        if name == "Label":
+        if name == Col.LABEL:
             label = table.label(row)
             if label is not None and not table.stale(row):
                 return label_color(table.vocab_id(label), dark)
-        if name == "Baseline label":
+        if name == Col.BASELINE_LABEL:
             label = table.baseline_label(row)
             if label is not None:
                 return label_color(table.vocab_id(label), dark)
-        if name == "Agree" and table.agree(row) is False:
+        if name == Col.AGREE and table.agree(row) is False:
             return QColor(220, 60, 60, 110)
-        if name == "Confidence" and self.is_low_confidence(row) and not table.stale(row):
+        if name == Col.CONFIDENCE and self.is_low_confidence(row) and not table.stale(row):
             return QColor(240, 170, 40, 110)
         return None
 

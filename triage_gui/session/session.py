@@ -34,7 +34,8 @@ from .engine import Engine, field_of
 from .events import Event
 from .labelling import Batch, WorkQueue, label_stream, run_status
 from .status import FileStatus, ModelStatus, PromptStatus, RunStatus
-from .teaching import Teaching
+from .tasks import LatestTask
+from .teaching import InUse, Teaching
 from .workers import WorkerThread
 
 log = logging.getLogger(__name__)
@@ -62,7 +63,7 @@ class Session:
         self.scorer: ScorerLike | None = None
         self.encoder_spec = encoder  # the sentence encoder ("none": labels learned without one)
         self.encoder: Any = None  # loaded once, beside the first model; it does not depend on the prompt
-        self._encoder_task: asyncio.Task | None = None
+        self._encoder_loading = LatestTask("encoder")
         self.profile: PromptProfile | None = None  # the prompt the scorer in use was built from
         self.requested: PromptProfile | None = None  # the newest prompt asked for
         self.baseline = False
@@ -84,28 +85,33 @@ class Session:
         self.model_status = ModelStatus("none")
         self.prompt_status = PromptStatus("waiting")
         self.run_status = RunStatus("idle")
-        self._load_task: asyncio.Task | None = None
-        self._rebuild_task: asyncio.Task | None = None
-        self._run_task: asyncio.Task | None = None
+        self._loading = LatestTask("load model")
+        self._rebuilding = LatestTask("rebuild prompt")
+        self._labelling = LatestTask("label")
         self._file_tasks: set[asyncio.Task] = set()
         self._queue = WorkQueue(self.table)
         self._run_started = 0.0
         self._stop = threading.Event()
         self._run_done = 0
-        self.teaching = Teaching(self)
+        self.teaching = Teaching(self.table, self.engine_thread, self._in_use)
+        self.teaching.rows_changed.connect(self.rows_changed.emit)
+        self.teaching.taught_changed.connect(self.save_taught.emit)
         self.checks = RandomChecks(self.table)
         self.teaching.changed.connect(lambda status: self.checks.refresh() if status.state == "ready" else None)
+
+    def _in_use(self) -> InUse:
+        """What the teaching works with now (read on the loop's thread, before work is handed over)."""
+        return InUse(self.scorer, self.profile, self.encoder)
 
     # ================================================================ model
 
     def load_model(self, spec: str) -> None:
         """Load a model; a newer load (or cancel_load) abandons this one, the model in use stays."""
-        self._cancel(self._load_task)
-        self._load_task = asyncio.get_running_loop().create_task(self._load(spec), name="load model")
+        self._loading.start(self._load(spec))
 
     def cancel_load(self) -> None:
-        if self._load_task is not None and not self._load_task.done():
-            self._cancel(self._load_task)
+        if self._loading.active:
+            self._loading.cancel()
             self._set_model(self._ready_status("Loading cancelled."))
 
     def _ready_status(self, message: str = "") -> ModelStatus:
@@ -141,14 +147,14 @@ class Session:
             return
         self.model, self.model_spec = loaded, spec
         self.scorer = None
-        self._cancel(self._run_task)
+        self._labelling.cancel()
         self._set_model(self._ready_status())
         profile = self.requested or self.profile
         if profile is not None:
             self._start_rebuild(profile)
         wanted = self.encoder_spec != "none" and self.engine.load_encoder is not None
-        if wanted and self.encoder is None and self._encoder_task is None:
-            self._encoder_task = asyncio.get_running_loop().create_task(self._load_encoder(), name="encoder")
+        if wanted and self.encoder is None and self._encoder_loading.task is None:
+            self._encoder_loading.start(self._load_encoder())
 
     async def _load_encoder(self) -> None:
         """The sentence encoder, on the loader thread beside the prompt's prefix build: tickets scored
@@ -171,7 +177,7 @@ class Session:
             self._ensure_running()
 
     def _load_progress(self, task: asyncio.Task | None, status: ModelStatus) -> None:
-        if task is not None and self._load_task is task:  # a cancelled load's progress is not shown
+        if task is not None and self._loading.task is task:  # a cancelled load's progress is not shown
             self._set_model(status)
 
     def _set_model(self, status: ModelStatus) -> None:
@@ -201,12 +207,11 @@ class Session:
             self._start_rebuild(profile)
 
     def _start_rebuild(self, profile: PromptProfile) -> None:
-        self._cancel(self._rebuild_task)
         self._set_prompt(PromptStatus("updating", self.table.version))
-        self._rebuild_task = asyncio.get_running_loop().create_task(self._rebuild(profile), name="rebuild prompt")
+        self._rebuilding.start(self._rebuild(profile))
 
     async def _rebuild(self, profile: PromptProfile) -> None:
-        self._cancel(self._run_task)  # the old version's labels stay shown, marked stale, until replaced
+        self._labelling.cancel()  # the old version's labels stay shown, marked stale, until replaced
         try:
             scorer = await self.engine_thread.run(self.engine.build, self.model, profile, self.calibrate)
         except asyncio.CancelledError:
@@ -300,8 +305,8 @@ class Session:
     def clear(self) -> None:
         """Drop every loaded ticket (and stop reading and labelling them)."""
         for task in list(self._file_tasks):
-            self._cancel(task)
-        self._cancel(self._run_task)
+            task.cancel()  # a finished one ignores it
+        self._labelling.cancel()
         self.table.clear()
         self.text_column = ""
         self.teaching.cleared()
@@ -313,7 +318,7 @@ class Session:
         if column == self.text_column:
             return
         self.text_column = column
-        self._cancel(self._run_task)
+        self._labelling.cancel()
         self.table.set_texts(column)
         self._changed_all()
         self.teaching.texts_changed()
@@ -326,7 +331,7 @@ class Session:
         (at most one, ~1 s). Resume picks up the rest."""
         self.user_stopped = True
         for task in list(self._file_tasks):
-            self._cancel(task)
+            task.cancel()  # a finished one ignores it
         self._stop.set()
         self._set_run(self._status("stopped" if self._remaining() else "done"))
 
@@ -339,12 +344,12 @@ class Session:
         if on == self.baseline:
             return
         self.baseline = on
-        self._cancel(self._run_task)  # restart so the queue includes (or skips) baseline work
+        self._labelling.cancel()  # restart so the queue includes (or skips) baseline work
         self._ensure_running()
 
     @property
     def running(self) -> bool:
-        return self._run_task is not None and not self._run_task.done()
+        return self._labelling.active
 
     @property
     def busy(self) -> bool:
@@ -357,15 +362,14 @@ class Session:
     def _ensure_running(self) -> None:
         if self.scorer is None or self.running or self.user_stopped:
             return
-        rebuild = self._rebuild_task
-        if rebuild is not None and not rebuild.done() and rebuild is not asyncio.current_task():
+        if self._rebuilding.active and not self._rebuilding.is_current():
             return  # labels for the new prompt start when it is built
         if not self._remaining():
             self._set_run(self._status("done" if len(self.table) else "idle"))
             return
         self._queue = WorkQueue(self.table, self.baseline, self.encoder is not None)
         self._stop = threading.Event()
-        self._run_task = asyncio.get_running_loop().create_task(self._run(self.scorer, self._stop), name="label")
+        self._labelling.start(self._run(self.scorer, self._stop))
 
     async def _run(self, scorer: ScorerLike, stop: threading.Event) -> None:
         version = self.table.version
@@ -415,14 +419,9 @@ class Session:
 
     # ================================================================ close
 
-    @staticmethod
-    def _cancel(task: asyncio.Task | None) -> None:
-        if task is not None and not task.done():
-            task.cancel()
-
     def _tasks(self) -> list[asyncio.Task]:
-        tasks = [self._load_task, self._encoder_task, self._rebuild_task, self._run_task, *self._file_tasks]
-        tasks += self.teaching.tasks()
+        kinds = (self._loading, self._encoder_loading, self._rebuilding, self._labelling)
+        tasks = [k.task for k in kinds if k.pending] + [*self._file_tasks, *self.teaching.tasks()]
         return [t for t in tasks if t is not None and not t.done()]
 
     def _threads(self) -> list[WorkerThread]:

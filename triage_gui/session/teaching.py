@@ -20,20 +20,23 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .events import Event
 from .status import HeadStatus
+from .tasks import LatestTask
 from .workers import WorkerThread
 
 if TYPE_CHECKING:
     from ..engine.learning import Examples, Fit, Head, Scaler
     from ..engine.lexical import LexicalStore
+    from ..engine.prompt import PromptProfile
+    from ..engine.table import TicketTable
     from .gold import GoldColumn
-    from .session import Session
 
 log = logging.getLogger(__name__)
 VECTORISE_CHUNK = 2048
@@ -48,9 +51,26 @@ def _new_store() -> LexicalStore:
     return LexicalStore()
 
 
+@dataclass(frozen=True)
+class InUse:
+    """What the session uses now, captured on the loop's thread for one step of work: the scorer of the
+    prompt version in use (None: none built yet), its prompt, and the sentence encoder (None: none)."""
+
+    scorer: Any
+    profile: PromptProfile | None
+    encoder: Any
+
+
 class Teaching:
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    """Narrow inputs, not the session: the table, the engine thread (the LLM features of the prompt's
+    examples) and what is in use now; it reports through its own events, which the session forwards."""
+
+    def __init__(self, table: TicketTable, engine_thread: WorkerThread, in_use: Callable[[], InUse]) -> None:
+        self.table = table
+        self.engine_thread = engine_thread
+        self.in_use = in_use
+        self.rows_changed: Event[[int, int]] = Event()  # first, last row whose label changed
+        self.taught_changed: Event[[]] = Event()  # the taught set changed: keep it with the prompt
         self.thread = WorkerThread("learning")
         self.changed: Event[[HeadStatus]] = Event()
         self.suggested: Event[[list[int]]] = Event()  # rows to teach next, best first
@@ -64,9 +84,9 @@ class Teaching:
         self._outside: dict[str, tuple[np.ndarray, ...]] = {}
         self._weights: dict[str, float] | None = None  # chosen out of fold by the last fit (None: default)
         self._version = -1
-        self._task: asyncio.Task | None = None
-        self._prepare_task: asyncio.Task | None = None
-        self._vectorise_task: asyncio.Task | None = None
+        self._refitting = LatestTask("refit head")
+        self._preparing = LatestTask("prepare teaching")
+        self._vectorising = LatestTask("vectorise tickets")
         self._vectorised = 0  # rows handed to the store (in order)
         self._fitted_on = 0  # scored rows when the head was last fitted
         self._scaler: tuple[int, int, Scaler] | None = None  # (version, scored rows, spread) of the last fit
@@ -78,7 +98,7 @@ class Teaching:
         return any(t is not None and not t.done() for t in self.tasks())
 
     def tasks(self) -> list[asyncio.Task]:
-        return [t for t in (self._task, self._prepare_task, self._vectorise_task) if t is not None]
+        return [k.task for k in (self._refitting, self._preparing, self._vectorising) if k.task is not None]
 
     def threads(self) -> list[WorkerThread]:
         return [self.thread]
@@ -86,14 +106,6 @@ class Teaching:
     def _set(self, status: HeadStatus) -> None:
         self.status = status
         self.changed.emit(status)
-
-    @staticmethod
-    def _cancel(task: asyncio.Task | None) -> None:
-        if task is not None and not task.done():
-            task.cancel()
-
-    def _spawn(self, coroutine, name: str) -> asyncio.Task:
-        return asyncio.get_running_loop().create_task(coroutine, name=name)
 
     # ---------------------------------------------------------- taught set
 
@@ -103,7 +115,7 @@ class Teaching:
     def restore(self, items: Sequence[tuple[str, str]]) -> None:
         """The taught set saved with a prompt (replaces the current one)."""
         self.taught = {text.strip(): label for text, label in items if text.strip()}
-        self._mark_rows(range(len(self.session.table)))
+        self._mark_rows(range(len(self.table)))
         self._refit_soon()
 
     def add_items(self, items: Sequence[tuple[str, str]]) -> int:
@@ -113,13 +125,13 @@ class Teaching:
             if text.strip() and self.taught.get(text.strip()) != label:
                 self.taught[text.strip()] = label
                 added += 1
-        self._mark_rows(range(len(self.session.table)))
+        self._mark_rows(range(len(self.table)))
         self._changed()
         return added
 
     def teach(self, rows: Sequence[int], label: str | None) -> None:
         """Set (None: forget) the label of these rows, and of every loaded row with the same text."""
-        table = self.session.table
+        table = self.table
         rows = [r for r in rows if 0 <= r < len(table) and r not in table.problems]
         if not rows:
             return
@@ -134,7 +146,7 @@ class Teaching:
 
     def accept(self, rows: Sequence[int]) -> None:
         """Teach each row the label it shows (Enter): confirming a right label teaches as much as a fix."""
-        table = self.session.table
+        table = self.table
         by_label: dict[str, list[int]] = {}
         for row in rows:
             label = table.label(row) if 0 <= row < len(table) and table.current(row) else None
@@ -145,7 +157,7 @@ class Teaching:
 
     def learn_from(self, gold: GoldColumn) -> int:
         """Teach every loaded row whose gold value maps to a label."""
-        table = self.session.table
+        table = self.table
         count = 0
         for row in range(len(table)):
             if row in table.problems:
@@ -160,13 +172,13 @@ class Teaching:
 
     def forget_all(self) -> None:
         self.taught.clear()
-        table = self.session.table
+        table = self.table
         table.teach(table.taught_rows().tolist(), None)
         self._changed()
 
     def _mark_rows(self, rows: range, only: set[str] | None = None, label: str | None = None) -> None:
         """Show the taught label on loaded rows whose text is taught (or, with ``only``, those texts)."""
-        table = self.session.table
+        table = self.table
         labels = set(table.labels) if table.labels else None
         changed = []
         for row in rows:
@@ -180,10 +192,10 @@ class Teaching:
                 table.teach([row], taught)
                 changed.append(row)
         if changed:
-            self.session.rows_changed.emit(min(changed), max(changed))
+            self.rows_changed.emit(min(changed), max(changed))
 
     def _changed(self) -> None:
-        self.session.save_taught.emit()
+        self.taught_changed.emit()
         self._refit_soon()
 
     # ------------------------------------------------------ session hooks
@@ -192,21 +204,20 @@ class Teaching:
         """A new prompt version (or model): the prompt's examples go through the encoder first (every
         embedded row relabelled from the prompt-free heads), then through the LLM on the engine thread
         with the taught tickets that are not loaded; each step refits the head."""
-        self._version = self.session.table.version
+        self._version = self.table.version
         self._pseudo, self._outside, self.head, self._fitted_on = None, {}, None, 0
-        self._mark_rows(range(len(self.session.table)))
-        self._cancel(self._prepare_task)
-        self._cancel(self._task)
-        self._prepare_task = self._spawn(self._prepare(self._version), "prepare teaching")
+        self._mark_rows(range(len(self.table)))
+        self._refitting.cancel()
+        self._preparing.start(self._prepare(self._version))
 
     def encoder_ready(self) -> None:
         """The sentence encoder arrived after the prompt was built: the prompt's examples go through it
         too, and the head keeps labelling until the refit with embeddings lands (a reset here left the
         rows scored meanwhile with the prompt's labels)."""
-        if self.session.scorer is None or self.session.profile is None:
+        now = self.in_use()
+        if now.scorer is None or now.profile is None:
             return
-        self._cancel(self._prepare_task)
-        self._prepare_task = self._spawn(self._prepare(self._version), "prepare teaching")
+        self._preparing.start(self._prepare(self._version))
 
     async def _store(self) -> LexicalStore:
         if self.store is None:
@@ -216,8 +227,8 @@ class Teaching:
         return self.store
 
     async def _prepare(self, version: int) -> None:
-        session = self.session
-        scorer, profile, encoder = session.scorer, session.profile, session.encoder
+        now = self.in_use()
+        scorer, profile, encoder = now.scorer, now.profile, now.encoder
         if scorer is None or profile is None:
             return
         await self._store()
@@ -229,24 +240,24 @@ class Teaching:
             # On the learning thread: the engine thread may hold two micro-batches of the old prompt's
             # scoring (~2 s). The encoder keeps no state, so a second thread may run it.
             quick = await self.thread.run(features_of, None, encoder, texts, k)
-            if version != session.table.version:
+            if version != self.table.version:
                 return
             self._pseudo = pseudo_set(profile, quick)
             await self._refit(version)
-        features = await session.engine_thread.run(features_of, scorer, encoder, texts, k)
-        if version != session.table.version:
+        features = await self.engine_thread.run(features_of, scorer, encoder, texts, k)
+        if version != self.table.version:
             return
         self._pseudo = pseudo_set(profile, features)
         await self._refit(version)
 
     def rows_added(self, rows: range) -> None:
         self._mark_rows(rows)
-        if self._vectorise_task is None or self._vectorise_task.done():
-            self._vectorise_task = self._spawn(self._vectorise(), "vectorise tickets")
+        if not self._vectorising.active:
+            self._vectorising.start(self._vectorise())
 
     async def _vectorise(self) -> None:
         """Hash the new rows' n-grams on the learning thread, a chunk at a time, in row order."""
-        table = self.session.table
+        table = self.table
         while self._vectorised < len(table):
             store = await self._store()
             start, stop = self._vectorised, min(len(table), self._vectorised + VECTORISE_CHUNK)
@@ -257,7 +268,7 @@ class Teaching:
         """Label freshly scored rows with the current head. Refit when a taught ticket just got its
         features, and each time the scored rows have doubled (16, 32, 64...): the standardisation then
         sees the file, not its first tickets; log2(rows) refits in all."""
-        table = self.session.table
+        table = self.table
         if self.head is not None and self.store is not None and table.head_active:
             idx = np.asarray(rows, dtype=np.int64)
             probs = self.head.predict_texts(
@@ -265,19 +276,19 @@ class Teaching:
                 [table.texts[r] for r in rows], self.store,
             )  # fmt: skip
             table.set_head(probs, idx)
-        refitting = self._task is not None and not self._task.done()
+        refitting = self._refitting.active
         grown = self._grown() and not refitting  # never restart a refit in flight for this: it would starve
         if grown or any(table.taught_label(r) is not None for r in rows):
             self._refit_soon()
 
     def _grown(self) -> bool:
         """The scored rows doubled since the last fit, or all of them are scored now."""
-        table = self.session.table
+        table = self.table
         scored = table.count_scored()
         return scored >= max(16, 2 * self._fitted_on) or scored == table.count_scorable() > self._fitted_on
 
     def baseline_scored(self, rows: Sequence[int]) -> None:
-        table = self.session.table
+        table = self.table
         if self.head is None or self.store is None or not table.head_active:
             return
         found = {}
@@ -293,8 +304,12 @@ class Teaching:
         table.set_head(np.zeros((0, len(table.labels)), np.float32), np.zeros(0, np.int64), None, found)
 
     def cleared(self) -> None:
-        self._cancel(self._task)
-        self._cancel(self._vectorise_task)
+        """The tickets were dropped: every fit in flight read the old file, so none may land on the new
+        table (its version is unchanged); a preparation cut short starts again on the new one."""
+        self._refitting.cancel()
+        self._vectorising.cancel()
+        if self._preparing.active:
+            self._preparing.start(self._prepare(self._version))
         self.store = None
         self._vectorised = 0
         self.head, self._fitted_on, self.suggestions = None, 0, []
@@ -304,19 +319,18 @@ class Teaching:
 
     def texts_changed(self) -> None:
         self.cleared()
-        self.rows_added(range(len(self.session.table)))
+        self.rows_added(range(len(self.table)))
         self.new_version()
 
     # -------------------------------------------------------------- refit
 
     def _refit_soon(self) -> None:
-        if self._pseudo is None or self.session.scorer is None:
+        if self._pseudo is None or self.in_use().scorer is None:
             return  # the prompt's examples are still being prepared; they refit when ready
-        self._cancel(self._task)
-        self._task = self._spawn(self._refit(self._version), "refit head")
+        self._refitting.start(self._refit(self._version))
 
     async def _refit(self, version: int) -> None:
-        session, table = self.session, self.session.table
+        table, now = self.table, self.in_use()
         if self._pseudo is None:
             return
         from ..engine.combination import describe
@@ -328,18 +342,19 @@ class Teaching:
         loaded = {table.texts[int(r)] for r in table.taught_rows() if table.current(int(r)) or table.embedded(int(r))}
         outside_texts = [t for t in self.taught if t not in self._outside and t not in loaded]
         outside = dict(self._outside)
-        if outside_texts and session.scorer is not None:
+        if outside_texts and now.scorer is not None:
             if quick:  # the encoder alone, on this thread: the engine thread may be busy for seconds
-                found = await self.thread.run(features_of, None, session.encoder, outside_texts, k)
+                found = await self.thread.run(features_of, None, now.encoder, outside_texts, k)
             else:
-                found = await session.engine_thread.run(features_of, session.scorer, session.encoder, outside_texts, k)
+                found = await self.engine_thread.run(features_of, now.scorer, now.encoder, outside_texts, k)
             if version != table.version:
                 return
             outside.update((t, found.row(i)) for i, t in enumerate(outside_texts))
             if not quick:
                 self._outside = outside
-        if self._vectorise_task is not None and not self._vectorise_task.done():
-            await asyncio.shield(self._vectorise_task)
+        vectorising = self._vectorising.task
+        if vectorising is not None and self._vectorising.active:
+            await asyncio.shield(vectorising)
         store = await self._store()
         rows = min(len(table), self._vectorised)
         scored = table.count_scored()
@@ -368,7 +383,7 @@ class Teaching:
         self._relabel_late(source)
         seconds = time.perf_counter() - started
         self._set(HeadStatus("ready", len(self.taught), len(pseudo), describe(fit.head.weights), 1000 * seconds))
-        session.rows_changed.emit(0, max(0, len(table) - 1))
+        self.rows_changed.emit(0, max(0, len(table) - 1))
         # Then, off the critical path: out-of-fold labels, the weights they choose, the next suggestions.
         chosen = await self.thread.run(out_of_fold, taught, pseudo, fit.head.scaler, store, k)
         if version != table.version:
@@ -382,7 +397,7 @@ class Teaching:
             self._relabel_late(source)
         table.set_head(np.zeros((0, k), np.float32), np.zeros(0, np.int64), chosen.labels)
         self._set(HeadStatus("ready", len(self.taught), len(pseudo), describe(fit.head.weights), 1000 * seconds))
-        session.rows_changed.emit(0, max(0, len(table) - 1))
+        self.rows_changed.emit(0, max(0, len(table) - 1))
         await self._suggest(fit, source, version)
         if self._grown():  # tickets scored while this fit ran have doubled what it saw: fit again
             self._refit_soon()
@@ -390,7 +405,7 @@ class Teaching:
     def _relabel_late(self, source) -> None:
         """Rows scored while a fit ran (after the rows it saw, or among them but unscored when it started):
         label them with the new head, from their LLM scores too."""
-        table = self.session.table
+        table = self.table
         now = table.scored_mask()
         late = np.flatnonzero(now[: source.n] & ~source.scored).tolist()
         late += [r for r in range(source.n, len(table)) if now[r]]
@@ -400,7 +415,7 @@ class Teaching:
     async def _suggest(self, fit: Fit, source, version: int) -> None:
         from ..engine.suggest import suggest
 
-        table = self.session.table
+        table = self.table
         candidates = ~table.taught_mask()[: len(fit.probs)]
         embeddings = source.embeddings if source.embeddings.shape[1] else None
         taught = table.taught_rows()

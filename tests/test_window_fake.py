@@ -1,0 +1,152 @@
+"""The window's logic on a fake session: the bugs the window's old shape produced, each pinned."""
+
+from __future__ import annotations
+
+import pytest
+from window_fakes import close_fake, fake_window
+
+from triage_gui.engine.table import NewRow
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, monkeypatch, event_loop_qt):
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
+    win = fake_window(qtbot)
+    yield win
+    close_fake(win)
+
+
+def add_tickets(qtbot, window, n: int = 12) -> None:
+    window.session.paste([NewRow({"text": f"ticket {i}"}, f"ticket {i}") for i in range(n)])
+    qtbot.waitUntil(lambda: window.session.table.count_scored() == n, timeout=10_000)
+
+
+def test_an_invalid_prompt_file_changes_nothing(qtbot, window, tmp_path):
+    add_tickets(qtbot, window)
+    session = window.session
+    session.teaching.teach([0], session.table.labels[0])
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=10_000)
+    current = window.document.path  # written by the teach above
+    window.editor.labels.item(0, 1).setText("an unsaved description")  # a draft
+    draft = window.editor.profile().to_dict()
+    bad = tmp_path / "bad.json"
+    bad.write_text(current.read_text().replace('"name": "billing"', '"name": "billing "'), encoding="utf-8")
+    bad_bytes, current_bytes = bad.read_bytes(), current.read_bytes()
+    taught = sorted(session.teaching.items())
+
+    window.prompt.open(str(bad))
+
+    assert window.last_message is not None and "spaces" in window.last_message.text()  # said why
+    assert window.editor.profile().to_dict() == draft  # the draft is intact
+    assert sorted(session.teaching.items()) == taught  # the taught set too
+    session.teaching.teach([1], session.table.labels[1])  # the next teach writes the prompt in use
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=10_000)
+    assert bad.read_bytes() == bad_bytes  # no file was overwritten
+    assert current.read_bytes() != current_bytes and window.document.path == current
+
+
+def test_opening_a_prompt_over_unsaved_changes_asks_first(qtbot, window, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    other = tmp_path / "other.json"
+    other.write_text(window.document.saved.to_json().replace("support triage", "support routing"), encoding="utf-8")
+    window.editor.instruction.setPlainText("An unsaved instruction.")
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a) or QMessageBox.StandardButton.Cancel)
+    assert not window.prompt.open(str(other))
+    assert asked and window.editor.instruction.toPlainText() == "An unsaved instruction."
+    assert window.document.path != other
+
+
+def test_teaching_writes_the_prompt_file_off_the_gui_thread_and_coalesced(qtbot, window, monkeypatch):
+    import threading
+
+    from triage_gui.session import prompt_document
+
+    add_tickets(qtbot, window)
+    threads: list[str] = []
+    real = prompt_document.atomic_write_text
+    monkeypatch.setattr(
+        prompt_document, "atomic_write_text", lambda p, t: threads.append(threading.current_thread().name) or real(p, t)
+    )
+    labels = window.session.table.labels
+    for row in range(10):  # ten teaching key presses in a row
+        window.teach([row], labels[row % len(labels)])
+    qtbot.waitUntil(lambda: bool(threads) and not window.document.busy, timeout=10_000)
+    assert threading.main_thread().name not in threads and len(threads) <= 2
+    saved = prompt_document.PromptProfile.load(window.document.path)
+    assert len(saved.taught) == 10
+
+
+def test_stop_or_resume_follows_the_run_not_the_button_text(qtbot, window):
+    from triage_gui.session.status import RunStatus
+
+    clicked = []
+    window.tickets.stop_clicked.connect(lambda: clicked.append("stop"))
+    window.tickets.resume_clicked.connect(lambda: clicked.append("resume"))
+    window.tickets.show_run(RunStatus("stopped", 3, 10))
+    window.tickets.stop_button.setText("&Resume")  # a mnemonic (or a translation) changes the text
+    window.tickets.stop_button.click()
+    window.tickets.show_run(RunStatus("running", 4, 10))
+    window.tickets.stop_button.setText("S&top")
+    window.tickets.stop_button.click()
+    assert clicked == ["resume", "stop"]
+
+
+def test_actions_are_triggered_by_id_and_enabled_by_the_session_status(qtbot, window):
+    try:
+        _actions_body(qtbot, window)
+    finally:
+        window.fake.gate.set()
+
+
+def _actions_body(qtbot, window):
+    actions = window.menu_actions
+    assert not actions["export"].isEnabled() and not actions["clear"].isEnabled()  # nothing loaded
+    assert not actions["stop"].isEnabled() and not actions["learn_gold"].isEnabled()
+    window.fake.gate.clear()  # labelling waits: a run is in progress
+    window.ticket_actions.paste_text("my card is lost\nthe app crashes\na refund please")
+    qtbot.waitUntil(lambda: window.session.run_status.state == "running", timeout=5_000)
+    assert actions["export"].isEnabled() and actions["clear"].isEnabled() and actions["stop"].isEnabled()
+    window.trigger("stop")
+    window.fake.gate.set()
+    qtbot.waitUntil(lambda: not window.session.busy, timeout=10_000)
+    assert window.session.run_status.state == "stopped"
+    qtbot.waitUntil(lambda: not actions["stop"].isEnabled(), timeout=1_000)
+    assert not actions["forget_all"].isEnabled()
+    window.teach([0], window.session.table.labels[0])
+    qtbot.waitUntil(actions["forget_all"].isEnabled, timeout=1_000)
+
+
+def test_menus_and_the_guide_come_from_one_table(qtbot, window):
+    titles = [a.text() for a in window.menuBar().actions()]
+    assert titles == ["&File", "&Edit", "&Teach", "&View", "&Model", "&Help"]
+    guide = dict(window.menu_actions.guide())
+    for spec in window.menu_actions.specs:
+        if spec.guide and spec.key is not None:
+            assert window.menu_actions[spec.id].shortcut().toString() in guide  # the same key, from the same row
+    assert {"Ctrl+O", "Ctrl+S", "Esc", "1 – 9", "Enter", "N"} <= set(guide)
+
+
+def test_the_calibration_menu_goes_through_the_session(qtbot, window, monkeypatch):
+    calls = []
+    real = type(window.session).set_calibration
+    monkeypatch.setattr(type(window.session), "set_calibration", lambda self, on: calls.append(on) or real(self, on))
+    window.menu_actions["calibrate"].setChecked(False)
+    assert calls == [False] and window.settings.get_bool("calibrate", True) is False
+    qtbot.waitUntil(lambda: window.fake.calibrated[-1:] == [False] and not window.session.busy, timeout=10_000)
+    assert not window.session.calibrate
+
+
+def test_columns_are_found_by_role_not_by_their_title(qtbot, window):
+    from triage_gui.gui.ticket_model import Col
+
+    window.ticket_actions.paste_text("text,Label\nmy card is lost,billing\nthe app crashes,technical")
+    qtbot.waitUntil(lambda: window.session.table.count_scored() == 2, timeout=10_000)
+    window.ticket_actions.choose_gold("Label")  # a file column titled like the table's own Label column
+    model = window.model
+    assert model.columns()[model.column_index(Col.GOLD)] == "Gold (Label)"
+    assert model.index(0, model.column_index(Col.GOLD)).data() == "billing"
+    label = model.column_index(Col.LABEL)
+    assert window.tickets.table.itemDelegateForColumn(label) is window.tickets.delegate
+    assert window.tickets.table.horizontalHeader().sectionSize(model.column_index(Col.GOLD)) == 130

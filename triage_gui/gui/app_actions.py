@@ -1,0 +1,87 @@
+"""The model and the application: choose a model (with a cancellable progress dialog), calibration,
+appearance (light, dark, the system's), the guide and About.
+
+Narrow inputs, never the window: the session, the settings, a parent widget for dialogs, and a
+callback that repaints the ticket table when the colours change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QProgressDialog, QWidget
+
+from ..session.session import Session
+from ..session.status import ModelStatus
+from . import dialogs, theme
+from .settings import AppSettings
+
+
+class AppActions:
+    """See the module docstring."""
+
+    def __init__(self, session: Session, settings: AppSettings, parent: QWidget, repaint: Callable[[], None]) -> None:
+        self.session, self.settings, self.parent, self.repaint = session, settings, parent, repaint
+        self.progress_dialog: QProgressDialog | None = None
+
+    # --------------------------------------------------------------- model
+
+    def choose_model(self) -> None:
+        spec = dialogs.choose_model(self.parent, self.session.model_spec or "")
+        if spec:
+            self.session.load_model(spec)
+
+    def set_calibration(self, on: bool) -> None:
+        """Through the session's setter (it rebuilds the prompt), never by writing its flag."""
+        self.settings.set("calibrate", on)
+        self.session.set_calibration(on)
+
+    def model_progress(self, status: ModelStatus) -> None:
+        """Conversions and downloads (anything that reports progress before the end) get a cancellable dialog."""
+        if status.fraction >= 0.9 and self.progress_dialog is None:
+            return
+        if self.progress_dialog is None:
+            dialog = QProgressDialog("Preparing the model…", "Cancel", 0, 100, self.parent)
+            dialog.setWindowTitle("Loading the model")
+            dialog.setMinimumDuration(0)
+            dialog.setWindowModality(Qt.WindowModality.NonModal)
+            dialog.canceled.connect(self.session.cancel_load)
+            self.progress_dialog = dialog
+        self.progress_dialog.setLabelText(status.message)
+        self.progress_dialog.setValue(int(status.fraction * 100))
+        self.progress_dialog.show()
+
+    def close_progress(self) -> None:
+        if self.progress_dialog is not None:
+            self.progress_dialog.blockSignals(True)
+            self.progress_dialog.close()
+            self.progress_dialog.deleteLater()
+            self.progress_dialog = None
+
+    # ----------------------------------------------------------- appearance
+
+    def set_appearance(self, scheme: str) -> None:
+        """Light, dark or the system's scheme; remembered, and followed when the system switches."""
+        self.settings.set("appearance", scheme)
+        theme.apply_scheme(scheme)
+        self.repaint()
+
+    def follow_system_scheme(self) -> None:
+        def changed() -> None:
+            if self.settings.get_str("appearance", "system") == "system":
+                self.set_appearance("system")
+
+        QGuiApplication.styleHints().colorSchemeChanged.connect(changed)
+        scheme = self.settings.get_str("appearance", "system")
+        theme.apply_scheme(scheme if scheme in theme.SCHEMES else "system")
+
+    # ----------------------------------------------------------------- help
+
+    def show_guide(self, shortcuts: list[tuple[str, str]]) -> None:
+        dialogs.show_guide(self.parent, shortcuts)
+
+    def about(self) -> None:
+        status = self.session.model_status
+        dialogs.show_about(self.parent, status.name or "none", status.licence)

@@ -1,0 +1,110 @@
+"""Teaching from the window: the label keys and Enter, the next ticket to teach, and the random checks
+with their estimate. Narrow inputs, never the window: the session, the ticket area, the editor, the
+estimate's status-bar label and a way to tell the user."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtWidgets import QLabel
+
+from ..session.checks import CheckStatus
+from ..session.session import Session
+from ..session.status import HeadStatus
+from .prompt_editor import PromptEditor
+from .ticket_area import TicketArea
+
+
+class TeachActions:
+    """See the module docstring."""
+
+    def __init__(
+        self,
+        session: Session,
+        tickets: TicketArea,
+        editor: PromptEditor,
+        check_status: QLabel,
+        notify: Callable[[str, int], None],
+    ) -> None:
+        self.session, self.tickets, self.editor, self.check_status = session, tickets, editor, check_status
+        self.notify = notify
+
+    def teach(self, rows: list[int], label: str | None) -> None:
+        checked = self.session.checks.record(rows, label) if label is not None else []
+        self.session.teaching.teach(rows, label)  # a ticket of the random sample: counted above, taught here
+        self._next_to_check(checked)
+
+    def accept(self, rows: list[int]) -> None:
+        checked = self.session.checks.record(rows, None)
+        self.session.teaching.accept(rows)
+        self._next_to_check(checked)
+
+    def _next_to_check(self, checked: list[int]) -> None:
+        """After a verdict on the random sample, the next ticket to check is selected, in the order drawn,
+        so Enter or 1-9 answers it straight away."""
+        following = self.session.checks.next_row()
+        if checked and following is not None:
+            self.tickets.select_source_row(following)
+            self.tickets.table.setFocus()
+
+    def teach_keys(self, rows: list[int], which) -> None:
+        labels = self.session.table.labels
+        if which is None:
+            self.teach(rows, None)
+        elif isinstance(which, int) and which < len(labels):
+            self.teach(rows, labels[which])
+
+    def next_suggestion(self) -> None:
+        """Select the next ticket to teach: the best suggestion not taught yet, or say there is none."""
+        table = self.session.table
+        row = next(
+            (r for r in self.session.teaching.suggestions if r < len(table) and table.taught_label(r) is None), -1
+        )
+        if row < 0:
+            self.notify("No ticket to suggest yet: suggestions follow the first labels.", 6000)
+            return
+        self.tickets.select_source_row(row)
+        self.tickets.table.setFocus()
+
+    def check_sample(self) -> None:
+        """Draw a random sample to check and show it ("To check"), its first ticket selected."""
+        checks = self.session.checks
+        drawn = checks.draw()
+        if not drawn and not checks.queue:
+            self.notify("No untaught labelled ticket to check.", 6000)
+            return
+        self.tickets.check_only.setChecked(True)
+        self.tickets.select_source_row(checks.queue[0])
+        self.tickets.table.setFocus()
+        self.notify(f"Check {len(checks.queue)} random tickets: Enter if right, else 1-9.", 15000)
+
+    def show_head(self, status: HeadStatus, label: QLabel) -> None:
+        """The learning state in the status bar."""
+        if status.state == "off":
+            label.setText("")
+        elif status.state == "fitting":
+            label.setText("Learning…")
+        elif status.state == "ready":
+            taught = f"{status.taught} taught tickets" if status.taught else "the prompt's examples"
+            label.setText(f"Learned from {taught}")
+            label.setToolTip(
+                f"Encoder, LLM-state, word and character heads and the prompt, weighted {status.weights}. "
+                f"Refit in {status.fit_ms:.0f} ms."
+            )
+        elif status.state == "failed":
+            label.setText("Learning failed")
+            label.setToolTip(status.message)
+
+    def show_checks(self, status: CheckStatus) -> None:
+        """The random checks' estimate, next to the learning state and in the editor."""
+        self.tickets.set_rows(to_check=status.to_check)
+        if not status.checked or status.accuracy is None:
+            self.check_status.setText("Accuracy: not estimated")
+        else:
+            low, high = status.low, status.high
+            checks = f"{status.checked} check{'s' if status.checked != 1 else ''}"
+            self.check_status.setText(f"~{100 * status.accuracy:.0f}% ({100 * low:.0f}–{100 * high:.0f}%, {checks})")
+        self.check_status.setToolTip(status.describe())
+        self.editor.set_estimate(status.describe())
+        if status.checked and not status.to_check and self.tickets.check_only.isChecked():
+            self.notify(f"Sample checked. {status.describe()}.", 15000)

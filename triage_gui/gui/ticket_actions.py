@@ -1,0 +1,174 @@
+"""The ticket side of the window: open (files, the sample, recent files), paste, clear, export, and the
+gold column chosen against the evaluation document.
+
+Narrow inputs, never the window: the session, the evaluation, the ticket area, the settings (recent
+files), a parent widget for dialogs and two ways to tell the user.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
+
+from ..engine.export import write_results
+from ..engine.table import NewRow
+from ..engine.tickets import SUPPORTED, tickets_from_text
+from ..paths import sample_tickets
+from ..session.evaluation import Evaluation
+from ..session.session import Session
+from . import dialogs
+from .settings import AppSettings
+from .ticket_area import TicketArea
+
+
+class TicketActions:
+    """See the module docstring."""
+
+    def __init__(
+        self,
+        session: Session,
+        evaluation: Evaluation,
+        tickets: TicketArea,
+        settings: AppSettings,
+        parent: QWidget,
+        notify: Callable[[str, int], None],
+        warn: Callable[[str, str], None],
+    ) -> None:
+        self.session, self.evaluation, self.tickets, self.settings = session, evaluation, tickets, settings
+        self.parent, self.notify, self.warn = parent, notify, warn
+        self.recent_menu: QMenu | None = None
+        self.last_opened = ""  # the last file opened: exports are offered beside it
+
+    # ------------------------------------------------------------ tickets in
+
+    def refresh_recent_menu(self, files: list[str] | None = None) -> None:
+        menu = self.recent_menu
+        if menu is None:
+            return
+        menu.clear()
+        for path in files if files is not None else self.settings.recent_files():
+            act = menu.addAction(path)
+            act.triggered.connect(lambda checked=False, p=path: self.open_files([p]))
+        menu.setEnabled(bool(menu.actions()))
+
+    def open_dialog(self) -> None:
+        patterns = " ".join(f"*{ext}" for ext in SUPPORTED)
+        paths, _ = QFileDialog.getOpenFileNames(
+            self.parent, "Open ticket files", "", f"Ticket files ({patterns});;All files (*)"
+        )
+        if paths:
+            self.open_files(paths)
+
+    def open_sample(self) -> None:
+        self.open_files([str(sample_tickets())])
+
+    def open_files(self, paths: list[str]) -> None:
+        """Open files; while tickets are loaded, ask whether they replace them or are added to them."""
+        table = self.session.table
+        replace = False
+        if len(table):
+            answer = dialogs.replace_or_add(self.parent, len(table), [Path(p).name for p in paths])
+            if answer is None:
+                return
+            replace = answer
+        for i, path in enumerate(paths):
+            self.last_opened = path
+            self.refresh_recent_menu(self.settings.add_recent(str(path)))
+            self.session.open_file(path, replace=replace and i == 0)
+
+    def paste_clipboard(self) -> None:
+        self.paste_text(QGuiApplication.clipboard().text())
+
+    def paste_text(self, text: str) -> None:
+        columns, tickets, text_column = tickets_from_text(text)
+        if not tickets:
+            self.notify("Nothing to paste: the clipboard holds no ticket text.", 8000)
+            return
+        rows = [NewRow(dict(zip(columns, t.values)), t.text, "pasted") for t in tickets]
+        self.session.paste(rows, columns[text_column])
+        self.notify(f"Pasted {len(rows)} ticket{'s' if len(rows) != 1 else ''}.", 8000)
+
+    def columns_arrived(self) -> None:
+        gold = self.evaluation.gold
+        self.tickets.set_columns(self.session.table.columns, self.session.text_column, gold.column if gold else None)
+
+    def clear(self) -> None:
+        if self.confirm_discard("Clear the tickets"):
+            self.session.clear()
+
+    def confirm_discard(self, what: str) -> bool:
+        """While labelling or reading runs, ask before throwing the work away."""
+        if not (self.session.running or self.session.reading):
+            return True
+        answer = QMessageBox.question(
+            self.parent,
+            what,
+            f"Labelling is still running ({self.session.run_status.remaining} tickets to go). {what} anyway?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
+    # ------------------------------------------------------------------ gold
+
+    def choose_gold(self, column: str | None) -> None:
+        """Use the column as gold; values that are no label names are mapped once per file header."""
+        evaluation = self.evaluation
+        needed = evaluation.needs_mapping(column) if column is not None else None
+        mapping = None
+        if column is not None and needed is not None:
+            mapping = dialogs.gold_mapping(self.parent, self.session.table, column, *needed)
+            if mapping is None:
+                self.tickets.gold_combo.setCurrentText(evaluation.gold.column if evaluation.gold else "(none)")
+                return
+        evaluation.choose(column, mapping)
+
+    def learn_from_gold(self) -> None:
+        gold = self.evaluation.gold
+        if gold is None:
+            self.warn("No gold column", "Pick the column of correct labels (Gold:) first.")
+            return
+        taught = self.session.teaching.learn_from(gold)
+        self.notify(f"Learning from {taught} tickets of the gold column.", 10000)
+
+    # ---------------------------------------------------------------- export
+
+    def export_dialog(self) -> None:
+        table = self.session.table
+        if not len(table):
+            self.notify("Nothing to export yet.", 5000)
+            return
+        missing = table.count_scorable() - table.count_scored()
+        if missing > 0:
+            answer = QMessageBox.question(
+                self.parent,
+                "Export",
+                f"{missing} of {table.count_scorable()} tickets are not labelled yet; they are exported with an "
+                "empty label and the reason. Export now?",
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                return
+        source = Path(self.last_opened or Path.home() / "tickets.csv")
+        suggestion = source.with_name(f"{source.stem}-labelled.csv")
+        path, _ = QFileDialog.getSaveFileName(
+            self.parent, "Export labelled tickets", str(suggestion), "CSV files (*.csv)"
+        )
+        if path:
+            self.export(path)
+
+    def export(self, path: str) -> bool:
+        """Every row, in table order, atomically, with the user's normal file permissions."""
+        table, profile = self.session.table, self.session.profile
+        try:
+            labelled = write_results(path, table, profile.content_hash() if profile else "", self.session.baseline)
+        except OSError as exc:
+            self.warn("Export failed", f"Cannot write {path}: {exc.strerror or exc}. Nothing was overwritten.")
+            return False
+        unlabelled = len(table) - labelled
+        tail = f" ({unlabelled} without a label)" if unlabelled else ""
+        self.notify(f"Exported {len(table)} tickets to {path}{tail}.", 10000)
+        return True

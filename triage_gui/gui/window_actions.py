@@ -1,0 +1,120 @@
+"""The window's table of actions: every menu item, its key, what it does, when it is enabled, and the
+F1 guide's line, in one place (:mod:`menus` builds the menu bar and the guide from it).
+
+Where does Save live? Its row here (``"save"``) calls :meth:`PromptActions.save`, which asks the
+:class:`PromptDocument`; ``enabled_when`` says what can disable an action; tests trigger rows by id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtGui import QKeySequence
+
+from ..session.evaluation import Evaluation
+from ..session.session import Session
+from . import theme
+from .app_actions import AppActions
+from .menus import ActionSpec
+from .prompt_actions import PromptActions
+from .ticket_actions import TicketActions
+
+K = QKeySequence.StandardKey
+
+
+@dataclass(frozen=True)
+class Handlers:
+    """What the rows call: the areas' action objects, and the few the window itself answers."""
+
+    tickets: TicketActions
+    prompt: PromptActions
+    app: AppActions
+    next_ticket: Callable[[], None]
+    check_sample: Callable[[], None]
+    undo: Callable[[], None]
+    redo: Callable[[], None]
+    quit: Callable[[], object]
+    guide: Callable[[], None]
+
+
+def action_table(
+    h: Handlers, session: Session, evaluation: Evaluation, calibrate: bool, scheme: str
+) -> list[ActionSpec]:
+    """The rows, in menu order. Enablement reads the session's status when :meth:`Actions.refresh` runs
+    (on every run, file, rows, teaching and gold change, and on the window's 200 ms stats tick, which
+    catches a task that ended after its last event)."""
+    table = session.table
+
+    def loaded() -> bool:
+        return len(table) > 0
+
+    def working() -> bool:
+        return session.run_status.state == "running" or session.reading
+
+    def taught() -> bool:
+        return bool(session.teaching.taught)
+
+    def has_gold() -> bool:
+        return evaluation.gold is not None
+
+    t, p, a = h.tickets, h.prompt, h.app
+    rows = [
+        ActionSpec("open", "&Open tickets…", "&File", t.open_dialog, K.Open, guide="Open ticket files"),
+        ActionSpec("sample", "Open the &sample tickets", "&File", t.open_sample),
+        ActionSpec("export", "&Export labelled tickets…", "&File", t.export_dialog, "Ctrl+E", enabled_when=loaded,
+                   guide="Export the labelled tickets", separator=True),
+        ActionSpec("save", "&Save prompt and re-label", "&File", p.save, K.Save, separator=True,
+                   guide="Save the prompt and re-label"),
+        ActionSpec("open_prompt", "Open &prompt profile…", "&File", p.open_dialog),
+        ActionSpec("save_as", "Save prompt profile &as…", "&File", p.save_as_dialog, K.SaveAs),
+        ActionSpec("quit", "&Quit", "&File", h.quit, K.Quit, separator=True),
+        ActionSpec("undo", "&Undo prompt edit", "&Edit", h.undo, K.Undo, widget_context=True),
+        ActionSpec("redo", "&Redo prompt edit", "&Edit", h.redo, K.Redo, widget_context=True),
+        ActionSpec("paste", "&Paste tickets", "&Edit", t.paste_clipboard, K.Paste, widget_context=True,
+                   separator=True, guide="Paste tickets (lines, or CSV with a header)"),
+        ActionSpec("clear", "Clear &tickets", "&Edit", t.clear, enabled_when=loaded),
+        ActionSpec("stop", "&Stop labelling", "&Edit", session.stop, "Esc", enabled_when=working,
+                   guide="Stop labelling (Resume picks up the rest)"),
+        ActionSpec("teach_keys", "", "", guide_key="1 – 9", guide="Teach the selected tickets the n-th label"),
+        ActionSpec("accept_key", "", "", guide_key="Enter",
+                   guide="Accept the shown label of the selected tickets (teach it)"),
+        ActionSpec("forget_key", "", "", guide_key="Delete", guide="Forget what you taught the selected tickets"),
+        ActionSpec("next", "Go to the &next ticket to teach", "&Teach", h.next_ticket, enabled_when=loaded,
+                   tooltip="N in the table", guide_key="N",
+                   guide="Go to the next ticket to teach (the Teach next filter lists them)"),
+        ActionSpec("check", "&Check a random sample…", "&Teach", h.check_sample, enabled_when=loaded,
+                   tooltip="Confirm or correct 20 random tickets: the accuracy shown comes from these checks"),
+        ActionSpec("learn_gold", "Learn from the &gold column", "&Teach", t.learn_from_gold, separator=True,
+                   enabled_when=has_gold),
+        ActionSpec("forget_all", "&Forget everything taught", "&Teach", session.teaching.forget_all,
+                   enabled_when=taught),
+    ]  # fmt: skip
+    for name in theme.SCHEMES:
+        title = name.capitalize() if name != "system" else "Follow the system"
+        rows.append(
+            ActionSpec(f"appearance.{name}", title, "&View/&Appearance", _scheme_handler(a, name), checkable=True,
+                       checked=name == scheme)
+        )  # fmt: skip
+    rows += [
+        ActionSpec("choose_model", "&Choose model…", "&Model", a.choose_model),
+        ActionSpec("calibrate", "&Calibrate the prompt's label scores", "&Model", a.set_calibration, checkable=True,
+                   checked=calibrate,
+                   tooltip="Divide out the label bias the prompt gives an empty ticket (on by default)"),
+        ActionSpec("guide", "&Guide and keyboard shortcuts", "&Help", h.guide, "F1"),
+        ActionSpec("about", "&About Ticket Triage", "&Help", a.about),
+        ActionSpec("label_key", "", "", guide_key="Double-click a label", guide="Choose the right label from a list"),
+        ActionSpec("copy_key", "", "", guide_key="Ctrl+C",
+                   guide="Copy the selected rows as tab-separated text with a header"),
+        ActionSpec("undo_key", "", "", guide_key="Ctrl+Z / Ctrl+Shift+Z",
+                   guide="Undo / redo an edit of the labels or examples tables"),
+    ]  # fmt: skip
+    return rows
+
+
+def _scheme_handler(app: AppActions, scheme: str) -> Callable[[bool], None]:
+    def toggled(on: bool) -> None:
+        if on:
+            app.set_appearance(scheme)
+
+    return toggled

@@ -1,0 +1,225 @@
+"""The prompt file as a Qt-free document: where it lives, what was last saved there, the unsaved draft,
+when each version was applied, and the taught set kept with it.
+
+The window shows it and sends it intents; it owns every write of the prompt file and the draft, so
+"where does Save live" has one answer. Opening or saving under another name validates *before* anything
+switches: a refused file changes nothing (the path, the saved profile, the draft and the taught set
+stay) and the caller is told why. The taught set changes on every teaching key press; its writes are
+coalesced (at most one per ``delay``, the newest set) and made on a writer thread, never on the GUI
+thread. What the thread writes (the JSON text) is captured on the loop's thread before it is handed over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ..engine.atomic import atomic_write_text
+from ..engine.prompt import Example, ProfileError, PromptProfile, default_profile
+from .events import Event
+from .tasks import LatestTask
+from .workers import WorkerThread
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class DocumentStatus:
+    """A snapshot for the view: which file, and whether the editor holds changes not saved there."""
+
+    path: Path
+    dirty: bool
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+
+class PromptDocument:
+    """See the module docstring. Create and use it on the event loop's thread only."""
+
+    def __init__(self, path: Path, draft_path: Path, delay: float = 0.25, draft_delay: float = 0.8) -> None:
+        self.path = path
+        self.draft_path = draft_path
+        self.delay, self.draft_delay = delay, draft_delay
+        self.saved = PromptProfile("", [])  # as last written to (or read from) ``path``, taught set included
+        self.draft: PromptProfile | None = None  # the editor's content (no taught set); None: as saved
+        self.saved_at: dict[int, str] = {}  # prompt version -> when it was applied (HH:MM:SS)
+        self.changed: Event[[DocumentStatus]] = Event()
+        self.failed: Event[[str]] = Event()  # a background write failed: why, for the status bar
+        self.writer = WorkerThread("prompt-file", transient=True)
+        self._taught: list[tuple[str, str]] | None = None  # a taught set waiting to be written
+        self._writing = LatestTask("write taught tickets")
+        self._drafting = LatestTask("write prompt draft")
+        self.writes = 0  # prompt-file writes made (tests count the coalescing)
+        # A background write captured before a Save must not land after it: every write of the prompt
+        # file takes this lock, and a background one is skipped once a newer write has been made.
+        self._file_lock = threading.Lock()
+        self._generation = 0
+
+    # ------------------------------------------------------------ reading
+
+    def start(self) -> tuple[PromptProfile, PromptProfile | None, str]:
+        """The saved prompt (else the default), an unsaved draft that differs from it, and a note about
+        a saved prompt that could not be read."""
+        note = ""
+        saved: PromptProfile | None = None
+        if self.path.is_file():
+            try:
+                saved = PromptProfile.load(self.path)
+                saved.validate()
+            except ValueError as exc:
+                note = f"Could not read the saved prompt ({exc}); using the default."
+                saved = None
+        self.saved = saved or default_profile()
+        draft: PromptProfile | None = None
+        if self.draft_path.is_file():
+            try:
+                draft = PromptProfile.load(self.draft_path)
+            except ValueError:
+                draft = None
+            if draft is not None and draft.to_dict() == self.saved.to_dict():
+                draft = None
+        self.draft = draft
+        self._announce()
+        return self.saved, draft, note
+
+    @staticmethod
+    def read(path: str | Path) -> PromptProfile:
+        """A valid profile from ``path``; raises ValueError saying why not. Changes nothing here."""
+        profile = PromptProfile.load(path)
+        profile.validate()
+        return profile
+
+    # ------------------------------------------------------------ editing
+
+    @property
+    def dirty(self) -> bool:
+        return self.draft is not None and self.draft.content_hash() != self.saved.content_hash()
+
+    @property
+    def status(self) -> DocumentStatus:
+        return DocumentStatus(self.path, self.dirty)
+
+    def edit(self, profile: PromptProfile) -> None:
+        """The editor's content changed: remember it, say whether it is dirty, autosave it soon."""
+        self.draft = profile
+        self._announce()
+        self._drafting.start(self._write_draft_soon())
+
+    async def _write_draft_soon(self) -> None:
+        await asyncio.sleep(self.draft_delay)
+        await self.writer.run(self._draft_job())
+
+    def _draft_job(self):
+        """What the writer thread does for the draft, decided here on the loop's thread."""
+        path = self.draft_path
+        if self.draft is None or not self.dirty:
+            return lambda: path.unlink(missing_ok=True)
+        text = self.draft.to_json()
+        return lambda: atomic_write_text(path, text)
+
+    def write_draft(self) -> None:
+        """Autosave the draft now (the window closing); a failure is reported, not raised."""
+        self._drafting.cancel()
+        try:
+            self._draft_job()()
+        except OSError as exc:
+            self.failed.emit(f"Could not autosave the prompt draft: {exc}")
+
+    # ------------------------------------------------------------- saving
+
+    def save(self, profile: PromptProfile, taught: Sequence[tuple[str, str]], path: Path | None = None) -> None:
+        """Validate, then write ``profile`` with the taught set to ``path`` (default: the file in use)
+        and make it the saved version. Raises ProfileError (nothing written, nothing switched) or
+        OSError (nothing switched)."""
+        profile.validate()
+        target = path or self.path
+        saved = replace(profile, taught=[Example(t, label) for t, label in taught])
+        with self._file_lock:
+            saved.save(target)
+            self._generation += 1
+        self.writes += 1
+        self._taught = None  # this write carried the newest taught set
+        self._writing.cancel()
+        self.path, self.saved, self.draft = target, saved, None
+        self._drafting.cancel()
+        try:
+            self.draft_path.unlink(missing_ok=True)
+        except OSError as exc:
+            log.info("draft not removed: %s", exc)
+        self._announce()
+
+    def adopt(self, path: str | Path, profile: PromptProfile) -> None:
+        """Switch to a file already read and validated (:meth:`read`), as saved there."""
+        self.save(profile, [(e.text, e.label) for e in profile.taught], Path(path))
+
+    # ------------------------------------------------------- taught set
+
+    def keep_taught(self, taught: Sequence[tuple[str, str]]) -> None:
+        """The taught set changed: write it with the saved prompt, soon and off the GUI thread; a burst
+        of changes is one write of the newest set."""
+        self._taught = list(taught)
+        if not self._writing.active:
+            self._writing.start(self._write_taught_soon())
+
+    async def _write_taught_soon(self) -> None:
+        await asyncio.sleep(self.delay)
+        while self._taught is not None:
+            path, text = self._take_taught()
+            try:
+                await self.writer.run(self._write_file, path, text, self._generation)
+            except OSError as exc:
+                self.failed.emit(f"Could not save the taught tickets: {exc.strerror or exc}")
+                return
+            self.writes += 1
+
+    def _take_taught(self) -> tuple[Path, str]:
+        """Captured on the loop's thread: the path and the JSON text, so the thread reads nothing shared."""
+        assert self._taught is not None
+        self.saved = replace(self.saved, taught=[Example(t, label) for t, label in self._taught])
+        self._taught = None
+        return self.path, self.saved.to_json()
+
+    def _write_file(self, path: Path, text: str, generation: int) -> None:
+        """On the writer thread: write, unless a newer write of the file has been made since the capture."""
+        with self._file_lock:
+            if generation == self._generation:
+                atomic_write_text(path, text)
+
+    def flush(self) -> None:
+        """Write a taught set still waiting, now (the window closing)."""
+        self._writing.cancel()
+        if self._taught is not None:
+            path, text = self._take_taught()
+            try:
+                self._write_file(path, text, self._generation)
+                self.writes += 1
+            except OSError as exc:
+                self.failed.emit(f"Could not save the taught tickets: {exc.strerror or exc}")
+
+    @property
+    def busy(self) -> bool:
+        return self._writing.pending or self._drafting.pending
+
+    def close(self) -> None:
+        self.flush()
+        self._drafting.cancel()
+        self.writer.shutdown(wait=True)
+
+    # ------------------------------------------------------------ versions
+
+    def applied(self, version: int) -> None:
+        """A prompt version was applied: note when (the versions list shows it)."""
+        self.saved_at.setdefault(version, time.strftime("%H:%M:%S"))
+
+    def _announce(self) -> None:
+        self.changed.emit(self.status)
+
+
+__all__ = ["DocumentStatus", "ProfileError", "PromptDocument"]
