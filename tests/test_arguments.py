@@ -159,3 +159,24 @@ def test_the_engine_refuses_an_unknown_device_in_one_sentence(name):
 
     with pytest.raises(ModelLoadError, match=r"^Unknown device .*; use auto, cpu, cuda, cuda:N or mps\.$"):
         pick_device(name)
+
+
+def test_a_library_error_keeps_its_traceback_while_our_own_checks_are_one_line(monkeypatch, capsys):
+    """A ValueError raised deep inside numpy is a bug to report: its traceback shows (it used to become one
+    line, exit 2, like a user's mistake); a ValueError our code raises is still one sentence."""
+    import numpy as np
+    import pytest
+
+    from triage_gui import cli, evaluate
+
+    def broken(args):
+        np.zeros(3).reshape(2, 2)  # ValueError from numpy's own frames
+
+    monkeypatch.setattr(evaluate, "run_eval", broken)
+    with pytest.raises(ValueError, match="reshape"):
+        cli.main(["eval", "x.csv", "--gold", "queue"])
+
+    monkeypatch.undo()
+    assert cli.main(["eval", "x.csv", "--gold", "queue", "--strategy", "clever"]) == 2  # raised in triage_gui
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("ticket-triage: unknown --strategy clever") and "\n" not in err

@@ -6,9 +6,12 @@ import argparse
 import re
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import NoReturn
 
 from .defaults import BATCH_SIZE
+
+PACKAGE = Path(__file__).resolve().parent
 
 DEVICE = re.compile(r"auto|cpu|mps|cuda(:\d+)?")
 
@@ -193,9 +196,25 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _user_error(exc: Exception) -> bool:
+    """Whether to say ``exc`` in one line (exit 2) rather than let its traceback show (a bug to report).
+
+    Our own error classes always are the user's to fix. A ValueError or OSError is only when it was raised
+    in this package (our checks say what to fix, and OSError from ``open`` and friends is raised by C code
+    called from our frames), not inside a library: a ValueError from numpy or scikit-learn deep in a fit
+    is a programming error, and one line without a traceback hid where it came from."""
     from .engine.layout import LayoutError
     from .engine.model_loader import ModelLoadError
     from .engine.scorer import ScoringError
     from .engine.tickets import TicketFileError
 
-    return isinstance(exc, TicketFileError | ModelLoadError | LayoutError | ScoringError | ValueError | OSError)
+    if isinstance(exc, TicketFileError | ModelLoadError | LayoutError | ScoringError):
+        return True
+    if not isinstance(exc, ValueError | OSError):
+        return False
+    frame = exc.__traceback__
+    while frame is not None and frame.tb_next is not None:
+        frame = frame.tb_next
+    if frame is None:
+        return True
+    where = Path(frame.tb_frame.f_code.co_filename).resolve()
+    return PACKAGE in where.parents
