@@ -91,11 +91,14 @@ def test_bench_prints_the_table(loaded):
         "naive full re-encode, lean decoder",
         "cached prefix, one ticket at a time",
         "cached prefix, batches of 4",
+        "cached prefix, batches of 4, with the encoder",
     ):
         assert path in out
     table = [line for line in out.splitlines() if line.startswith("| naive") or line.startswith("| cached")]
-    assert len(table) == 4 and all("6/6" in line for line in table[1:])  # every fast path agrees with naive
+    assert len(table) == 5 and all("6/6" in line for line in table[1:])  # every fast path agrees with naive
     assert "prefix cache build" in out and "peak RSS" in out
+    assert "sentence encoder all-MiniLM-L6-v2:" in out and "ms/ticket" in out and "with it" in out
+    assert "refit after a correction with 1,000 loaded tickets" in out and "5 heads" in out
 
 
 def test_bench_bfloat16_reports_agreement_with_float32(loaded):
