@@ -122,3 +122,35 @@ def test_a_new_prompt_refits_on_the_new_features_and_keeps_the_taught(qtbot, win
     qtbot.waitUntil(lambda: window.session.teaching.status.state == "ready", timeout=60_000)
     assert table.taught_label(5) == table.labels[2] and table.source(5) == "taught"
     assert table.head_active and {table.source(i) for i in range(60) if i != 5} == {"learned"}
+
+
+def test_a_saved_description_relabels_at_once_before_the_model_rescores(
+    qtbot, tmp_path, monkeypatch, loaded, event_loop_qt
+):
+    """After Save the labels follow the new descriptions within a fit's time, from the encoder and n-gram
+    heads, while the model is still re-scoring the file for the new prompt (300 tickets: seconds)."""
+    from helpers import banking_tickets, write_tickets
+    from qt_helpers import close, drop_files, open_window
+
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
+    window = open_window(qtbot)
+    try:
+        drop_files(window, [write_tickets(tmp_path / "t.csv", banking_tickets(300))])
+        wait_all_labelled(qtbot, window, 300)
+        table = window.session.table
+        labels = window.editor.labels
+        labels.item(0, 1).setText(labels.item(0, 1).text() + ", money sent to the wrong account")
+        window.prompt.save()
+        qtbot.waitUntil(lambda: window.session.prompt_status.version == 1, timeout=60_000)
+        seen = {"early": 0}
+
+        def relabelled_early() -> bool:
+            current = sum(table.current(r) and not table.scored(r) for r in range(len(table)))
+            seen["early"] = max(seen["early"], current)
+            return current >= 150 or table.count_scored() == 300
+
+        qtbot.waitUntil(relabelled_early, timeout=60_000)
+        assert seen["early"] >= 150, seen  # half the file labelled by the new prompt before the model re-scored it
+        wait_all_labelled(qtbot, window, 300)
+    finally:
+        close(window)
