@@ -299,16 +299,22 @@ def test_new_prompt_lists_flipped_tickets_and_accuracy_change(qtbot, window):
     window.results.flips.itemClicked.emit(window.results.flips.item(0))
     selected = window.tickets.table.selectionModel().selectedRows()
     assert selected and window.tickets.proxy.mapToSource(selected[0]).row() == flipped[0]
-    # Teaching between two versions: the change is not credited to the prompt.
+    # A version's accuracy follows the teaching that relabelled it, so the next version compares with
+    # the same taught set; teaching after that is not credited to the prompt.
     window.teach([0], table.value(0, "team"))
     qtbot.waitUntil(lambda: not window.session.busy, timeout=60_000)
     window.editor.instruction.setPlainText(window.editor.instruction.toPlainText() + " Be brief.")
-    window.trigger("save")
+    window.prompt.save()
     qtbot.waitUntil(lambda: window.session.prompt_status.version == 2, timeout=60_000)
     wait_all_labelled(qtbot, window, 60)
+    qtbot.waitUntil(lambda: not window.session.busy, timeout=60_000)
+    window.refresh_stats()
+    assert "points since version 2 (same gold rows and taught set)" in window.results.accuracy.text()
+    window.teach([1], table.value(1, "team"))
+    qtbot.waitUntil(lambda: not window.session.busy, timeout=60_000)
     window.refresh_stats()
     text = window.results.accuracy.text()
-    assert "not comparable with version 2 (0 taught tickets" in text and "1 and 60 now" in text, text
+    assert "not comparable with version 2 (1 taught tickets" in text and "2 and 60 now" in text, text
 
 
 def test_filters_by_label_confidence_and_sorting(qtbot, window):

@@ -55,6 +55,12 @@ def test_teaching_ten_tickets_relabels_the_others_within_a_second(qtbot, window,
     window.tickets.select_source_row(others[0])  # the detail pane says what this label was learned from
     assert "learned from the 10 tickets you taught" in window.detail.origin.text()
     window.refresh_stats()
+    # The version list keeps the accuracy of the labels shown now, not the run's first numbers.
+    from triage_gui.session.gold import gold_report
+
+    version = window.session.prompt_status.version
+    assert window.evaluation.scores[version].accuracy == gold_report(table, window.evaluation.gold).accuracy
+    assert window.evaluation.scores[version].taught == 10
     # Honest accuracy: taught rows count with their out-of-fold label, not with the label they were taught.
     assert set(table.out_of_fold) == set(chosen)
 

@@ -265,6 +265,8 @@ class MainWindow(QMainWindow):
             self.detail.show_row(self.detail.row)
         self.teaching.show_head(status, self.learn_status)
         self.editor.set_taught_count(status.taught)
+        if status.state == "ready" and self.session.run_status.state == "done":  # a refit after the run
+            self.evaluation.record(self.session.prompt_status.version, len(self.session.teaching.taught))
         self._stats_dirty = True
         self.model.rows_changed(0, len(self.session.table) - 1)
         self.detail.show_row(self.detail.row)
@@ -443,7 +445,6 @@ class MainWindow(QMainWindow):
         self.model.rows_changed(0, len(self.session.table) - 1)
 
     def shutdown(self) -> None:
-        """Write what the prompt document still holds, cancel the session's work and join its threads;
-        idempotent."""
+        """Write what the prompt document still holds, cancel the session's work, join its threads; idempotent."""
         self.document.close()
         self.session.shutdown()
