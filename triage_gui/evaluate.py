@@ -85,14 +85,12 @@ class Dev:
     def teach(self, rows: np.ndarray, weights: dict[str, float] | None = None) -> tuple[Any, Any]:
         """The app's steps (classify, the window): fit, choose the weights out of fold, predict again."""
         from .engine.learning import fit_all, out_of_fold
+        from .engine.teacher import reweigh
 
         taught = self.taught(rows)
         fit = fit_all(taught, self.pseudo, self.source, self.store, len(self.labels), weights)
         chosen = out_of_fold(taught, self.pseudo, fit.head.scaler, self.store, len(self.labels))
-        if chosen.weights != fit.head.weights:
-            fit.head.weights = chosen.weights
-            fit.probs = fit.head.predict_rows(self.source, self.store)
-        return fit, chosen
+        return reweigh(self.source, fit, chosen), chosen
 
 
 def run_eval(args: argparse.Namespace) -> int:

@@ -8,12 +8,12 @@ pseudo-tickets.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from .learning import PSEUDO_WEIGHT, Examples, Fit, OutOfFold, RowSource, fit_all, out_of_fold
+from .learning import PSEUDO_WEIGHT, Examples, Fit, Head, OutOfFold, RowSource, fit_all, out_of_fold
 from .lexical import LexicalStore
 from .prompt import PromptProfile
 from .runner import EncoderLike, ScorerLike
@@ -134,19 +134,24 @@ def apply_fit(table: TicketTable, fit: Fit, rows: int, version: int, oof: dict[i
     encoder has one path only)."""
     if table.version != version:
         return False
-    baseline = {}
-    for row in table.baseline:
-        feats = table.baseline_features.get(row)
-        if feats is not None:
-            embedding = table.embeddings.get(np.array([row])) if table.embedded(row) else np.zeros((1, 0))
-            prompt = np.array([table.baseline[row].probs], dtype=np.float32)
-            probs = fit.head.predict_texts(
-                feats[None].astype(np.float32), embedding, prompt, [table.texts[row]], fit.store
-            )
-            if not np.isnan(probs[0, 0]):
-                baseline[row] = int(probs.argmax())
-    table.set_head(fit.probs, np.arange(rows), oof, baseline)
+    table.set_head(fit.probs, np.arange(rows), oof, baseline_labels(table, fit.head, fit.store, table.baseline))
     return True
+
+
+def baseline_labels(table: TicketTable, head: Head, store: LexicalStore, rows: Iterable[int]) -> dict[int, int]:
+    """The head's label index for baseline rows, from the full re-encode's hidden state and prompt scores and
+    the row's own embedding (the encoder has one path only; NaN, so left out, where the row has none)."""
+    found = {}
+    for row in rows:
+        feats = table.baseline_features.get(row)
+        if feats is None:
+            continue
+        prompt = np.array([table.baseline[row].probs], dtype=np.float32)
+        embedding = table.embeddings.get(np.array([row]))
+        probs = head.predict_texts(feats[None].astype(np.float32), embedding, prompt, [table.texts[row]], store)
+        if not np.isnan(probs[0, 0]):
+            found[row] = int(probs.argmax())
+    return found
 
 
 def reweigh(source: RowSource, fit: Fit, found: OutOfFold) -> Fit:

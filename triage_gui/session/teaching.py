@@ -272,7 +272,7 @@ class Teaching:
         if self.head is not None and self.store is not None and table.head_active:
             idx = np.asarray(rows, dtype=np.int64)
             probs = self.head.predict_texts(
-                table.features.get(idx), _embeddings(table, idx), table.prompt_probs(idx),
+                table.features.get(idx), table.embeddings.get(idx), table.prompt_probs(idx),
                 [table.texts[r] for r in rows], self.store,
             )  # fmt: skip
             table.set_head(probs, idx)
@@ -288,19 +288,12 @@ class Teaching:
         return scored >= max(16, 2 * self._fitted_on) or scored == table.count_scorable() > self._fitted_on
 
     def baseline_scored(self, rows: Sequence[int]) -> None:
+        from ..engine.teacher import baseline_labels
+
         table = self.table
         if self.head is None or self.store is None or not table.head_active:
             return
-        found = {}
-        for row in rows:
-            feats = table.baseline_features.get(row)
-            if feats is not None:
-                idx = np.array([row])
-                prompt = np.array([table.baseline[row].probs], dtype=np.float32)
-                hidden = feats[None].astype(np.float32)
-                probs = self.head.predict_texts(hidden, _embeddings(table, idx), prompt, [table.texts[row]], self.store)
-                if not np.isnan(probs[0, 0]):
-                    found[row] = int(probs.argmax())
+        found = baseline_labels(table, self.head, self.store, rows)
         table.set_head(np.zeros((0, len(table.labels)), np.float32), np.zeros(0, np.int64), None, found)
 
     def cleared(self) -> None:
@@ -425,11 +418,3 @@ class Teaching:
             return
         self.suggestions = [int(r) for r in picked]
         self.suggested.emit(self.suggestions)
-
-
-def _embeddings(table, idx: np.ndarray) -> np.ndarray:
-    """The rows' embeddings, NaN where a row has none yet ((n, 0) with no encoder)."""
-    values = table.embeddings.get(idx)
-    if values.shape[1]:
-        values[~table.embedded_mask()[idx]] = np.nan
-    return values
