@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 
 from ..paths import resources_dir
 from .atomic import atomic_write_text
+from .history import VersionRecord, read_history, write_history
 
 SCHEMA_VERSION = 2  # 2 added the taught tickets; version 1 files still load
 READABLE_VERSIONS = (1, 2)
@@ -60,6 +61,8 @@ class PromptProfile:
     name: str = "Untitled prompt"
     # Tickets the lead taught (text, label): kept with the prompt, but not part of what the model reads.
     taught: list[Example] = field(default_factory=list)
+    # The versions tried with this prompt and what each scored (engine/history.py); not read by the model.
+    history: list[VersionRecord] = field(default_factory=list)
 
     @property
     def label_names(self) -> list[str]:
@@ -123,6 +126,7 @@ class PromptProfile:
             "labels": [asdict(label) for label in self.labels],
             "examples": [asdict(example) for example in self.examples],
             "taught": [asdict(example) for example in self.taught],
+            **({"history": write_history(self.history)} if self.history else {}),
         }
 
     def to_json(self) -> str:
@@ -163,6 +167,7 @@ class PromptProfile:
                 Example(_text(_field(x, "text", w), f"{w}'s text"), _text(_field(x, "label", w), f"{w}'s label"))
                 for w, x in _items(data.get("taught", []), "taught", "taught ticket")
             ],
+            history=read_history(data.get("history")),
         )
 
     @classmethod

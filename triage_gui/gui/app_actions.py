@@ -11,11 +11,11 @@ from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QProgressDialog, QWidget
+from PySide6.QtWidgets import QDialog, QProgressDialog, QWidget
 
 from ..session.session import Session
 from ..session.status import ModelStatus
-from . import dialogs, theme
+from . import dialogs, guide, theme
 from .settings import AppSettings
 
 
@@ -25,6 +25,7 @@ class AppActions:
     def __init__(self, session: Session, settings: AppSettings, parent: QWidget, repaint: Callable[[], None]) -> None:
         self.session, self.settings, self.parent, self.repaint = session, settings, parent, repaint
         self.progress_dialog: QProgressDialog | None = None
+        self.guide_dialog: QDialog | None = None  # the F1 guide while open (tests look at it)
 
     # --------------------------------------------------------------- model
 
@@ -80,7 +81,7 @@ class AppActions:
     # ----------------------------------------------------------------- help
 
     def show_guide(self, shortcuts: list[tuple[str, str]]) -> None:
-        dialogs.show_guide(self.parent, shortcuts)
+        self.guide_dialog = guide.show_guide(self.parent, shortcuts)
 
     def about(self) -> None:
         status = self.session.model_status

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
@@ -191,28 +190,3 @@ class GoldMappingDialog(QDialog):
 def gold_mapping(parent: QWidget, table, column: str, matched: int, total: int) -> dict[str, str] | None:
     dialog = GoldMappingDialog(parent, table, column, matched, total)
     return dialog.mapping() if dialog.exec() else None
-
-
-GUIDE = """<h3>Ticket Triage in five steps</h3>
-<ol>
-<li><b>Tickets in:</b> drop a CSV, TSV, TXT or JSONL file on the window, paste with Ctrl+V, or open with Ctrl+O.
-Every ticket gets a label as it is read.</li>
-<li><b>Check:</b> pick the column of correct labels as <i>Gold</i> to see accuracy, per-label precision and recall,
-and the confusion matrix (click a cell to list its tickets).</li>
-<li><b>Teach:</b> where a label is wrong, double-click it and choose the right one, or select rows and press 1-9;
-Enter accepts a right label. Every other ticket is relabelled from what you taught within a second.</li>
-<li><b>Prompt:</b> edit the instruction, labels and examples on the left and save (Ctrl+S); the previous labels stay
-visible, marked out of date, until the new ones arrive.</li>
-<li><b>Out:</b> export (Ctrl+E) writes every row with its label, where it came from, and the prompt's hash.</li>
-</ol>
-"""
-
-
-def show_guide(parent: QWidget, shortcuts: list[tuple[str, str]]) -> None:
-    rows = "".join(f"<tr><td><b>{key}</b>&nbsp;&nbsp;</td><td>{what}</td></tr>" for key, what in shortcuts)
-    box = QMessageBox(parent)
-    box.setWindowTitle("Guide and keyboard shortcuts")
-    box.setTextFormat(Qt.TextFormat.RichText)
-    box.setText(GUIDE + "<h3>Keyboard shortcuts</h3><table>" + rows + "</table>")
-    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    box.open()

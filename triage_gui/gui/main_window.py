@@ -13,11 +13,9 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter
 
-from ..engine.metrics import latency_summary
 from ..engine.model_loader import BUNDLED
 from ..session.checks import CheckStatus
 from ..session.evaluation import Evaluation
-from ..session.gold import gold_report, row_mask
 from ..session.prompt_document import PromptDocument
 from ..session.session import Session
 from ..session.status import FileStatus, HeadStatus, ModelStatus, PromptStatus, RunStatus
@@ -28,6 +26,7 @@ from .prompt_actions import PromptActions
 from .prompt_editor import PromptEditor
 from .results_area import ResultsArea
 from .settings import AppSettings
+from .summary import Summary
 from .teach_actions import TeachActions
 from .ticket_actions import TicketActions
 from .ticket_area import TicketArea
@@ -74,7 +73,6 @@ class MainWindow(QMainWindow):
         self._restore_settings()
         self.app_actions.follow_system_scheme()
         self.prompt.start()
-        self._stats_dirty = True
         self._stats_timer = QTimer(self, interval=200)
         self._stats_timer.timeout.connect(self.refresh_stats)
         self._stats_timer.timeout.connect(self.menu_actions.refresh)
@@ -92,6 +90,7 @@ class MainWindow(QMainWindow):
         self.tickets = TicketArea(self.model)
         self.results = ResultsArea()
         self.detail = DetailPane(table)
+        self.summary = Summary(self.session, self.evaluation, self.results, self.tickets)
         self.bottom_split = QSplitter(Qt.Orientation.Horizontal)
         self.bottom_split.addWidget(self.results)
         self.bottom_split.addWidget(self.detail)
@@ -175,7 +174,7 @@ class MainWindow(QMainWindow):
             event.connect(lambda *_: self.menu_actions.refresh())
         s.table_reset.connect(self.menu_actions.refresh)
         t = self.tickets
-        t.filters_changed.connect(self.apply_filters)
+        t.filters_changed.connect(self.summary.apply_filters)
         t.text_column_chosen.connect(self.session.set_text_column)
         t.gold_column_chosen.connect(self.ticket_actions.choose_gold)
         t.baseline_toggled.connect(self._baseline_toggled)
@@ -226,9 +225,11 @@ class MainWindow(QMainWindow):
             self.prompt_status.setText("Updating prompt…")
         elif status.state == "ready":
             how = "read back from disk" if status.from_disk else f"built in {status.seconds:.2f} s"
-            self.prompt_status.setText(f"Prompt ready (v{status.version + 1})")
+            self.prompt.applied()  # numbers the version in the prompt file's history
+            number = self.document.number(status.version)
+            self.prompt_status.setText(f"Prompt ready (v{number})")
             self.prompt_status.setToolTip(
-                f"Version {status.version + 1}, {how}. "
+                f"Version {number}, {how}. "
                 f"The prompt's {status.prefix_tokens} tokens are cached; each ticket adds only its own."
                 + (" Label scores are calibrated against the prompt's own bias." if status.calibrated else "")
             )
@@ -237,15 +238,15 @@ class MainWindow(QMainWindow):
             self.tickets.refresh_label_filter()
             self.model.reset()
             self.tickets.size_columns()
-            self.prompt.applied()
+            self.evaluation.detect(self.session.text_column)  # a file read before the labels were known
         elif status.state == "failed":
             self.prompt.failed(status)
             self.prompt_status.setText("Prompt not updated: the previous prompt stays in use")
-        self._stats_dirty = True
+        self.mark_dirty()
 
     def show_run(self, status: RunStatus) -> None:
         self.tickets.show_run(status)
-        self._stats_dirty = True
+        self.mark_dirty()
         if status.state in ("done", "stopped"):
             self.refresh_stats()
             self.evaluation.record(self.session.prompt_status.version, len(self.session.teaching.taught))
@@ -267,7 +268,7 @@ class MainWindow(QMainWindow):
         self.editor.set_taught_count(status.taught)
         if status.state == "ready" and self.session.run_status.state == "done":  # a refit after the run
             self.evaluation.record(self.session.prompt_status.version, len(self.session.teaching.taught))
-        self._stats_dirty = True
+        self.mark_dirty()
         self.model.rows_changed(0, len(self.session.table) - 1)
         self.detail.show_row(self.detail.row)
 
@@ -276,7 +277,7 @@ class MainWindow(QMainWindow):
             self.ticket_actions.columns_arrived()
         self.model.rows_added(rows)
         self.tickets.show_empty(False)
-        self._stats_dirty = True
+        self.mark_dirty()
         if self.freeze_gc:
             gc.collect(0)
 
@@ -284,7 +285,7 @@ class MainWindow(QMainWindow):
         self.model.rows_changed(first, last)
         if first <= self.detail.row <= last:
             self.detail.show_row(self.detail.row)
-        self._stats_dirty = True
+        self.mark_dirty()
 
     def _table_reset(self) -> None:
         self.model.reset()
@@ -294,7 +295,7 @@ class MainWindow(QMainWindow):
         self.tickets.show_empty(True)
         self.tickets.clear_cell()
         self.detail.show_row(-1)
-        self._stats_dirty = True
+        self.mark_dirty()
         self.refresh_stats()
 
     # ========================================================== view → session
@@ -310,45 +311,13 @@ class MainWindow(QMainWindow):
         self.tickets.size_columns()
         self.session.set_baseline(on)
 
-    def apply_filters(self) -> None:
-        filters = self.tickets.filters()
-        self.tickets.proxy.set_mask(row_mask(self.session.table, filters, self.evaluation.gold))
-
     # =============================================================== summary
 
     def refresh_stats(self) -> None:
-        if not self._stats_dirty:
-            return
-        self._stats_dirty = False
-        table = self.session.table
-        latencies = table.latencies()
-        base = [table.baseline[r].latency_ms for r in table.baseline]
-        agree = [table.agree(r) for r in table.baseline]
-        truncated, fallback = table.flags_count()
-        notes = []
-        if truncated:
-            notes.append(f"{truncated} truncated to fit the context (✂).")
-        if fallback:
-            notes.append(f"{fallback} used the shorter clean prefix.")
-        head = self.session.teaching.status
-        learning = ""
-        if head.state == "ready":
-            learning = f"Labels learned from {head.taught} taught tickets and {head.examples} prompt examples."
-        self.results.show_stats(
-            table.count_scored(),
-            table.count_scorable(),
-            len(table.problems),
-            latency_summary(latencies),
-            latency_summary(base),
-            (sum(a is True for a in agree), sum(a is not None for a in agree)) if agree else None,
-            learning,
-            " ".join(notes),
-        )
-        self.results.chart.set_series(latencies[-2000:].tolist(), base[-2000:])
-        self.refresh_gold()
-        self.tickets.refresh_label_filter()
-        if self.tickets.filters().active and self.session.running:
-            self.apply_filters()
+        self.summary.refresh()
+
+    def mark_dirty(self) -> None:
+        self.summary.dirty = True
 
     def _gold_changed(self, gold) -> None:
         """The evaluation's gold column changed: show it as a column, and its accuracy."""
@@ -359,23 +328,6 @@ class MainWindow(QMainWindow):
         self.refresh_stats()
         if gold is not None:
             self.results.setCurrentIndex(1)
-
-    def mark_dirty(self) -> None:
-        self._stats_dirty = True
-
-    def refresh_gold(self) -> None:
-        table, gold = self.session.table, self.evaluation.gold
-        if gold is None or not table.labels:
-            hint = "Pick a gold column (correct labels) in the bar above the tickets to see accuracy."
-            self.results.show_gold(None, "", hint if len(table) else "")
-            self.results.show_flips(*self.evaluation.flips())
-            return
-        report = gold_report(table, gold)
-        note = "Taught tickets count with the label the classifier gives them when not trained on them."
-        taught = len(self.session.teaching.taught)
-        since = self.evaluation.comparison(report.accuracy, taught) if report.total else ""
-        self.results.show_gold(report, since, note if len(table.taught_rows()) else "")
-        self.results.show_flips(*self.evaluation.flips())
 
     # ================================================================= misc
 

@@ -55,7 +55,8 @@ class PromptActions:
         self.diff_dialog: QDialog | None = None
         document.changed.connect(self._show_state)
         document.failed.connect(lambda why: notify(why, 10000))
-        evaluation.scored.connect(lambda _version: self.refresh_versions())
+        evaluation.scored.connect(self._scored)
+        evaluation.numbering = document.number
 
     def start(self) -> None:
         """The saved prompt (with its taught tickets), else the default; an unsaved draft comes back on top."""
@@ -143,7 +144,8 @@ class PromptActions:
 
     def applied(self) -> None:
         version = self.session.prompt_status.version
-        self.document.applied(version)
+        if self.session.profile is not None:
+            self.document.applied(version, self.session.profile)
         self.evaluation.version_applied(version)
         self.refresh_versions()
 
@@ -151,20 +153,27 @@ class PromptActions:
         self.editor.show_problems([Problem(status.field or "instruction", status.message)])
         self.notify(f"Prompt not updated: {status.message}", 15000)
 
+    def _scored(self, version: int) -> None:
+        score = self.evaluation.scores[version]
+        self.document.scored(version, score.accuracy, score.taught, score.rows)
+        self.refresh_versions()
+
     def refresh_versions(self) -> None:
+        """The prompt file's versions, newest first: kept with the prompt, so listed after a restart."""
         rows = []
-        for version, profile in reversed(self.session.versions):
-            summary = (
-                f"{len(profile.labels)} labels: {', '.join(profile.label_names)[:80]} — {profile.instruction[:60]}"
-            )
-            score = self.evaluation.scores.get(version)
-            accuracy = None if score is None else score.accuracy
-            taught = "" if score is None else f" ({score.taught} taught)"
-            rows.append((version + 1, self.document.saved_at.get(version, ""), accuracy, summary + taught))
+        for record in reversed(self.document.history):
+            names = [str(x.get("name", "")) for x in record.prompt.get("labels", []) if isinstance(x, dict)]
+            instruction = str(record.prompt.get("instruction", ""))
+            summary = f"{len(names)} labels: {', '.join(names)[:80]} — {instruction[:60]}"
+            taught = "" if record.taught is None else f" ({record.taught} taught)"
+            rows.append((record.number, record.saved_at, record.accuracy, summary + taught))
         self.results.show_versions(rows)
 
     def _version(self, shown: int) -> PromptProfile | None:
-        return next((p for v, p in self.session.versions if v + 1 == shown), None)
+        try:
+            return self.document.version_profile(shown)
+        except ValueError:  # an entry edited by hand into something that is no prompt
+            return None
 
     def revert(self, shown: int) -> None:
         profile = self._version(shown)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QIcon, QTextCursor, QUndoCommand, QUndoStack
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QLineEdit,
     QPlainTextEdit,
     QPushButton,
     QStyle,
@@ -68,7 +69,18 @@ class _LabelChoice(QStyledItemDelegate):
 
 
 class _MultiLine(QStyledItemDelegate):
-    """Descriptions and example texts edit in a multi-line box (Ctrl+Enter or leaving the cell commits)."""
+    """Descriptions and example texts edit in a multi-line box: Enter commits as in any other cell (a
+    lead pressed Enter and saw nothing happen: Qt hands Enter to a text editor as a new line), Shift+Enter
+    starts a new line, Escape cancels, leaving the cell commits."""
+
+    def eventFilter(self, editor, event) -> bool:
+        if isinstance(editor, QPlainTextEdit) and event.type() == QEvent.Type.KeyPress:
+            shift = event.modifiers() & Qt.KeyboardModifier.ShiftModifier
+            if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not shift:
+                self.commitData.emit(editor)
+                self.closeEditor.emit(editor, QStyledItemDelegate.EndEditHint.NoHint)
+                return True
+        return super().eventFilter(editor, event)
 
     def createEditor(self, parent, option, index):
         editor = QPlainTextEdit(parent)
@@ -112,7 +124,10 @@ class PromptEditor(QWidget):
         self._snapshot_timer = QTimer(self, singleShot=True, interval=300)
         self._snapshot_timer.timeout.connect(self._take_snapshot)
 
-        self.name = ""
+        self.name = QLineEdit()
+        self.name.setAccessibleName("Prompt name")
+        self.name.setPlaceholderText("Prompt name")
+        self._auto_name = ""  # the name made from the labels, while the lead has not typed one
         self.instruction = QPlainTextEdit()
         self.instruction.setAccessibleName("Instruction")
         self.instruction.setPlaceholderText("What the model should do with each ticket…")
@@ -121,9 +136,9 @@ class PromptEditor(QWidget):
         self.labels = self._table(["Label", "Description"], "Labels")
         self.examples = self._table(["Example ticket", "Label"], "Few-shot examples")
         self.examples.setItemDelegateForColumn(1, _LabelChoice(self))
-        self._multi_line = _MultiLine(self)
-        self.labels.setItemDelegateForColumn(1, self._multi_line)
-        self.examples.setItemDelegateForColumn(0, self._multi_line)
+        self._multi_line = (_MultiLine(self), _MultiLine(self))  # one a view: commitData goes to every view
+        self.labels.setItemDelegateForColumn(1, self._multi_line[0])
+        self.examples.setItemDelegateForColumn(0, self._multi_line[1])
         self.labels.horizontalHeader().resizeSection(0, 120)
         header = self.examples.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
@@ -153,6 +168,10 @@ class PromptEditor(QWidget):
         self.set_taught_count(0)
 
         layout = QVBoxLayout(self)
+        named = QHBoxLayout()
+        named.addWidget(QLabel("<b>Prompt</b>"))
+        named.addWidget(self.name, 1)
+        layout.addLayout(named)
         layout.addWidget(QLabel("<b>Instruction</b>"))
         layout.addWidget(self.instruction, 2)
         layout.addLayout(self._header("<b>Labels</b>", self.labels, reorder=True))
@@ -170,6 +189,7 @@ class PromptEditor(QWidget):
         bottom.addWidget(self.save_button)
         layout.addLayout(bottom)
 
+        self.name.textEdited.connect(self._edited)
         self.instruction.textChanged.connect(self._edited)
         self.labels.itemChanged.connect(self._edited)
         self.examples.itemChanged.connect(self._edited)
@@ -252,7 +272,7 @@ class PromptEditor(QWidget):
 
     def profile(self) -> PromptProfile:
         return PromptProfile(
-            name=self.name or "Untitled prompt",
+            name=self.name.text().strip() or "Untitled prompt",
             instruction=self.instruction.toPlainText(),
             labels=[
                 Label(self._cell(self.labels, r, 0), self._cell(self.labels, r, 1))
@@ -272,7 +292,9 @@ class PromptEditor(QWidget):
     def _restore(self, data: dict) -> None:
         self._restoring = True
         profile = PromptProfile.from_dict(data)
-        self.name = profile.name
+        self.name.setText(profile.name)
+        made_up = (auto_name(profile.label_names), "Untitled prompt", "")
+        self._auto_name = profile.name if profile.name in made_up else ""
         with QSignalBlocker(self.instruction), QSignalBlocker(self.labels), QSignalBlocker(self.examples):
             if self.instruction.toPlainText() != profile.instruction:
                 self.instruction.setPlainText(profile.instruction)
@@ -293,6 +315,11 @@ class PromptEditor(QWidget):
     def _edited(self) -> None:
         if self._restoring:
             return
+        if self._auto_name and self.name.text() == self._auto_name:  # a made-up name follows the labels
+            self._auto_name = auto_name([n for n in self.label_names() if n.strip()])
+            self.name.setText(self._auto_name)
+        elif self.name.text() != self._auto_name:
+            self._auto_name = ""  # the lead named it: keep that
         self._snapshot_timer.start()
         self.changed.emit()
 
@@ -378,3 +405,11 @@ class PromptEditor(QWidget):
             item = table.item(row, column)
             if item is not None:
                 item.setBackground(ERROR_BRUSH)
+
+
+def auto_name(labels: list[str]) -> str:
+    """The name a prompt gets from its labels ("Support triage (billing / technical / account)", the
+    bundled prompt's), kept in step with them until the lead types a name of their own: the name stayed
+    "billing / technical / account" after those labels were renamed."""
+    shown = " / ".join(labels[:4]) + (" / …" if len(labels) > 4 else "")
+    return f"Support triage ({shown})"

@@ -8,6 +8,7 @@ It lived in the window before (``gold``, ``gold_mappings``, ``version_accuracy``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,11 +34,14 @@ class Evaluation:
     def __init__(self, table: TicketTable, mappings: dict[str, dict[str, str]] | None = None) -> None:
         self.table = table
         self.gold: GoldColumn | None = None
+        self.offered = False  # a gold column was looked for with labels to match (or the lead chose)
         self.mappings: dict[str, dict[str, str]] = dict(mappings or {})  # file header key -> value mapping
         self.scores: dict[int, Score] = {}  # prompt version -> its accuracy
         self.previous: Score | None = None  # the version before the one in use that has a score
         self.gold_changed: Event[[GoldColumn | None]] = Event()
         self.scored: Event[[int]] = Event()  # a version got (or changed) its score
+        # What the lead calls a session version (the prompt file's history number; v + 1 without one).
+        self.numbering: Callable[[int], int] = lambda version: version + 1
 
     # ------------------------------------------------------------ gold
 
@@ -58,6 +62,7 @@ class Evaluation:
 
     def choose(self, column: str | None, mapping: dict[str, str] | None = None) -> None:
         """Use ``column`` as gold (a new mapping is remembered for files with the same header)."""
+        self.offered = True
         if column is None:
             self.set_gold(None)
             return
@@ -67,10 +72,13 @@ class Evaluation:
         self.set_gold(GoldColumn(column, dict(self.mappings.get(key) or {})))
 
     def detect(self, text_column: str) -> bool:
-        """Offer a column whose values are (nearly all) label names as gold; True if one was chosen."""
+        """Offer a column whose values are (nearly all) label names as gold, once a file; True if one was
+        chosen. Called when a file is read and again when a prompt is in use: a sample opened a second
+        after launch, before the prompt had labels to match, was left with no gold column."""
         table = self.table
-        if self.gold is not None or not len(table) or not table.labels:
+        if self.offered or self.gold is not None or not len(table) or not table.labels:
             return False
+        self.offered = True
         for column in table.columns:
             if column == text_column:
                 continue
@@ -82,7 +90,7 @@ class Evaluation:
 
     def cleared(self) -> None:
         """The tickets were dropped: their gold column and the comparison base go with them."""
-        self.gold, self.previous = None, None
+        self.gold, self.previous, self.offered = None, None, False
 
     def gold_rows(self) -> int:
         return 0 if self.gold is None else int((self.gold.ids(self.table) >= 0).sum())
@@ -116,11 +124,11 @@ class Evaluation:
         rows = self.gold_rows()
         if (before.taught, before.rows) != (taught, rows):
             return (
-                f"not comparable with version {before.version + 1} ({before.taught} taught tickets and "
+                f"not comparable with version {self.numbering(before.version)} ({before.taught} taught tickets and "
                 f"{before.rows} gold rows then, {taught} and {rows} now)"
             )
         return (
-            f"{100 * (accuracy - before.accuracy):+.1f} points since version {before.version + 1} "
+            f"{100 * (accuracy - before.accuracy):+.1f} points since version {self.numbering(before.version)} "
             "(same gold rows and taught set)"
         )
 

@@ -115,15 +115,48 @@ async def label_stream(
             pending[1].cancel()
 
 
-def run_status(table: TicketTable, state: str, baseline: bool, started: float, done: int) -> RunStatus:
-    """The run's progress now: labelled of labellable, baseline done, and while running the rate of this
-    run (``done`` rows since ``started``) and the time left at that rate."""
+class Throughput:
+    """Tickets a second, for the time left. A run's first micro-batches are small (1, 2, 4, … tickets:
+    the first label comes fast) and slow per ticket, so the rate of a run's first seconds said "23 min
+    left" for a re-label of 200 tickets that took 2.5 minutes. Until a run has done :data:`WARM` rows,
+    the rate measured over the last run that did is used; with none yet, no time is promised."""
+
+    WARM = 64
+
+    def __init__(self) -> None:
+        self.started, self.done = 0.0, 0
+        self.measured: float | None = None  # tickets/s over the last run of at least WARM rows
+
+    def start(self) -> None:
+        self.started, self.done = time.perf_counter(), 0
+
+    def add(self, rows: int) -> None:
+        self.done += rows
+
+    def current(self) -> float:
+        elapsed = time.perf_counter() - self.started
+        return self.done / elapsed if elapsed > 0 and self.done else 0.0
+
+    def finish(self) -> None:
+        if self.done >= self.WARM and self.current() > 0:
+            self.measured = self.current()
+
+    def rate(self) -> float | None:
+        """The rate to promise a time left with: this run's once warm, else the last measured, else none."""
+        if self.done >= self.WARM:
+            return self.current() or None
+        return self.measured
+
+
+def run_status(table: TicketTable, state: str, baseline: bool, throughput: Throughput) -> RunStatus:
+    """The run's progress now: labelled of labellable, baseline done, and while running this run's rate
+    and the time left (from :meth:`Throughput.rate`; none while a first run warms up)."""
     labelled, total = table.count_scored(), table.count_scorable()
     base_done = len(table.baseline) if baseline else 0
     rate, eta = 0.0, None
     if state == "running":
-        elapsed = time.perf_counter() - started
-        rate = done / elapsed if elapsed > 0 and done else 0.0
+        rate = throughput.current()
+        promised = throughput.rate()
         left = total - labelled + (total - base_done if baseline else 0)
-        eta = left / rate if rate > 0 else None
+        eta = left / promised if promised else None
     return RunStatus(state, labelled, total, base_done, total if baseline else 0, rate, eta)

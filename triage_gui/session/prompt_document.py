@@ -1,5 +1,6 @@
 """The prompt file as a Qt-free document: where it lives, what was last saved there, the unsaved draft,
-when each version was applied, and the taught set kept with it.
+the versions applied with what each scored (kept in the file, :mod:`engine.history`), and the taught set
+kept with it.
 
 The window shows it and sends it intents; it owns every write of the prompt file and the draft, so
 "where does Save live" has one answer. Opening or saving under another name validates *before* anything
@@ -20,7 +21,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..engine.atomic import atomic_write_text
-from ..engine.prompt import Example, ProfileError, PromptProfile, default_profile
+from ..engine.history import MAX_VERSIONS, PROMPT_KEYS, VersionRecord
+from ..engine.prompt import SCHEMA_VERSION, Example, ProfileError, PromptProfile, default_profile
 from .events import Event
 from .tasks import LatestTask
 from .workers import WorkerThread
@@ -49,7 +51,8 @@ class PromptDocument:
         self.delay, self.draft_delay = delay, draft_delay
         self.saved = PromptProfile("", [])  # as last written to (or read from) ``path``, taught set included
         self.draft: PromptProfile | None = None  # the editor's content (no taught set); None: as saved
-        self.saved_at: dict[int, str] = {}  # prompt version -> when it was applied (HH:MM:SS)
+        self.history: list[VersionRecord] = []  # the file's versions, oldest first, this session's included
+        self._numbers: dict[int, int] = {}  # the session's prompt version -> its number in the history
         self.changed: Event[[DocumentStatus]] = Event()
         self.failed: Event[[str]] = Event()  # a background write failed: why, for the status bar
         self.writer = WorkerThread("prompt-file", transient=True)
@@ -77,6 +80,7 @@ class PromptDocument:
                 note = f"Could not read the saved prompt ({exc}); using the default."
                 saved = None
         self.saved = saved or default_profile()
+        self.history = list(self.saved.history)
         draft: PromptProfile | None = None
         if self.draft_path.is_file():
             try:
@@ -100,7 +104,8 @@ class PromptDocument:
 
     @property
     def dirty(self) -> bool:
-        return self.draft is not None and self.draft.content_hash() != self.saved.content_hash()
+        draft = self.draft
+        return draft is not None and (draft.content_hash(), draft.name) != (self.saved.content_hash(), self.saved.name)
 
     @property
     def status(self) -> DocumentStatus:
@@ -140,7 +145,7 @@ class PromptDocument:
         OSError (nothing switched)."""
         profile.validate()
         target = path or self.path
-        saved = replace(profile, taught=[Example(t, label) for t, label in taught])
+        saved = replace(profile, taught=[Example(t, label) for t, label in taught], history=list(self.history))
         with self._file_lock:
             saved.save(target)
             self._generation += 1
@@ -156,7 +161,8 @@ class PromptDocument:
         self._announce()
 
     def adopt(self, path: str | Path, profile: PromptProfile) -> None:
-        """Switch to a file already read and validated (:meth:`read`), as saved there."""
+        """Switch to a file already read and validated (:meth:`read`), as saved there, its versions too."""
+        self.history, self._numbers = list(profile.history), {}
         self.save(profile, [(e.text, e.label) for e in profile.taught], Path(path))
 
     # ------------------------------------------------------- taught set
@@ -165,6 +171,11 @@ class PromptDocument:
         """The taught set changed: write it with the saved prompt, soon and off the GUI thread; a burst
         of changes is one write of the newest set."""
         self._taught = list(taught)
+        self._write_soon()
+
+    def _write_soon(self) -> None:
+        if self._taught is None:  # the versions changed: write them with the taught set as saved
+            self._taught = [(e.text, e.label) for e in self.saved.taught]
         if not self._writing.active:
             self._writing.start(self._write_taught_soon())
 
@@ -182,7 +193,8 @@ class PromptDocument:
     def _take_taught(self) -> tuple[Path, str]:
         """Captured on the loop's thread: the path and the JSON text, so the thread reads nothing shared."""
         assert self._taught is not None
-        self.saved = replace(self.saved, taught=[Example(t, label) for t, label in self._taught])
+        taught = [Example(t, label) for t, label in self._taught]
+        self.saved = replace(self.saved, taught=taught, history=list(self.history))
         self._taught = None
         return self.path, self.saved.to_json()
 
@@ -214,9 +226,44 @@ class PromptDocument:
 
     # ------------------------------------------------------------ versions
 
-    def applied(self, version: int) -> None:
-        """A prompt version was applied: note when (the versions list shows it)."""
-        self.saved_at.setdefault(version, time.strftime("%H:%M:%S"))
+    def applied(self, version: int, profile: PromptProfile) -> None:
+        """The session applied ``profile`` as its ``version``: a new entry in the history, unless it is
+        the newest entry's prompt (a restart, or a Save that changed only the taught set)."""
+        if version in self._numbers:
+            return
+        last = self.history[-1] if self.history else None
+        content = profile.content_hash()
+        if last is not None and last.content == content:
+            self._numbers[version] = last.number
+            return
+        data = profile.to_dict()
+        prompt = {k: data[k] for k in ("name", *PROMPT_KEYS)}
+        number = (last.number if last else 0) + 1
+        self.history = [*self.history, VersionRecord(number, time.strftime("%Y-%m-%d %H:%M"), prompt, content)]
+        del self.history[:-MAX_VERSIONS]
+        self._numbers[version] = number
+        self._write_soon()
+
+    def scored(self, version: int, accuracy: float, taught: int, gold_rows: int) -> None:
+        """The version's accuracy against gold (after its run, or a refit after it), kept in its entry."""
+        number = self._numbers.get(version)
+        for i, record in enumerate(self.history):
+            if record.number == number:
+                if (record.accuracy, record.taught, record.gold_rows) != (accuracy, taught, gold_rows):
+                    self.history[i] = record.scored(accuracy, taught, gold_rows)
+                    self._write_soon()
+                return
+
+    def number(self, version: int) -> int:
+        """What the lead calls the session's ``version``: its number in the file's history."""
+        return self._numbers.get(version, version + 1)
+
+    def version_profile(self, number: int) -> PromptProfile | None:
+        """The prompt of history entry ``number`` (for Revert and the diff)."""
+        record = next((r for r in self.history if r.number == number), None)
+        if record is None:
+            return None
+        return PromptProfile.from_dict({"schema_version": SCHEMA_VERSION, **record.prompt})
 
     def _announce(self) -> None:
         self.changed.emit(self.status)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,7 @@ from ..engine.table import NewRow, TicketTable
 from .checks import RandomChecks
 from .engine import Engine, field_of
 from .events import Event
-from .labelling import Batch, WorkQueue, label_stream, run_status
+from .labelling import Batch, Throughput, WorkQueue, label_stream, run_status
 from .status import FileStatus, ModelStatus, PromptStatus, RunStatus
 from .tasks import LatestTask
 from .teaching import InUse, Teaching
@@ -90,9 +89,8 @@ class Session:
         self._labelling = LatestTask("label")
         self._file_tasks: set[asyncio.Task] = set()
         self._queue = WorkQueue(self.table)
-        self._run_started = 0.0
         self._stop = threading.Event()
-        self._run_done = 0
+        self._throughput = Throughput()
         self.teaching = Teaching(self.table, self.engine_thread, self._in_use)
         self.teaching.rows_changed.connect(self.rows_changed.emit)
         self.teaching.taught_changed.connect(self.save_taught.emit)
@@ -360,12 +358,13 @@ class Session:
         return len(self.table.pending(0, self.baseline, self.encoder is not None))
 
     def _ensure_running(self) -> None:
-        if self.scorer is None or self.running or self.user_stopped:
+        """Label what is missing; else the run status still counts the table now (bar and summary read it)."""
+        if self.running:
             return
-        if self._rebuilding.active and not self._rebuilding.is_current():
-            return  # labels for the new prompt start when it is built
-        if not self._remaining():
-            self._set_run(self._status("done" if len(self.table) else "idle"))
+        remaining, rebuilding = self._remaining(), self._rebuilding.active and not self._rebuilding.is_current()
+        if self.scorer is None or self.user_stopped or rebuilding or not remaining:  # labels follow a build
+            done = len(self.table) and not remaining
+            self._set_run(self._status("done" if done else "stopped" if self.user_stopped else "idle"))
             return
         self._queue = WorkQueue(self.table, self.baseline, self.encoder is not None)
         self._stop = threading.Event()
@@ -373,7 +372,7 @@ class Session:
 
     async def _run(self, scorer: ScorerLike, stop: threading.Event) -> None:
         version = self.table.version
-        self._run_started, self._run_done = time.perf_counter(), 0
+        self._throughput.start()
         self._set_run(self._status("running"))
         try:
             take = self._queue.take
@@ -388,6 +387,7 @@ class Session:
             self._set_run(self._status("stopped"))
             self.message.emit("Labelling stopped", str(exc))
             return
+        self._throughput.finish()
         self._set_run(self._status("stopped" if self._remaining() else "done"))
 
     def _apply(self, batch: Batch, version: int, state: str) -> None:
@@ -402,12 +402,12 @@ class Session:
         if based:
             table.apply_baseline([r for r, _ in based], [b for _, b in based], version)
             self.teaching.baseline_scored([r for r, _ in based])
-        self._run_done += len(batch.rows)
+        self._throughput.add(len(batch.rows))
         self.rows_changed.emit(min(batch.rows), max(batch.rows))
         self._set_run(self._status(state))
 
     def _status(self, state: str) -> RunStatus:
-        return run_status(self.table, state, self.baseline, self._run_started, self._run_done)
+        return run_status(self.table, state, self.baseline, self._throughput)
 
     def _set_run(self, status: RunStatus) -> None:
         self.run_status = status

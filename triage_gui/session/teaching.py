@@ -21,7 +21,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -116,6 +116,7 @@ class Teaching:
         """The taught set saved with a prompt (replaces the current one)."""
         self.taught = {text.strip(): label for text, label in items if text.strip()}
         self._mark_rows(range(len(self.table)))
+        self._set(replace(self.status, taught=len(self.taught)))  # known at start, before any file
         self._refit_soon()
 
     def add_items(self, items: Sequence[tuple[str, str]]) -> int:

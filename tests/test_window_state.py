@@ -1,0 +1,284 @@
+"""The window's numbers match what is there: the run bar, the summary and the counts from one source,
+cleared with what they describe (issue 22)."""
+
+from __future__ import annotations
+
+import pytest
+from fake_engine import FakeEngine
+from PySide6.QtCore import Qt
+from window_fakes import close_fake, fake_window
+
+from triage_gui.engine.table import NewRow
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, monkeypatch, event_loop_qt):
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
+    win = fake_window(qtbot, FakeEngine(batch_seconds=0.02))
+    yield win
+    close_fake(win)
+
+
+def rows(n: int) -> list[NewRow]:
+    return [NewRow({"text": f"ticket {i}"}, f"ticket {i}") for i in range(n)]
+
+
+def test_turning_the_baseline_off_ends_its_progress(qtbot, window):
+    window.tickets.baseline_toggle.setChecked(True)
+    window.session.paste(rows(60))
+    qtbot.waitUntil(lambda: window.session.table.count_scored() == 60, timeout=10_000)
+    qtbot.waitUntil(lambda: len(window.session.table.baseline) > 0, timeout=10_000)
+    window.tickets.baseline_toggle.setChecked(False)
+    qtbot.waitUntil(lambda: not window.session.running, timeout=10_000)
+    qtbot.wait(300)
+    bar = window.tickets.rate_label.text()
+    assert "baseline" not in bar and "left" not in bar, bar
+    assert not window.tickets.stop_button.isEnabled()
+
+
+def test_turning_the_baseline_off_mid_run_leaves_no_baseline_progress(qtbot, window):
+    window.tickets.baseline_toggle.setChecked(True)
+    window.session.paste(rows(200))
+    qtbot.waitUntil(lambda: len(window.session.table.baseline) > 0, timeout=10_000)
+    assert "baseline" in window.tickets.rate_label.text()
+    window.tickets.baseline_toggle.setChecked(False)
+    qtbot.wait(50)
+    assert "baseline" not in window.tickets.rate_label.text()
+    qtbot.waitUntil(lambda: window.session.run_status.state == "done", timeout=20_000)
+    qtbot.wait(300)
+    assert window.tickets.rate_label.text() == "All labelled"
+    assert not window.tickets.stop_button.isEnabled()
+
+
+def test_the_summary_and_the_run_bar_count_the_same_while_streaming(qtbot, window):
+    counts = []
+
+    def compare(_status) -> None:
+        window.mark_dirty()
+        window.refresh_stats()
+        bar = window.tickets.progress
+        summary = window.results.stats.text()
+        counts.append((bar.value(), bar.maximum(), summary))
+
+    window.session.run_changed.connect(compare)
+    window.session.paste(rows(120))
+    qtbot.waitUntil(lambda: window.session.run_status.state == "done", timeout=20_000)
+    assert len(counts) > 3
+    for value, maximum, summary in counts:
+        if maximum > 1:
+            assert f"<b>{value}</b> of {maximum} tickets labelled" in summary
+
+
+def test_the_summary_counts_examples_and_descriptions_apart(qtbot, window):
+    from triage_gui.gui.summary import learned_from
+
+    profile = window.session.profile
+    assert profile is not None
+    examples = len(profile.examples)
+    described = sum(1 for label in profile.labels if label.description.strip())
+    text = learned_from(3, profile)
+    assert f"{examples} prompt example" in text and f"{described} label description" in text
+    assert text.startswith("Labels learned from 3 taught tickets, ")
+    window.session.paste(rows(12))
+    qtbot.waitUntil(lambda: window.session.teaching.status.state == "ready", timeout=10_000)
+    window.mark_dirty()
+    window.refresh_stats()
+    assert f"{examples} prompt example" in window.results.stats.text()
+    assert f"{examples + 2 * described} prompt examples" not in window.results.stats.text()
+
+
+def test_the_taught_count_is_known_before_any_file(qtbot, tmp_path, monkeypatch, event_loop_qt):
+    from triage_gui.engine.prompt import Example, default_profile
+
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config2"))
+    from triage_gui.gui.settings import AppSettings
+
+    path = AppSettings().default_prompt_path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    profile = default_profile()
+    profile.taught = [Example(f"taught {i}", profile.label_names[i % 3]) for i in range(14)]
+    profile.save(path)
+    win = fake_window(qtbot)
+    try:
+        assert "14" in win.editor.taught_count.text(), win.editor.taught_count.text()
+    finally:
+        close_fake(win)
+
+
+def test_prompt_versions_are_listed_after_a_restart(qtbot, tmp_path, monkeypatch, event_loop_qt):
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config3"))
+    first = fake_window(qtbot)
+    try:
+        first.editor.instruction.setPlainText("Route each ticket to one team, version two.")
+        assert first.prompt.save()
+        qtbot.waitUntil(lambda: first.document.number(first.session.prompt_status.version) == 2, timeout=10_000)
+        qtbot.waitUntil(lambda: first.results.versions.rowCount() == 2, timeout=10_000)
+        qtbot.waitUntil(lambda: not first.document.busy, timeout=10_000)
+    finally:
+        close_fake(first)
+    second = fake_window(qtbot)
+    try:
+        qtbot.waitUntil(lambda: second.results.versions.rowCount() == 2, timeout=10_000)
+        table = second.results.versions
+        assert [table.item(r, 0).text() for r in range(2)] == ["2", "1"]
+        assert "version two" in table.item(0, 3).text()
+        assert second.prompt_status.text() == "Prompt ready (v2)"
+        old = second.prompt._version(1)
+        assert old is not None and "version two" not in old.instruction
+    finally:
+        close_fake(second)
+
+
+def test_a_version_keeps_its_accuracy_against_gold_across_a_restart(qtbot, tmp_path, monkeypatch, event_loop_qt):
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config4"))
+    first = fake_window(qtbot)
+    try:
+        labels = first.session.table.labels or first.session.profile.label_names
+        first.session.paste([NewRow({"text": f"t {i}", "team": labels[i % 3]}, f"t {i}") for i in range(30)])
+        qtbot.waitUntil(lambda: first.session.run_status.state == "done", timeout=10_000)
+        first.evaluation.choose("team")
+        first.evaluation.record(first.session.prompt_status.version, 0)
+        qtbot.waitUntil(lambda: first.document.history[-1].accuracy is not None, timeout=10_000)
+        qtbot.waitUntil(lambda: not first.session.busy and not first.document.busy, timeout=10_000)
+        accuracy = first.document.history[-1].accuracy  # as the last refit left it
+    finally:
+        close_fake(first)
+    second = fake_window(qtbot)
+    try:
+        qtbot.waitUntil(lambda: second.results.versions.rowCount() == 1, timeout=10_000)
+        assert second.results.versions.item(0, 2).text() == f"{100 * accuracy:.1f}%"
+    finally:
+        close_fake(second)
+
+
+def test_the_prompt_name_follows_the_labels_until_the_lead_names_it(qtbot, window):
+    editor = window.editor
+    assert editor.name.text() == "Support triage (billing / technical / account)"
+    editor.labels.item(0, 0).setText("payments")
+    assert editor.name.text() == "Support triage (payments / technical / account)"
+    assert editor.profile().name == "Support triage (payments / technical / account)"
+    editor.name.setFocus()
+    editor.name.selectAll()
+    qtbot.keyClicks(editor.name, "Desk routing")
+    editor.labels.item(1, 0).setText("tech")
+    assert editor.profile().name == "Desk routing"
+    assert window.document.dirty
+
+
+def test_enter_commits_a_multi_line_description(qtbot, window):
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QPlainTextEdit
+
+    table = window.editor.labels
+    table.setFocus()
+    table.setCurrentCell(0, 1)
+    table.editItem(table.item(0, 1))
+    editor = table.findChild(QPlainTextEdit)
+    assert editor is not None
+    editor.selectAll()
+    qtbot.keyClicks(editor, "Invoices and refunds")
+    qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClicks(editor, "and charges")
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: table.item(0, 1).text() == "Invoices and refunds\nand charges", timeout=2000)
+
+
+def test_a_gold_column_goes_with_the_file_it_came_from(qtbot, window, tmp_path):
+    labels = window.session.profile.label_names
+    first = tmp_path / "first.csv"
+    first.write_text("text,queue\n" + "".join(f"ticket {i},{labels[i % 3]}\n" for i in range(20)), encoding="utf-8")
+    second = tmp_path / "second.csv"
+    second.write_text("id,text\n" + "".join(f"{i},other {i}\n" for i in range(20)), encoding="utf-8")
+    window.session.open_file(first)
+    qtbot.waitUntil(lambda: window.evaluation.gold is not None, timeout=10_000)
+    assert window.tickets.gold_combo.currentText() == "queue"
+    window.session.open_file(second, replace=True)
+
+    def done():
+        return window.session.run_status
+
+    qtbot.waitUntil(lambda: done().state == "done" and len(window.session.table) == 20, timeout=10_000)
+    assert window.evaluation.gold is None
+    assert window.tickets.gold_combo.currentText() == "(none)"
+    headers = [window.model.headerData(c, Qt.Orientation.Horizontal) for c in range(window.model.columnCount())]
+    assert not any("queue" in str(h) for h in headers), headers
+
+
+def test_the_sample_opened_before_the_prompt_is_built_still_gets_its_gold(qtbot, tmp_path, monkeypatch, event_loop_qt):
+    from triage_gui.gui.main_window import MainWindow
+    from triage_gui.session.session import Session
+
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config5"))
+    fake = FakeEngine()
+    fake.build_gate.clear()  # the prompt is still being built, as a second after launch
+    win = MainWindow(session=Session(fake.as_engine(), device="cpu", batch_size=8, encoder="none"))
+    qtbot.addWidget(win)
+    win.show()
+    try:
+        win.ticket_actions.open_sample()
+        qtbot.waitUntil(lambda: not win.session.reading and len(win.session.table) > 0, timeout=10_000)
+        assert win.evaluation.gold is None  # no labels yet to match the column against
+        fake.build_gate.set()
+        qtbot.waitUntil(lambda: win.evaluation.gold is not None, timeout=10_000)
+        assert win.tickets.gold_combo.currentText() == "team"
+        win.evaluation.choose(None)  # the lead says: no gold
+        win.editor.instruction.setPlainText("Another instruction.")
+        assert win.prompt.save()
+        qtbot.waitUntil(lambda: win.session.prompt_status.version == 1 and not win.session.busy, timeout=10_000)
+        assert win.evaluation.gold is None  # not offered again over the lead's choice
+    finally:
+        close_fake(win)
+
+
+def test_the_first_time_left_of_a_re_label_comes_from_the_measured_rate():
+    import time
+
+    from triage_gui.session.labelling import Throughput
+
+    throughput = Throughput()
+    throughput.start()
+    throughput.add(1)  # a first run's first micro-batch: no time promised from one ticket
+    assert throughput.rate() is None
+    time.sleep(0.05)
+    throughput.add(199)
+    time.sleep(0.05)
+    throughput.finish()
+    measured = throughput.measured
+    assert measured is not None and 1000 < measured < 4000  # 200 tickets in about 0.1 s
+    throughput.start()  # the re-label: its first micro-batch is slow per ticket
+    time.sleep(0.2)
+    throughput.add(1)
+    assert throughput.current() < 10
+    assert throughput.rate() == measured  # the time left comes from what was measured
+    throughput.add(100)
+    assert throughput.rate() == pytest.approx(throughput.current(), rel=0.05)  # once warm, this run's own
+    assert throughput.rate() < measured / 2
+
+
+def test_the_guide_explains_label_sources_and_accuracy_figures_and_fits_the_screen(qtbot, window):
+    window.trigger("guide")
+    dialog = window.app_actions.guide_dialog
+    assert dialog is not None and dialog.isVisible()
+    from PySide6.QtWidgets import QTextBrowser
+
+    text = dialog.findChild(QTextBrowser).toPlainText()
+    for words in ("taught (✓)", "learned:", "prompt:", "Check a random sample", "Accuracy against gold", "Agreement"):
+        assert words in text, words
+    screen = window.screen().availableGeometry()
+    assert dialog.width() <= screen.width() and dialog.height() <= screen.height()
+    dialog.close()
+
+
+def test_an_unreadable_history_entry_is_dropped_not_the_prompt():
+    from triage_gui.engine.prompt import PromptProfile, default_profile
+
+    data = default_profile().to_dict()
+    good = {"number": 1, "saved_at": "2026-12-01 10:00", "content": "abc", "instruction": "x", "labels": []}
+    scored = {**good, "number": 3, "accuracy": 0.8, "taught": 4, "gold_rows": 50}
+    data["history"] = [good, "junk", {**good, "number": "2"}, {**good, "number": 1}, scored, {**scored, "number": 4,
+                       "accuracy": float("nan")}]  # fmt: skip
+    history = PromptProfile.from_dict(data).history
+    assert [r.number for r in history] == [1, 3, 4]
+    assert history[1].accuracy == 0.8 and history[2].accuracy is None
+    again = PromptProfile.from_dict(PromptProfile.from_dict(data).to_dict()).history
+    assert again == history

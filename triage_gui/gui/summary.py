@@ -1,0 +1,90 @@
+"""The summary under the tickets and the accuracy against gold, from one source each: the labelled
+count is the session's run status (the run bar reads the same snapshot, so the two never disagree, as
+"31/60" in the bar beside "15 of 60" in the summary once did), the rest from the table and the
+evaluation as they are now. Redrawn at most every 200 ms (the window's tick) and only when marked dirty."""
+
+from __future__ import annotations
+
+from ..engine.metrics import latency_summary
+from ..engine.prompt import PromptProfile
+from ..session.evaluation import Evaluation
+from ..session.gold import gold_report, row_mask
+from ..session.session import Session
+from .results_area import ResultsArea
+from .ticket_area import TicketArea
+
+GOLD_HINT = "Pick a gold column (correct labels) in the bar above the tickets to see accuracy."
+TAUGHT_NOTE = "Taught tickets count with the label the classifier gives them when not trained on them."
+
+
+def learned_from(taught: int, profile: PromptProfile | None) -> str:
+    """What the classifier learned from, in the lead's terms: the prompt's examples and its label
+    descriptions are counted apart (the head's pseudo-tickets are two per description, so a count of
+    those said "12 prompt examples" for 4)."""
+    parts = [f"{taught} taught ticket{'s' if taught != 1 else ''}"] if taught else []
+    if profile is not None:
+        examples = sum(1 for e in profile.examples if e.text.strip() and e.label in profile.label_names)
+        described = sum(1 for label in profile.labels if label.description.strip())
+        if examples:
+            parts.append(f"{examples} prompt example{'s' if examples != 1 else ''}")
+        if described:
+            parts.append(f"{described} label description{'s' if described != 1 else ''}")
+    if not parts:
+        return "Labels learned from the label names."
+    return "Labels learned from " + (", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]) + "."
+
+
+class Summary:
+    """Draws the results area's summary, chart and gold accuracy for the session and evaluation."""
+
+    def __init__(self, session: Session, evaluation: Evaluation, results: ResultsArea, tickets: TicketArea) -> None:
+        self.session, self.evaluation, self.results, self.tickets = session, evaluation, results, tickets
+        self.dirty = True
+
+    def refresh(self) -> None:
+        if not self.dirty:
+            return
+        self.dirty = False
+        table, run = self.session.table, self.session.run_status
+        latencies = table.latencies()
+        base = [table.baseline[r].latency_ms for r in table.baseline]
+        agree = [table.agree(r) for r in table.baseline]
+        truncated, fallback = table.flags_count()
+        notes = []
+        if truncated:
+            notes.append(f"{truncated} truncated to fit the context (✂).")
+        if fallback:
+            notes.append(f"{fallback} used the shorter clean prefix.")
+        head = self.session.teaching.status
+        learning = learned_from(head.taught, self.session.profile) if head.state == "ready" else ""
+        self.results.show_stats(
+            run.labelled,
+            run.total,
+            len(table.problems),
+            latency_summary(latencies),
+            latency_summary(base),
+            (sum(a is True for a in agree), sum(a is not None for a in agree)) if agree else None,
+            learning,
+            " ".join(notes),
+        )
+        self.results.chart.set_series(latencies[-2000:].tolist(), base[-2000:])
+        self.refresh_gold()
+        self.tickets.refresh_label_filter()
+        if self.tickets.filters().active and self.session.running:
+            self.apply_filters()
+
+    def apply_filters(self) -> None:
+        filters = self.tickets.filters()
+        self.tickets.proxy.set_mask(row_mask(self.session.table, filters, self.evaluation.gold))
+
+    def refresh_gold(self) -> None:
+        table, gold = self.session.table, self.evaluation.gold
+        if gold is None or not table.labels:
+            self.results.show_gold(None, "", GOLD_HINT if len(table) else "")
+            self.results.show_flips(*self.evaluation.flips())
+            return
+        report = gold_report(table, gold)
+        taught = len(self.session.teaching.taught)
+        since = self.evaluation.comparison(report.accuracy, taught) if report.total else ""
+        self.results.show_gold(report, since, TAUGHT_NOTE if len(table.taught_rows()) else "")
+        self.results.show_flips(*self.evaluation.flips())
