@@ -282,3 +282,29 @@ def test_an_unreadable_history_entry_is_dropped_not_the_prompt():
     assert history[1].accuracy == 0.8 and history[2].accuracy is None
     again = PromptProfile.from_dict(PromptProfile.from_dict(data).to_dict()).history
     assert again == history
+
+
+def test_clear_leaves_nothing_that_described_the_old_tickets(qtbot, window):
+    from PySide6.QtWidgets import QMessageBox
+
+    labels = window.session.profile.label_names
+    window.session.paste([NewRow({"text": f"t {i}", "team": labels[i % 3]}, f"t {i}") for i in range(40)], "text")
+    qtbot.waitUntil(lambda: window.session.run_status.state == "done", timeout=10_000)
+    window.evaluation.choose("team")
+    window.trigger("check")
+    first = window.session.checks.queue[0]
+    window.session.checks.record([first], None)
+    window.teach([1, 2], labels[0])
+    qtbot.waitUntil(lambda: not window.session.busy, timeout=10_000)
+    window.refresh_stats()
+    assert window.results.confusion.rowCount() and "check" in window.check_status.text()
+    window.ticket_actions.clear()
+    qtbot.waitUntil(lambda: len(window.session.table) == 0, timeout=10_000)
+    qtbot.wait(300)  # two of the window's 200 ms ticks
+    assert window.tickets.progress.text() in ("no tickets", "")
+    assert window.tickets.rate_label.text() == "" and not window.tickets.stop_button.isEnabled()
+    assert window.results.stats.text().startswith("No tickets yet")
+    assert window.results.confusion.rowCount() == 0 and window.evaluation.gold is None
+    assert window.check_status.text() == "Accuracy: not estimated"
+    assert not window.tickets.check_only.isChecked() or window.tickets.proxy.rowCount() == 0
+    assert window.detail.row == -1
