@@ -309,8 +309,8 @@ class Session:
         self.text_column = ""
         self.teaching.cleared()
         self.checks.clear()
+        self._set_run(RunStatus("idle"))  # before the reset: what redraws on it reads the run status
         self.table_reset.emit()
-        self._set_run(RunStatus("idle"))
 
     def set_text_column(self, column: str) -> None:
         if column == self.text_column:
@@ -359,8 +359,8 @@ class Session:
 
     def _ensure_running(self) -> None:
         """Label what is missing; else the run status still counts the table now (bar and summary read it)."""
-        if self.running:
-            return
+        if self.running:  # rows may have arrived: count them now, not at the next batch
+            return self._set_run(self._status(self.run_status.state))
         remaining, rebuilding = self._remaining(), self._rebuilding.active and not self._rebuilding.is_current()
         if self.scorer is None or self.user_stopped or rebuilding or not remaining:  # labels follow a build
             done = len(self.table) and not remaining
