@@ -21,6 +21,7 @@ from ..session.session import Session
 from ..session.status import FileStatus, HeadStatus, ModelStatus, PromptStatus, RunStatus
 from .app_actions import AppActions
 from .detail_pane import DetailPane
+from .geometry import first_size, on_screen
 from .menus import Actions
 from .prompt_actions import PromptActions
 from .prompt_editor import PromptEditor
@@ -324,7 +325,7 @@ class MainWindow(QMainWindow):
         self.model.set_gold_column(gold.column if gold else None)
         self.tickets.gold_combo.setCurrentText(gold.column if gold else "(none)")
         self.tickets.size_columns()
-        self.mark_dirty()
+        self._stats_dirty = True
         self.refresh_stats()
         if gold is not None:
             self.results.setCurrentIndex(1)
@@ -372,9 +373,10 @@ class MainWindow(QMainWindow):
 
     def _restore_settings(self) -> None:
         s = self.settings
-        geometry = s.get_bytes("geometry")
-        if geometry is None or not self.restoreGeometry(geometry):
-            self.resize(1280, 720)
+        if (geometry := s.get_bytes("geometry")) is None or not self.restoreGeometry(geometry):
+            self.resize(first_size(self.screen()))  # 1280x720, or what the screen has room for
+        elif not self.isMaximized() and not self.isFullScreen():
+            self.setGeometry(on_screen(self.geometry(), self.screen()))  # saved on a larger or a gone monitor
         for key, default in SPLITS:
             state = s.get_bytes(key)
             if state is None or not getattr(self, key).restoreState(state):
