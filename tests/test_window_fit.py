@@ -7,13 +7,16 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from PySide6.QtCore import QRect
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import (
+    QAbstractScrollArea,
     QApplication,
     QCheckBox,
     QComboBox,
+    QHeaderView,
     QLabel,
     QPushButton,
+    QStyle,
     QWidget,
 )
 from window_fakes import close_fake, fake_window
@@ -64,8 +67,6 @@ def visible_children(widget: QWidget) -> list[QWidget]:
 
 
 def _direct():
-    from PySide6.QtCore import Qt
-
     return Qt.FindChildOption.FindDirectChildrenOnly
 
 
@@ -73,6 +74,17 @@ def walk(widget: QWidget):
     for child in visible_children(widget):
         yield child
         yield from walk(child)
+
+
+def in_viewport(widget: QWidget) -> QAbstractScrollArea | None:
+    """The scroll area the widget is shown in through its viewport, if any."""
+    parent = widget.parentWidget()
+    while parent is not None:
+        area = parent.parentWidget()
+        if isinstance(area, QAbstractScrollArea) and parent is area.viewport():
+            return area
+        parent = area
+    return None
 
 
 def name(w: QWidget) -> str:
@@ -100,6 +112,15 @@ def test_no_widget_is_cut_off(qtbot, window, size, baseline):
     shown(window, size)
     problems = []
     for widget in walk(window):
+        area = in_viewport(widget)
+        if area is not None:  # a scroll area's content may be larger than its viewport: it scrolls...
+            right = widget.mapTo(area.viewport(), widget.rect().topRight()).x()
+            if (
+                area.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+                and right >= area.viewport().width()
+            ):
+                problems.append(f"{name(widget)} cut on the right by {name(area)}, which cannot scroll sideways")
+            continue
         parent = widget.parentWidget()
         rect = QRect(widget.mapTo(window, widget.rect().topLeft()), widget.size())
         if not window.rect().contains(rect):
@@ -132,6 +153,74 @@ def test_text_is_not_clipped(qtbot, window, size, baseline):
         if widget.width() < hint.width() or widget.height() < hint.height():
             problems.append(f"{name(widget)} {widget.size()} < {hint}")
     assert not problems, "\n".join(problems)
+
+
+# ----------------------------------------------------------- painted and headers
+
+
+def header_problems(header: QHeaderView) -> list[str]:
+    """Sections whose title is cut: each shows its whole title, or one elided on purpose ("…") whose
+    tooltip has the whole title."""
+    model, style, fm = header.model(), header.style(), header.fontMetrics()
+    margin = 2 * style.pixelMetric(QStyle.PixelMetric.PM_HeaderMargin) + 4
+    problems = []
+    for section in range(header.count()):
+        if header.isSectionHidden(section):
+            continue
+        text = str(model.headerData(section, header.orientation()) or "")
+        need = fm.horizontalAdvance(text) + margin
+        if header.isSortIndicatorShown() and header.sortIndicatorSection() == section:
+            need += style.pixelMetric(QStyle.PixelMetric.PM_HeaderMarkSize)
+        tip = model.headerData(section, header.orientation(), Qt.ItemDataRole.ToolTipRole)
+        full = model.headerData(section, header.orientation(), Qt.ItemDataRole.UserRole) or text
+        if header.sectionSize(section) < need:
+            problems.append(f"{text!r}: {header.sectionSize(section)} px < {need}")
+        elif text != full and not ("…" in text and tip and full in str(tip)):
+            problems.append(f"{text!r} shortened from {full!r} without an ellipsis and a tooltip")
+    return problems
+
+
+@pytest.mark.parametrize("baseline", [False, True], ids=["plain", "baseline"])
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_headers_and_painted_text_are_whole(qtbot, window, size, baseline):
+    five_labels_loaded(qtbot, window, baseline)
+    shown(window, size)
+    confusion = window.results.confusion
+    assert confusion.isVisible() and confusion.columnCount() == 7
+    problems = header_problems(confusion.horizontalHeader())
+    problems += header_problems(window.tickets.table.horizontalHeader())
+    assert not problems, "\n".join(problems)
+    ticket = window.tickets.table.horizontalHeader().sectionSize(0)
+    assert ticket >= 200, f"the Ticket column is {ticket} px"  # readable with every column shown
+    teach = window.detail.teach_box
+    assert teach.width() >= teach.fontMetrics().horizontalAdvance(teach.currentText()) + 24, "Teach combo cut"
+    bars = window.detail.bars
+    rows = bars.layout_rows()
+    assert len(rows) == 5
+    for row, (full, *_rest) in zip(rows, bars.rows):
+        assert not row.name_rect.intersects(row.bar_rect) and not row.bar_rect.intersects(row.value_rect)
+        assert row.name_rect.right() <= bars.width() and row.value_rect.right() <= bars.width() + 1
+        assert row.text == full or ("…" in row.text and full in bars.toolTip())
+
+
+def test_the_bars_elide_long_names_and_keep_text_off_the_bars():
+    from PySide6.QtGui import QFont, QFontMetrics
+
+    from triage_gui.gui.detail_pane import bar_layout
+
+    bold = QFont()
+    bold.setBold(True)
+    metrics = QFontMetrics(bold)
+    names = ["billing", "a_very_long_label_name_about_account_security"]
+    for width in (160, 260, 600):
+        rows = bar_layout(names, width, metrics)
+        for row in rows:
+            assert not row.name_rect.intersects(row.bar_rect) and not row.bar_rect.intersects(row.value_rect)
+            assert metrics.horizontalAdvance(row.text) <= row.name_rect.width()
+            assert metrics.horizontalAdvance("0.00") <= row.value_rect.width() and row.value_rect.right() <= width
+        assert rows[0].text == "billing" and rows[1].name_rect.top() >= rows[0].name_rect.bottom()
+    assert "…" in bar_layout(names, 260, metrics)[1].text
+    assert bar_layout(names, 900, metrics)[1].text == names[1]
 
 
 # ------------------------------------------------------------------ the screen

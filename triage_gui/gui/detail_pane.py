@@ -3,9 +3,22 @@ its label came from, the baseline's result; and the buttons to teach it."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, Qt, Signal
-from PySide6.QtGui import QPainter, QPalette
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+from dataclasses import dataclass
+
+from PySide6.QtCore import QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPalette
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..engine.table import TicketTable
 from .flow_layout import FlowLayout
@@ -18,6 +31,43 @@ SOURCE_TEXT = {
 }
 
 
+ROW_HEIGHT = 18
+GAP = 6
+
+
+@dataclass(frozen=True)
+class BarRow:
+    """Where one label's row is drawn: its name (elided where the pane is narrow), bar track and value."""
+
+    text: str
+    name_rect: QRectF
+    bar_rect: QRectF  # the whole track; the bar fills the probability's share of it
+    value_rect: QRectF
+
+
+def bar_layout(names: list[str], width: int, metrics: QFontMetrics) -> list[BarRow]:
+    """One row per label, the name, the bar and the value side by side and never over each other: a name
+    too long for the narrow pane is elided in the middle (the widget's tooltip has every full name).
+    ``metrics``: the bold font's, so the chosen label, drawn bold, fits as well as the others."""
+    value_width = metrics.horizontalAdvance("0.00") + GAP
+    widest = max((metrics.horizontalAdvance(name) for name in names), default=0)
+    name_width = max(24, min(widest + 2, (width - value_width - 2 * GAP) // 2))  # + 2: rounding never elides
+    bar_left = name_width + GAP
+    bar_width = max(10, width - bar_left - GAP - value_width)
+    rows = []
+    for i, name in enumerate(names):
+        y = 2 + i * ROW_HEIGHT
+        rows.append(
+            BarRow(
+                metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, name_width),
+                QRectF(0, y, name_width, ROW_HEIGHT - 2),
+                QRectF(bar_left, y + 2, bar_width, 12),
+                QRectF(bar_left + bar_width + GAP, y, value_width, ROW_HEIGHT - 2),
+            )
+        )
+    return rows
+
+
 class ProbabilityBars(QWidget):
     """One horizontal bar per label, longest for the most probable; the shown label in bold."""
 
@@ -25,31 +75,45 @@ class ProbabilityBars(QWidget):
         super().__init__(parent)
         self.rows: list[tuple[str, float, int, bool]] = []  # label, probability, colour index, chosen
         self.setAccessibleName("Label probabilities")
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
 
     def set_rows(self, rows: list[tuple[str, float, int, bool]]) -> None:
         self.rows = rows
-        self.setMinimumHeight(18 * len(rows) + 4)
+        self.setFixedHeight(ROW_HEIGHT * len(rows) + 4)  # every row shown: the pane scrolls, never overlaps
         self.setToolTip("\n".join(f"{name}: {p:.3f}" for name, p, _, _ in rows))
         self.update()
 
+    def layout_rows(self) -> list[BarRow]:
+        bold = QFont(self.font())
+        bold.setBold(True)
+        return bar_layout([r[0] for r in self.rows], self.width(), QFontMetrics(bold))
+
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
-        metrics = painter.fontMetrics()
         text_color = self.palette().color(QPalette.ColorRole.WindowText)
-        name_width = min(self.width() // 2, max((metrics.horizontalAdvance(r[0]) for r in self.rows), default=0) + 12)
-        bar_width = max(10, self.width() - name_width - 48)
         dark = is_dark()
-        for i, (name, p, color, chosen) in enumerate(self.rows):
-            y = 2 + i * 18
+        right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+        left = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        for (_name, p, color, chosen), row in zip(self.rows, self.layout_rows()):
             font = painter.font()
             font.setBold(chosen)
             painter.setFont(font)
             painter.setPen(text_color)
-            painter.drawText(QRectF(0, y, name_width - 6, 16), Qt.AlignmentFlag.AlignRight, name)
+            painter.drawText(row.name_rect, right, row.text)
             fill = label_color(color, dark)
             fill.setAlpha(230 if chosen else 150)
-            painter.fillRect(QRectF(name_width, y + 2, bar_width * max(0.0, min(1.0, p)), 12), fill)
-            painter.drawText(QRectF(name_width + bar_width + 4, y, 44, 16), Qt.AlignmentFlag.AlignLeft, f"{p:.2f}")
+            bar = QRectF(row.bar_rect)
+            bar.setWidth(row.bar_rect.width() * max(0.0, min(1.0, p)))
+            painter.fillRect(bar, fill)
+            painter.drawText(row.value_rect, left, f"{p:.2f}")
+
+
+class TicketText(QPlainTextEdit):
+    """The ticket's text: asks for three lines only, so that in the pane's scroll area it takes the height
+    left over rather than pushing the bars and the teach buttons out of sight."""
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), self.minimumHeight())
 
 
 class DetailPane(QWidget):
@@ -64,7 +128,7 @@ class DetailPane(QWidget):
         self.header = QLabel("Select a ticket to read it whole and see why it got its label.")
         self.header.setWordWrap(True)
         self.header.setAccessibleName("Selected ticket")
-        self.text = QPlainTextEdit()
+        self.text = TicketText()
         self.text.setReadOnly(True)
         self.text.setAccessibleName("Ticket text")
         self.bars = ProbabilityBars()
@@ -92,13 +156,25 @@ class DetailPane(QWidget):
         buttons.addWidget(teach)
         buttons.addWidget(self.accept_button)
         buttons.addWidget(self.forget_button)
-        box = QVBoxLayout(self)
+        content = QWidget()
+        box = QVBoxLayout(content)
         box.setContentsMargins(4, 4, 4, 4)
         box.addWidget(self.header)
         box.addWidget(self.text, 2)
         box.addWidget(self.bars)
         box.addWidget(self.origin)
         box.addWidget(teach_row)
+        # On a short pane (a 640 px screen, five labels) the pane scrolls rather than squeezing its parts
+        # over one another; the ticket text keeps three lines and takes what height there is to spare.
+        self.text.setMinimumHeight(self.text.fontMetrics().lineSpacing() * 3 + 12)
+        scroll = QScrollArea()
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
         self.show_row(-1)
 
     def show_row(self, row: int) -> None:

@@ -35,7 +35,7 @@ from .ticket_model import TicketTableModel
 from .window_actions import Handlers, action_table
 
 log = logging.getLogger(__name__)
-SPLITS = (("main_split", [380, 900]), ("right_split", [380, 300]), ("bottom_split", [560, 340]))  # default sizes
+SPLITS = (("main_split", [380, 900]), ("right_split", [340, 340]), ("bottom_split", [560, 340]))  # default sizes
 
 
 class MainWindow(QMainWindow):

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QStyle,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (
 from ..engine.metrics import GoldReport, LatencySummary
 from .latency_chart import BASELINE_COLOR, CACHED_COLOR, LatencyChart
 
+ROW_TITLE = 110  # px: the widest a gold label's row title gets in the confusion matrix
 NO_GOLD_TEXT = "Pick a gold column (a column of correct labels) in the bar above the tickets to see accuracy."
 
 
@@ -64,7 +66,8 @@ class ResultsArea(QTabWidget):
         )
         self.confusion.cellClicked.connect(self._cell_clicked)
         self.confusion.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.confusion.horizontalHeader().setMinimumSectionSize(44)
+        self.confusion.horizontalHeader().setMinimumSectionSize(36)
+        self.confusion.horizontalHeader().sectionResized.connect(self._fit_headers)
         accuracy = QWidget()
         box = QVBoxLayout(accuracy)
         box.addWidget(self.accuracy)
@@ -178,6 +181,30 @@ class ResultsArea(QTabWidget):
             support = QTableWidgetItem(str(stats.support))
             support.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
             self.confusion.setItem(i, n + 1, support)
+        header = self.confusion.horizontalHeader()
+        for column in (n, n + 1):  # recall and support: as wide as their titles, the labels share the rest
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self._fit_headers()
+
+    def _fit_headers(self) -> None:
+        """Label names too long for their column (five labels in a 1024 px window) are elided in the middle,
+        the whole name in the tooltip, rather than cut at both ends ("unt_secur"); the row names too, at
+        most ROW_TITLE px, so the matrix keeps room for its columns."""
+        header, rows = self.confusion.horizontalHeader(), self.confusion.verticalHeader()
+        margin = 2 * header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin) + 4
+        middle = Qt.TextElideMode.ElideMiddle
+        for i, name in enumerate(self._labels):
+            for item, width, metrics in (
+                (self.confusion.horizontalHeaderItem(i), header.sectionSize(i), header.fontMetrics()),
+                (self.confusion.verticalHeaderItem(i), ROW_TITLE, rows.fontMetrics()),
+            ):
+                if item is None:
+                    continue
+                shown = metrics.elidedText(name, middle, width - margin)
+                if item.text() != shown:
+                    item.setText(shown)
+                item.setToolTip(name)
+                item.setData(Qt.ItemDataRole.UserRole, name)
 
     def _cell_clicked(self, row: int, column: int) -> None:
         if row < len(self._labels) and column < len(self._labels):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
-from PySide6.QtGui import QGuiApplication, QKeyEvent, QKeySequence
+from PySide6.QtGui import QGuiApplication, QKeyEvent, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSizePolicy,
     QStackedWidget,
+    QStyle,
     QStyledItemDelegate,
     QTableView,
     QVBoxLayout,
@@ -32,6 +33,7 @@ from .ticket_model import NOT_TAUGHT, Col, TicketFilterProxy, TicketTableModel, 
 
 NO_GOLD = "(none)"
 ALL_LABELS = "All labels"
+TICKET_MIN = 220  # px: the Ticket column's least width, a few words of the ticket
 
 
 class LabelDelegate(QStyledItemDelegate):
@@ -309,16 +311,39 @@ class TicketArea(QWidget):
         self.stack.setCurrentWidget(self.empty if empty else self.table)
 
     def size_columns(self) -> None:
-        """The ticket text takes the spare width; the narrow columns stay readable."""
+        """The ticket text takes the spare width; the narrow columns stay readable, each at least as wide
+        as its title (and a sort arrow)."""
         header = self.table.horizontalHeader()
+        style, metrics = header.style(), header.fontMetrics()
+        margin = 2 * style.pixelMetric(QStyle.PixelMetric.PM_HeaderMargin) + 4
+        margin += style.pixelMetric(QStyle.PixelMetric.PM_HeaderMarkSize)  # any column may be the sorted one
         wide = (Col.LABEL, Col.BASELINE_LABEL, Col.GOLD)
         for i, column in enumerate(self.model.column_ids()):  # by role, never by the title shown
             if column == Col.TICKET:
-                header.setSectionResizeMode(i, QHeaderView.ResizeMode.Stretch)
                 continue
             header.setSectionResizeMode(i, QHeaderView.ResizeMode.Interactive)
-            header.resizeSection(i, 130 if column in wide else 72 if column == Col.FROM else 78)
+            floor = 130 if column in wide else 72 if column == Col.FROM else 78
+            header.resizeSection(i, max(floor, min(200, metrics.horizontalAdvance(self.model.title(column)) + margin)))
         self.table.setItemDelegateForColumn(self.model.column_index(Col.LABEL), self.delegate)
+        self.fit_ticket_column()
+
+    def fit_ticket_column(self) -> None:
+        """The Ticket column stretches over the spare width, but never below TICKET_MIN: with the baseline
+        and gold columns on a 1024 px screen the table scrolls sideways instead of squeezing the text."""
+        column = self.model.column_index(Col.TICKET)
+        header = self.table.horizontalHeader()
+        if column < 0 or column >= header.count():
+            return
+        others = sum(header.sectionSize(i) for i in range(header.count()) if i != column)
+        if self.table.viewport().width() - others >= TICKET_MIN:
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
+        else:
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+            header.resizeSection(column, TICKET_MIN)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit_ticket_column()
 
     def set_columns(self, columns: list[str], text_column: str, gold: str | None) -> None:
         self.text_column.clear()
