@@ -299,3 +299,53 @@ def test_on_a_1024x640_screen_the_whole_window_is_on_it(tmp_path):
     available, frame = (QRect(*r) for r in json.loads(out.strip().splitlines()[-1]))
     assert available == QRect(0, 0, 1024, 640)
     assert available.contains(frame), frame
+
+
+# ------------------------------------------------------------------- keyboard
+
+
+def focused_window(qtbot, window):
+    window.ticket_actions.paste_text("my card is lost\nthe app crashes\na refund please")
+    qtbot.waitUntil(lambda: window.session.table.count_scored() == 3 and not window.session.busy, timeout=10_000)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=2_000)
+    return window.tickets.table
+
+
+def test_tab_and_shift_tab_leave_the_ticket_table(qtbot, window):
+    table = focused_window(qtbot, window)
+    window.tickets.select_source_row(1)
+    table.setFocus(Qt.FocusReason.TabFocusReason)
+    qtbot.waitUntil(table.hasFocus, timeout=1_000)
+    qtbot.keyClick(table, Qt.Key.Key_Tab)
+    after = QApplication.focusWidget()
+    assert after is not None and after is not table and not table.isAncestorOf(after)
+    table.setFocus(Qt.FocusReason.TabFocusReason)
+    qtbot.keyClick(table, Qt.Key.Key_Tab, Qt.KeyboardModifier.ShiftModifier)
+    before = QApplication.focusWidget()
+    assert before is not None and before is not table and before is not after
+    assert table.currentIndex().row() == 1  # the cursor stayed on its row: Tab did not walk the cells
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_focused_table_is_ringed_in_the_highlight_colour(qtbot, window, scheme):
+    from PySide6.QtGui import QPalette
+
+    window.app_actions.set_appearance(scheme)
+    try:
+        table = focused_window(qtbot, window)
+        window.editor.instruction.setFocus()
+        qtbot.waitUntil(lambda: not table.hasFocus(), timeout=1_000)
+        y = table.height() // 2
+        plain, viewport = table.grab().toImage(), table.viewport().geometry()
+        table.setFocus(Qt.FocusReason.TabFocusReason)
+        qtbot.waitUntil(table.hasFocus, timeout=1_000)
+        ringed = table.grab().toImage()
+        highlight = QApplication.palette().color(QPalette.ColorRole.Highlight).rgb()
+        assert ringed.pixel(0, y) == ringed.pixel(1, y) == highlight  # a 2 px ring on the left edge
+        assert plain.pixel(0, y) != highlight and plain.pixel(1, y) != highlight
+        assert ringed.pixel(ringed.width() - 1, y) == highlight
+        assert table.viewport().geometry() == viewport  # nothing moved: the ring is as wide as frame and padding
+        window.grab().save(f"/tmp/fit/focus-{scheme}.png")
+    finally:
+        window.app_actions.set_appearance("light")

@@ -32,6 +32,7 @@ def read_only(table: QTableWidget) -> QTableWidget:
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     table.verticalHeader().setDefaultSectionSize(22)
+    table.setTabKeyNavigation(False)  # Tab moves on to the next control, not to the next cell
     return table
 
 

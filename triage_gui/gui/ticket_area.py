@@ -265,6 +265,7 @@ class TicketArea(QWidget):
         self.table = TicketView()
         self.table.setModel(self.proxy)
         self.table.setAccessibleName("Tickets")
+        self.table.setTabKeyNavigation(False)  # Tab leaves the table (arrows move between cells)
         self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)  # file order first
         self.table.setSortingEnabled(True)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
