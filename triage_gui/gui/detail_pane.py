@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from ..engine.table import TicketTable
 from .flow_layout import FlowLayout
-from .ticket_model import is_dark, label_color
+from .ticket_model import is_dark, label_color, label_slot
 
 SOURCE_TEXT = {
     "prompt": "from the prompt (calibrated label scores)",
@@ -197,7 +197,10 @@ class DetailPane(QWidget):
         if probs is not None:
             chosen = table.model_label(row)
             self.bars.set_rows(
-                [(name, float(p), table.vocab_id(name), name == chosen) for name, p in zip(table.labels, probs)]
+                [
+                    (name, float(p), label_slot(name, table.labels), name == chosen)
+                    for name, p in zip(table.labels, probs)
+                ]
             )
         else:
             self.bars.set_rows([])

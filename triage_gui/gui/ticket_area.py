@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSizePolicy,
     QStackedWidget,
-    QStyle,
     QStyledItemDelegate,
     QTableView,
     QVBoxLayout,
@@ -29,11 +28,11 @@ from ..engine.table import TicketTable
 from ..session.gold import Filters
 from ..session.status import RunStatus
 from .flow_layout import FlowLayout
+from .ticket_columns import fit_ticket_column, size_columns
 from .ticket_model import NOT_TAUGHT, Col, TicketFilterProxy, TicketTableModel, label_counts
 
 NO_GOLD = "(none)"
 ALL_LABELS = "All labels"
-TICKET_MIN = 220  # px: the Ticket column's least width, a few words of the ticket
 
 
 class LabelDelegate(QStyledItemDelegate):
@@ -312,39 +311,13 @@ class TicketArea(QWidget):
         self.stack.setCurrentWidget(self.empty if empty else self.table)
 
     def size_columns(self) -> None:
-        """The ticket text takes the spare width; the narrow columns stay readable, each at least as wide
-        as its title (and a sort arrow)."""
-        header = self.table.horizontalHeader()
-        style, metrics = header.style(), header.fontMetrics()
-        margin = 2 * style.pixelMetric(QStyle.PixelMetric.PM_HeaderMargin) + 4
-        margin += style.pixelMetric(QStyle.PixelMetric.PM_HeaderMarkSize)  # any column may be the sorted one
-        wide = (Col.LABEL, Col.BASELINE_LABEL, Col.GOLD)
-        for i, column in enumerate(self.model.column_ids()):  # by role, never by the title shown
-            if column == Col.TICKET:
-                continue
-            header.setSectionResizeMode(i, QHeaderView.ResizeMode.Interactive)
-            floor = 130 if column in wide else 72 if column == Col.FROM else 78
-            header.resizeSection(i, max(floor, min(200, metrics.horizontalAdvance(self.model.title(column)) + margin)))
+        """The ticket text takes the spare width; the narrow columns stay readable (:mod:`ticket_columns`)."""
+        size_columns(self.table, self.model)
         self.table.setItemDelegateForColumn(self.model.column_index(Col.LABEL), self.delegate)
-        self.fit_ticket_column()
-
-    def fit_ticket_column(self) -> None:
-        """The Ticket column stretches over the spare width, but never below TICKET_MIN: with the baseline
-        and gold columns on a 1024 px screen the table scrolls sideways instead of squeezing the text."""
-        column = self.model.column_index(Col.TICKET)
-        header = self.table.horizontalHeader()
-        if column < 0 or column >= header.count():
-            return
-        others = sum(header.sectionSize(i) for i in range(header.count()) if i != column)
-        if self.table.viewport().width() - others >= TICKET_MIN:
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
-        else:
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
-            header.resizeSection(column, TICKET_MIN)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        self.fit_ticket_column()
+        fit_ticket_column(self.table, self.model)
 
     def set_columns(self, columns: list[str], text_column: str, gold: str | None) -> None:
         self.text_column.clear()

@@ -7,7 +7,10 @@ setting it teaches the ticket; the model only forwards that intent.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+import unicodedata
+import zlib
+from collections.abc import Callable, Sequence
 from enum import StrEnum
 
 import numpy as np
@@ -53,6 +56,33 @@ TEXT_HELP = {
     Col.BASELINE_LABEL: "The label from re-encoding the whole prompt for this ticket (the slow, plain path).",
     Col.AGREE: "Whether the fast path and the baseline give the same label.",
 }
+
+
+def hue_slot(name: str) -> int:
+    """A label's own place in LABEL_HUES, from its name alone: CRC-32 of the NFC form (Python's hash() is
+    salted per process), so a label keeps its colour across sessions, reorderings and added labels."""
+    return zlib.crc32(unicodedata.normalize("NFC", name).encode("utf-8")) % len(LABEL_HUES)
+
+
+@functools.lru_cache(maxsize=32)
+def color_slots(labels: tuple[str, ...]) -> dict[str, int]:
+    """Each current label's colour: its own slot, or, where two names hash alike, the next free slot.
+    Names are placed in the order of their hash (not their order in the prompt), so the outcome does not
+    depend on how the labels are ordered; no two share a colour while the palette has room."""
+    taken: set[int] = set()
+    slots: dict[str, int] = {}
+    for name in sorted(set(labels), key=lambda n: (zlib.crc32(unicodedata.normalize("NFC", n).encode()), n)):
+        slot = hue_slot(name)
+        while len(taken) < len(LABEL_HUES) and slot in taken:
+            slot = (slot + 1) % len(LABEL_HUES)
+        taken.add(slot)
+        slots[name] = slot
+    return slots
+
+
+def label_slot(name: str, labels: Sequence[str]) -> int:
+    """The colour index of ``name`` among the current ``labels`` (a label no longer current: its own)."""
+    return color_slots(tuple(labels)).get(name, hue_slot(name))
 
 
 def label_color(index: int, dark: bool = False) -> QColor:
@@ -245,11 +275,11 @@ class TicketTableModel(QAbstractTableModel):
         if name == Col.LABEL:
             label = table.label(row)
             if label is not None and not table.stale(row):
-                return label_color(table.vocab_id(label), dark)
+                return label_color(label_slot(label, table.labels), dark)
         if name == Col.BASELINE_LABEL:
             label = table.baseline_label(row)
             if label is not None:
-                return label_color(table.vocab_id(label), dark)
+                return label_color(label_slot(label, table.labels), dark)
         if name == Col.AGREE and table.agree(row) is False:
             return QColor(220, 60, 60, 110)
         if name == Col.CONFIDENCE and self.is_low_confidence(row) and not table.stale(row):

@@ -1,0 +1,48 @@
+"""The ticket table's column widths: each narrow column at least as wide as its title, the Ticket column
+over the spare width but never narrower than TICKET_MIN (with the baseline and gold columns on a 1024 px
+screen the table scrolls sideways rather than squeezing the ticket text to a few letters)."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QHeaderView, QStyle, QTableView
+
+from .ticket_model import Col, TicketTableModel
+
+TICKET_MIN = 220  # px: a few words of the ticket
+TITLE_MAX = 200  # px: a long gold column name is elided past this
+WIDE = (Col.LABEL, Col.BASELINE_LABEL, Col.GOLD)
+
+
+def title_margin(header: QHeaderView) -> int:
+    """Room a section needs beside its title: the style's margins and a sort arrow (any column may be the
+    sorted one)."""
+    style = header.style()
+    margin = 2 * style.pixelMetric(QStyle.PixelMetric.PM_HeaderMargin) + 4
+    return margin + style.pixelMetric(QStyle.PixelMetric.PM_HeaderMarkSize)
+
+
+def size_columns(table: QTableView, model: TicketTableModel) -> None:
+    header = table.horizontalHeader()
+    metrics, margin = header.fontMetrics(), title_margin(header)
+    for i, column in enumerate(model.column_ids()):  # by role, never by the title shown
+        if column == Col.TICKET:
+            continue
+        header.setSectionResizeMode(i, QHeaderView.ResizeMode.Interactive)
+        floor = 130 if column in WIDE else 72 if column == Col.FROM else 78
+        header.resizeSection(i, max(floor, min(TITLE_MAX, metrics.horizontalAdvance(model.title(column)) + margin)))
+    fit_ticket_column(table, model)
+
+
+def fit_ticket_column(table: QTableView, model: TicketTableModel) -> None:
+    """Stretch the Ticket column where the others leave it TICKET_MIN, else hold it at TICKET_MIN; called
+    again whenever the table's width changes."""
+    column = model.column_index(Col.TICKET)
+    header = table.horizontalHeader()
+    if column < 0 or column >= header.count():
+        return
+    others = sum(header.sectionSize(i) for i in range(header.count()) if i != column)
+    if table.viewport().width() - others >= TICKET_MIN:
+        header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
+    else:
+        header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(column, TICKET_MIN)
