@@ -53,7 +53,8 @@ def focus_style(palette: QPalette) -> str:
     views = ("QTableView", "QListView", "QTreeView", "QPlainTextEdit", "QTextEdit")
     plain = ", ".join(views)
     focused = ", ".join(f"{v}:focus" for v in views)
-    return f"{plain} {{ border: 1px solid {frame}; padding: 1px; }}\n{focused} {{ border: 2px solid {ring}; padding: 0px; }}"
+    unfocused_rule = f"{plain} {{ border: 1px solid {frame}; padding: 1px; }}"
+    return f"{unfocused_rule}\n{focused} {{ border: 2px solid {ring}; padding: 0; }}"
 
 
 def system_is_dark() -> bool:
