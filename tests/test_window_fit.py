@@ -349,3 +349,50 @@ def test_the_focused_table_is_ringed_in_the_highlight_colour(qtbot, window, sche
         window.grab().save(f"/tmp/fit/focus-{scheme}.png")
     finally:
         window.app_actions.set_appearance("light")
+
+
+# -------------------------------------------------------------------- colours
+
+
+def test_a_label_keeps_its_colour_whatever_the_other_labels_and_their_order():
+    from triage_gui.gui.ticket_model import LABEL_HUES, color_slots, label_slot
+
+    billing = label_slot("billing", ["billing", "technical"])
+    assert label_slot("billing", ["technical", "account", "billing"]) == billing
+    assert label_slot("billing", ["technical", "billing"]) == billing  # reordered
+    assert label_slot("billing", ["technical", "account", "billing", "shipping_and_delivery"]) != label_slot(
+        "technical", ["technical", "account", "billing", "shipping_and_delivery"]
+    )
+    for labels in (FIVE, [*FIVE, "general", "fraud", "refunds", "cards", "app"]):  # 5 and 10: room for all
+        slots = color_slots(tuple(labels))
+        assert len(set(slots.values())) == len(labels) and set(slots.values()) <= set(range(len(LABEL_HUES)))
+        assert color_slots(tuple(reversed(labels))) == slots  # the prompt's order does not matter
+    assert label_slot("Café", ["Café"]) == label_slot("Cafe\u0301", ["Cafe\u0301"])  # NFC: one name, one colour
+
+
+def test_label_colours_are_the_same_in_another_process():
+    """No salted hash(): a child process (another PYTHONHASHSEED) gives every label the same colour."""
+    import os
+    import subprocess
+    import sys
+
+    from triage_gui.gui.ticket_model import color_slots
+
+    code = "from triage_gui.gui.ticket_model import color_slots; import sys; print(color_slots(tuple(sys.argv[1:])))"
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        out = subprocess.run([sys.executable, "-c", code, *FIVE], env=env, capture_output=True, text=True, check=True)
+        assert out.stdout.strip() == str(color_slots(tuple(FIVE)))
+
+
+def test_the_table_and_the_bars_colour_a_label_by_its_name(qtbot, window):
+    from triage_gui.gui.ticket_model import Col, label_color, label_slot
+
+    five_labels_loaded(qtbot, window, False)
+    table, model = window.session.table, window.model
+    column = model.column_index(Col.LABEL)
+    for row in range(5):
+        label = table.label(row)
+        tint = model.index(row, column).data(Qt.ItemDataRole.BackgroundRole)
+        assert tint == label_color(label_slot(label, FIVE), False)
+    assert [r[2] for r in window.detail.bars.rows] == [label_slot(name, FIVE) for name in FIVE]

@@ -325,7 +325,7 @@ class MainWindow(QMainWindow):
         self.model.set_gold_column(gold.column if gold else None)
         self.tickets.gold_combo.setCurrentText(gold.column if gold else "(none)")
         self.tickets.size_columns()
-        self._stats_dirty = True
+        self.mark_dirty()
         self.refresh_stats()
         if gold is not None:
             self.results.setCurrentIndex(1)
