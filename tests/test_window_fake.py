@@ -139,6 +139,7 @@ def test_the_calibration_menu_goes_through_the_session(qtbot, window, monkeypatc
 
 
 def test_columns_are_found_by_role_not_by_their_title(qtbot, window):
+    from triage_gui.gui.ticket_columns import FLOORS
     from triage_gui.gui.ticket_model import Col
 
     window.ticket_actions.paste_text("text,Label\nmy card is lost,billing\nthe app crashes,technical")
@@ -149,4 +150,4 @@ def test_columns_are_found_by_role_not_by_their_title(qtbot, window):
     assert model.index(0, model.column_index(Col.GOLD)).data() == "billing"
     label = model.column_index(Col.LABEL)
     assert window.tickets.table.itemDelegateForColumn(label) is window.tickets.delegate
-    assert window.tickets.table.horizontalHeader().sectionSize(model.column_index(Col.GOLD)) == 130
+    assert window.tickets.table.horizontalHeader().sectionSize(model.column_index(Col.GOLD)) == FLOORS[Col.GOLD]

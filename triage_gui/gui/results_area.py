@@ -183,8 +183,9 @@ class ResultsArea(QTabWidget):
             support.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
             self.confusion.setItem(i, n + 1, support)
         header = self.confusion.horizontalHeader()
-        for column in (n, n + 1):  # recall and support: as wide as their titles, the labels share the rest
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        mode = QHeaderView.ResizeMode
+        for column in range(n + 2):  # recall and support: as wide as their titles; the labels share the rest
+            header.setSectionResizeMode(column, mode.ResizeToContents if column >= n else mode.Stretch)
         self._fit_headers()
 
     def _fit_headers(self) -> None:

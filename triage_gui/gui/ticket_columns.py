@@ -8,9 +8,11 @@ from PySide6.QtWidgets import QHeaderView, QStyle, QTableView
 
 from .ticket_model import Col, TicketTableModel
 
-TICKET_MIN = 220  # px: a few words of the ticket
+TICKET_MIN = 180  # px: some 25 characters of the ticket
 TITLE_MAX = 200  # px: a long gold column name is elided past this
-WIDE = (Col.LABEL, Col.BASELINE_LABEL, Col.GOLD)
+# Least widths: a label name with its mark (⚠, ✓); a gold value; "learned". The gold column is a little
+# narrower, so that at 1024 px the table, gold column included, fits without scrolling sideways.
+FLOORS = {Col.LABEL: 130, Col.BASELINE_LABEL: 130, Col.GOLD: 110, Col.FROM: 72}
 
 
 def title_margin(header: QHeaderView) -> int:
@@ -28,7 +30,7 @@ def size_columns(table: QTableView, model: TicketTableModel) -> None:
         if column == Col.TICKET:
             continue
         header.setSectionResizeMode(i, QHeaderView.ResizeMode.Interactive)
-        floor = 130 if column in WIDE else 72 if column == Col.FROM else 78
+        floor = FLOORS.get(column, 78)
         header.resizeSection(i, max(floor, min(TITLE_MAX, metrics.horizontalAdvance(model.title(column)) + margin)))
     fit_ticket_column(table, model)
 
