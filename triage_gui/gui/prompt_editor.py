@@ -127,6 +127,7 @@ class PromptEditor(QWidget):
         self.name = QLineEdit()
         self.name.setAccessibleName("Prompt name")
         self.name.setPlaceholderText("Prompt name")
+        self.name.setToolTip("The prompt's name; made from its labels until you type one")
         self._auto_name = ""  # the name made from the labels, while the lead has not typed one
         self.instruction = QPlainTextEdit()
         self.instruction.setAccessibleName("Instruction")
@@ -293,6 +294,7 @@ class PromptEditor(QWidget):
         self._restoring = True
         profile = PromptProfile.from_dict(data)
         self.name.setText(profile.name)
+        self.name.setCursorPosition(0)  # its start, not its end, when longer than the field
         made_up = (auto_name(profile.label_names), "Untitled prompt", "")
         self._auto_name = profile.name if profile.name in made_up else ""
         with QSignalBlocker(self.instruction), QSignalBlocker(self.labels), QSignalBlocker(self.examples):
@@ -318,6 +320,7 @@ class PromptEditor(QWidget):
         if self._auto_name and self.name.text() == self._auto_name:  # a made-up name follows the labels
             self._auto_name = auto_name([n for n in self.label_names() if n.strip()])
             self.name.setText(self._auto_name)
+            self.name.setCursorPosition(0)
         elif self.name.text() != self._auto_name:
             self._auto_name = ""  # the lead named it: keep that
         self._snapshot_timer.start()
