@@ -1,9 +1,17 @@
-"""Write labelled tickets as CSV: every input row, in input order, with ours after the input columns.
+"""Write labelled tickets as CSV or Excel: every input row, in input order, with ours after the input columns.
 
 Ours: ``label``, ``confidence``, ``label_source`` (prompt, learned or taught), ``latency_ms`` (for a
 batch, its wall time divided by its size), ``truncated``, ``prompt_hash`` and ``reason`` (why a row
 has no label: blank text, a bad JSON line, not labelled yet); with the baseline also
 ``baseline_label``, ``baseline_latency_ms`` and ``agree``. Files are written atomically.
+
+The input columns are the table's: those of the file loaded since the last Clear or Replace, in its
+order, and, where files were added to it, each later file's new columns after them (first seen first).
+
+CSV cells are the text exactly, also one that starts with ``=``, ``+``, ``-`` or ``@``: CSV is data, and
+prefixing a quote would change a ticket for every program that reads it as data. A spreadsheet that
+opens such a CSV may run it as a formula (the README says so); the .xlsx export writes every text cell
+as a string, so a spreadsheet shows it as text and never runs it.
 """
 
 from __future__ import annotations
@@ -12,11 +20,12 @@ import csv
 import errno
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import IO
 
-from .atomic import atomic_open
+from .atomic import atomic_open, atomic_path
 from .table import TicketTable
+from .workbook import EXCEL_MAX_ROWS, XLSX, write_sheet
 
 RESULT_COLUMNS = ["label", "confidence", "label_source", "latency_ms", "truncated", "prompt_hash", "reason"]
 BASELINE_COLUMNS = ["baseline_label", "baseline_latency_ms", "agree"]
@@ -84,9 +93,35 @@ def write_results(
     baseline: bool,
     writer: Callable[[IO[str], TicketTable, str, bool], int] = write_csv,
 ) -> int:
-    """The CSV of :func:`write_csv`, written atomically: an interrupted export leaves the old file intact."""
+    """The CSV of :func:`write_csv` (a workbook of :func:`write_xlsx` where the name ends in .xlsx), written
+    atomically: an interrupted export leaves the old file intact."""
+    if os.fspath(path).lower().endswith(XLSX):
+        return write_xlsx(path, table, prompt_hash, baseline)
     with atomic_open(path, "w", encoding="utf-8", newline="") as handle:
         return writer(handle, table, prompt_hash, baseline)
+
+
+def write_xlsx(path: str | os.PathLike[str], table: TicketTable, prompt_hash: str, baseline: bool) -> int:
+    """The rows of :func:`write_csv` as one sheet: text cells as strings (never formulas), our confidence
+    and latencies as numbers. A table over Excel's row limit is refused in one sentence."""
+    if len(table) + 1 > EXCEL_MAX_ROWS:
+        raise ValueError(f"{len(table)} rows are more than an Excel sheet holds ({EXCEL_MAX_ROWS - 1}); export as CSV.")
+    header = result_header(table.columns, baseline)
+    width = len(table.columns)
+    ours = RESULT_COLUMNS + (BASELINE_COLUMNS if baseline else [])
+    numeric = {width + ours.index(name) for name in ("confidence", "latency_ms", "baseline_latency_ms") if name in ours}
+    labelled = 0
+
+    def rows() -> Iterator[list[str]]:
+        nonlocal labelled
+        for row in range(len(table)):
+            out = result_row(table, row, prompt_hash, baseline)
+            labelled += bool(out[width])
+            yield out
+
+    with atomic_path(path, ".xlsx") as tmp:
+        write_sheet(tmp, "labelled tickets", header, rows(), numeric)
+    return labelled
 
 
 STDOUT = "-"

@@ -180,8 +180,10 @@ def write_sheet(
     book = openpyxl.Workbook(write_only=True)
     worksheet: Any = book.create_sheet(title)
 
-    def cell(index: int, value: str) -> WriteOnlyCell:
-        if index in numeric and value:
+    def cell(index: int, value: str) -> WriteOnlyCell | None:
+        if not value:
+            return None  # no cell at all: an empty string cell is not something every reader accepts
+        if index in numeric:
             try:
                 return WriteOnlyCell(worksheet, value=float(value))
             except ValueError:

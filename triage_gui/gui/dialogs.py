@@ -1,4 +1,4 @@
-"""Dialogs: model picker, About, Replace-or-Add, gold-value mapping, the guide with the shortcuts."""
+"""Dialogs: model picker, About, Replace-or-Add, a workbook's sheet, gold-value mapping, the guide."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QGridLayout,
+    QInputDialog,
     QLabel,
     QLineEdit,
     QMessageBox,
@@ -136,7 +137,7 @@ def replace_or_add(parent: QWidget, loaded: int, names: list[str]) -> bool | Non
     replace = box.addButton("Replace", QMessageBox.ButtonRole.DestructiveRole)
     add = box.addButton("Add", QMessageBox.ButtonRole.AcceptRole)
     box.addButton(QMessageBox.StandardButton.Cancel)
-    box.setDefaultButton(add)
+    box.setDefaultButton(replace)  # a new file is usually the next batch to label, not more of the same
     box.exec()
     clicked = box.clickedButton()
     if clicked is replace:
@@ -144,6 +145,13 @@ def replace_or_add(parent: QWidget, loaded: int, names: list[str]) -> bool | Non
     if clicked is add:
         return False
     return None
+
+
+def choose_sheet(parent: QWidget, name: str, sheets: list[str]) -> str | None:
+    """Ask which of a workbook's sheets with data holds the tickets (the first is offered); None: cancel."""
+    question = f"{name} has {len(sheets)} sheets with data. Which one holds the tickets?"
+    sheet, ok = QInputDialog.getItem(parent, "Open workbook", question, sheets, 0, False)
+    return sheet if ok and sheet in sheets else None
 
 
 class GoldMappingDialog(QDialog):
@@ -195,7 +203,8 @@ def gold_mapping(parent: QWidget, table, column: str, matched: int, total: int) 
 
 GUIDE = """<h3>Ticket Triage in five steps</h3>
 <ol>
-<li><b>Tickets in:</b> drop a CSV, TSV, TXT or JSONL file on the window, paste with Ctrl+V, or open with Ctrl+O.
+<li><b>Tickets in:</b> drop a CSV, Excel (.xlsx), TSV, TXT or JSONL file on the window, paste with Ctrl+V, or open
+with Ctrl+O.
 Every ticket gets a label as it is read.</li>
 <li><b>Check:</b> pick the column of correct labels as <i>Gold</i> to see accuracy, per-label precision and recall,
 and the confusion matrix (click a cell to list its tickets).</li>
@@ -203,7 +212,8 @@ and the confusion matrix (click a cell to list its tickets).</li>
 Enter accepts a right label. Every other ticket is relabelled from what you taught within a second.</li>
 <li><b>Prompt:</b> edit the instruction, labels and examples on the left and save (Ctrl+S); the previous labels stay
 visible, marked out of date, until the new ones arrive.</li>
-<li><b>Out:</b> export (Ctrl+E) writes every row with its label, where it came from, and the prompt's hash.</li>
+<li><b>Out:</b> export (Ctrl+E) writes every row, as CSV or Excel, with its label, where it came from, and the
+prompt's hash.</li>
 </ol>
 """
 
