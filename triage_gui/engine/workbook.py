@@ -53,6 +53,7 @@ def is_workbook(path: Path, raw: bytes) -> bool:
 
 def _damaged(name: str, exc: BaseException) -> TicketFileError:
     reason = str(exc).rstrip(".") or type(exc).__name__
+    reason = reason[:1].lower() + reason[1:]
     return TicketFileError(f"{name} is not a readable Excel workbook ({reason}); save it again as .xlsx or CSV.")
 
 
