@@ -15,6 +15,7 @@ openpyxl is imported on first use, so neither the command line nor the window pa
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
 import posixpath
@@ -194,9 +195,15 @@ def write_sheet(
         out.data_type = "s"  # never a formula ("=…") or an error code ("#N/A"): the text as it is
         return out
 
-    worksheet.append([cell(-1, name) for name in header])
-    for values in rows:
-        worksheet.append([cell(i, v) for i, v in enumerate(values)])
+    try:
+        worksheet.append([cell(-1, name) for name in header])
+        for values in rows:
+            worksheet.append([cell(i, v) for i, v in enumerate(values)])
+    except BaseException:
+        with contextlib.suppress(Exception):  # end openpyxl's half-written sheet and remove its temp file now
+            worksheet.close()
+            worksheet._writer.cleanup()
+        raise
     book.save(path)
     with open(path, "rb+") as handle:
         os.fsync(handle.fileno())
