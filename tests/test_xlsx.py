@@ -277,3 +277,15 @@ def test_replace_is_the_default_answer(qtbot, window):
     QTimer.singleShot(0, press_the_default)
     assert dialogs.replace_or_add(window, 12, ["next.csv"]) is True
     assert seen == ["Replace"]
+
+
+def test_openpyxl_is_a_dependency_and_in_the_bundle():
+    """engine/workbook.py imports openpyxl on first use: the package needs it, and the bundle must carry it."""
+    from helpers import ROOT
+
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    assert any(d.replace(" ", "").startswith("openpyxl>=3.1.5,<3.2") for d in dependencies)
+    spec = (ROOT / "packaging" / "ticket_triage.spec").read_text(encoding="utf-8")
+    assert 'hiddenimports += ["openpyxl", "et_xmlfile"]' in spec
