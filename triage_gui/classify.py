@@ -18,11 +18,11 @@ from .console import progress_line
 from .engine.table import NewRow, TicketTable
 
 
-def read_table(path: str, column: str | None) -> tuple[TicketTable, str, str]:
-    """The file as a table (every record), the text column's name and the reader's summary."""
+def read_table(path: str, column: str | None, sheet: str | None = None) -> tuple[TicketTable, str, str]:
+    """The file (a workbook's ``sheet``) as a table (every record), the text column's name and the summary."""
     from .engine.tickets import open_tickets
 
-    source = open_tickets(path)
+    source = open_tickets(path, sheet)
     index = source.text_column
     if column is not None:
         if column not in source.columns:
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--batch-size must be at least 1")
     out = output_path(args)
     check_ray(args)
-    table, column, summary = read_table(args.file, args.column)
+    table, column, summary = read_table(args.file, args.column, getattr(args, "sheet", None))
     print(f"{table.count_scorable()} tickets from column {column!r}: {summary}", file=sys.stderr)
     profile = load_profile(args.prompt)
     taught = taught_tickets(args, profile)

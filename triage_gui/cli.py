@@ -84,9 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     classify = sub.add_parser("classify", parents=[common], help="label every ticket in a file")
-    classify.add_argument("file", help="CSV, TSV, TXT (one ticket a line) or JSONL")
+    classify.add_argument("file", help="CSV, TSV, TXT (one ticket a line), JSONL or Excel (.xlsx)")
     classify.add_argument("--column", help="column holding the ticket text (default: detected)")
-    classify.add_argument("--out", help="output CSV (default: standard output)")
+    classify.add_argument("--sheet", help="the sheet of an .xlsx file to read (default: the first with data)")
+    classify.add_argument("--out", help="output CSV, or Excel where it ends in .xlsx (default: standard output)")
     classify.add_argument("--baseline", action="store_true", help="also run the naive full re-encode and compare")
     classify.add_argument(
         "--batch-size", type=between(4096), default=BATCH_SIZE, help=f"tickets per forward pass (default {BATCH_SIZE})"
@@ -114,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("file", help="a labelled ticket file")
     evaluate.add_argument("--gold", required=True, help="the column holding the correct labels")
     evaluate.add_argument("--column", help="column holding the ticket text (default: detected)")
+    evaluate.add_argument("--sheet", help="the sheet of an .xlsx file to read (default: the first with data)")
     evaluate.add_argument(
         "--train-per-label",
         type=counts,

@@ -114,7 +114,7 @@ def run_eval(args: argparse.Namespace) -> int:
     if not parts or not all(p.isdigit() for p in parts) or int(max(parts, key=int)) > 10_000:
         raise ValueError(f"--steps {args.steps!r} is not a list of whole numbers up to 10000, such as 0,5,10")
     steps = sorted({int(p) for p in parts})
-    table, _, summary = read_table(args.file, args.column)
+    table, _, summary = read_table(args.file, args.column, getattr(args, "sheet", None))
     if args.gold not in table.columns:
         raise ValueError(f"no column {args.gold!r}; the file has: {', '.join(table.columns)}")
     profile = load_profile(args.prompt)

@@ -1,5 +1,6 @@
 """Guesses about a ticket file made from its first few hundred kilobytes: encoding, whether it is text
-at all, delimiter, header and the column that holds the ticket text.
+at all, delimiter, header and the column that holds the ticket text (and a gold column's), and the
+checks that refuse a file before any reading (no regular file, empty, binary) with ``TicketFileError``.
 
 Kept apart from the reader (``tickets.py``) because these rules are tuned against hostile inputs and
 change for different reasons than the streaming does; the reader only acts on what they decided.
@@ -9,11 +10,14 @@ from __future__ import annotations
 
 import codecs
 import csv
+import os
 import re
+import stat
 import unicodedata
 from collections import Counter
 from pathlib import Path
 
+from .prompt import label_key
 from .records import rows_of, uses_quoting
 
 SAMPLE_BYTES = 256 * 1024
@@ -24,6 +28,51 @@ TEXT_COLUMN_NAMES = ("text", "ticket", "message", "body", "description", "conten
 DELIMITERS = ",;\t|"
 
 csv.field_size_limit(2**31 - 1)
+
+
+class TicketFileError(ValueError):
+    """A ticket file that cannot be read; the message says why in one line."""
+
+
+def file_name(path: Path) -> str:
+    return path.name or str(path)
+
+
+def check_regular_file(path: Path) -> None:
+    """Refuse anything but a regular file before opening it: opening a FIFO for reading blocks."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise TicketFileError(f"{file_name(path)}: no such file.") from None
+    except OSError as exc:
+        raise TicketFileError(f"{file_name(path)} cannot be read: {exc.strerror or exc}.") from None
+    if stat.S_ISDIR(mode):
+        raise TicketFileError(f"{file_name(path)} is a directory, not a ticket file.")
+    if not stat.S_ISREG(mode):
+        kind = "a named pipe" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else ""
+        raise TicketFileError(f"{file_name(path)} is not a regular file{f' (it is {kind})' if kind else ''}.")
+
+
+def read_head(path: Path) -> bytes:
+    """The file's first ``SAMPLE_BYTES``, refused in one sentence where it is no file or empty."""
+    check_regular_file(path)
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(SAMPLE_BYTES)
+    except OSError as exc:
+        raise TicketFileError(f"{file_name(path)} cannot be read: {exc.strerror or exc}.") from None
+    if not raw.strip():
+        raise TicketFileError(f"{file_name(path)} is empty.")
+    return raw
+
+
+def text_encoding(path: Path, raw: bytes) -> tuple[str, str | None, str]:
+    """(encoding, a note about it, the decoded sample) of a text file; a binary one is refused."""
+    encoding, note = detect_encoding(raw, path.name)
+    sample = decode_sample(raw, encoding)
+    if looks_binary(sample, decode_errors(raw, encoding, sample), encoding):
+        raise TicketFileError(f"{file_name(path)} is not a text file (it looks binary); export the tickets as CSV.")
+    return encoding, note, sample
 
 
 def detect_encoding(raw: bytes, name: str = "file") -> tuple[str, str | None]:
@@ -261,3 +310,19 @@ def scan_whole_file(path: Path, encoding: str) -> tuple[int | None, int | None, 
                         start += max(exc.end, 1)
             lines += chunk.count(b"\n")
     return nul_line, bad_line, bad
+
+
+def gold_column(columns: list[str], rows: list[list[str]], labels: list[str], exclude: int) -> int | None:
+    """A column whose values are (nearly all) label names, offered as the gold labels."""
+    wanted = {label_key(label) for label in labels}
+    best, best_share = None, 0.0
+    for i in range(len(columns)):
+        if i == exclude:
+            continue
+        values = [label_key(r[i]) for r in rows[:1000] if i < len(r) and r[i].strip()]
+        if not values:
+            continue
+        share = sum(v in wanted for v in values) / len(values)
+        if share >= 0.9 and share > best_share:
+            best, best_share = i, share
+    return best

@@ -1,11 +1,12 @@
-"""Read ticket files as helpdesks export them: CSV/TSV in any common encoding and delimiter, TXT, JSONL.
+"""Read ticket files as helpdesks export them: CSV/TSV in any common encoding and delimiter, TXT, JSONL, .xlsx.
 
 Files are read incrementally (``TicketSource.batches``) so a file of hundreds of thousands of rows
 streams into the table with bounded memory. Every record comes out, in file order, so results line up
 with the input: one that cannot be scored (blank text, a bad JSON line) carries a ``problem`` instead of
 being dropped. Anything odd is reported in ``notes`` rather than guessed at silently; anything unreadable
 raises ``TicketFileError`` with a one-line reason. The guessing itself (encoding, delimiter, header,
-text column) lives in ``sniff.py``.
+text column) lives in ``sniff.py``, the workbook's XML in ``workbook.py``; a sheet's rows go through the
+same header and text-column rules as a CSV's.
 """
 
 from __future__ import annotations
@@ -14,30 +15,32 @@ import csv
 import io
 import json
 import os
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from .prompt import label_key
 from .records import fold_extra, read_records, unique_names, uses_quoting
 from .sniff import (
     MIXED_UTF8,
     SAMPLE_BYTES,
+    TicketFileError,
     choose_text_column,
     csv_rows,
-    decode_errors,
-    decode_sample,
     detect_encoding,
+    gold_column,
     has_content,
     has_header,
     is_tab_table,
-    looks_binary,
     looks_jsonl,
+    read_head,
     scan_whole_file,
     sniff_delimiter,
+    text_encoding,
     text_sample,
 )
+from .sniff import file_name as _name
+from .workbook import choose_sheet, is_workbook
 
 __all__ = [
     "SAMPLE_BYTES",
@@ -45,6 +48,7 @@ __all__ = [
     "Ticket",
     "TicketFileError",
     "TicketSource",
+    "check_file",
     "choose_text_column",
     "detect_encoding",
     "gold_column",
@@ -52,12 +56,8 @@ __all__ = [
     "tickets_from_text",
 ]
 
-SUPPORTED = (".csv", ".tsv", ".txt", ".jsonl", ".ndjson", ".tab", ".json")
+SUPPORTED = (".csv", ".tsv", ".txt", ".jsonl", ".ndjson", ".tab", ".json", ".xlsx", ".xlsm")
 BLANK = "blank ticket text"
-
-
-class TicketFileError(ValueError):
-    """A ticket file that cannot be read; the message says why in one line."""
 
 
 @dataclass
@@ -80,7 +80,7 @@ class TicketSource:
     """
 
     path: Path
-    kind: str  # "csv", "txt" or "jsonl"
+    kind: str  # "csv", "txt", "jsonl", "json" or "xlsx"
     encoding: str
     columns: list[str]
     text_column: int
@@ -97,6 +97,7 @@ class TicketSource:
     quoted: bool = True  # CSV quote processing; off for an export that quotes nothing
     records: list[object] | None = None  # a .json file's array, read whole
     errors: str = "replace"  # the decoding error handler the whole file is read with
+    sheet: str = ""  # the workbook's sheet read (kind "xlsx")
 
     @property
     def text_column_name(self) -> str:
@@ -125,7 +126,7 @@ class TicketSource:
         return [t for batch in self.batches(4096, text_column) for t in batch]
 
     def summary(self) -> str:
-        parts = [f"{_count(self.rows_read, 'row')} read ({self.encoding}"]
+        parts = [f"{_count(self.rows_read, 'row')} read ({f'sheet {self.sheet!r}' if self.sheet else self.encoding}"]
         if self.kind == "csv":
             parts[0] += f", {_delimiter_name(self.delimiter)}-separated"
         parts[0] += ")"
@@ -146,7 +147,7 @@ class TicketSource:
             shown = ", ".join(str(n) for n in self.quote_lines[:10]) + ("…" if len(self.quote_lines) > 10 else "")
             parts.append(f"a quote that never closes on line {shown}: read one ticket per line there")
         if self.empty_lines:
-            parts.append(f"{_count(self.empty_lines, 'empty line')} skipped")
+            parts.append(f"{_count(self.empty_lines, 'empty row' if self.sheet else 'empty line')} skipped")
         return "; ".join(parts + self.notes)
 
     # ----------------------------------------------------------------- readers
@@ -176,6 +177,8 @@ class TicketSource:
                         yield number, [""] * len(self.columns), None  # blank, like a blank CSV row
                         continue
                     yield self._json_values(number, _json_value(line), column)
+        elif self.kind == "xlsx":
+            yield from self._sheet_records()
         elif self.kind == "json":
             for number, value in enumerate(self.records or [], start=1):
                 yield self._json_values(number, value, column)
@@ -222,22 +225,44 @@ class TicketSource:
             except csv.Error as exc:
                 raise TicketFileError(f"{_name(self.path)}: cannot read line {number + 1} ({exc}).") from None
 
+    def _sheet_records(self) -> Iterator[tuple[int, list[str], str | None]]:
+        """A sheet's rows, as a CSV's records: rows wider than the columns so far add columns, as JSON
+        keys do; an empty row is no record (counted where a record follows it, so trailing ones vanish)."""
+        from .workbook import sheet_rows
 
-def open_tickets(path: str | os.PathLike[str]) -> TicketSource:
-    """Sniff a ticket file: encoding, format, delimiter, header and the ticket text column."""
+        header_pending, empty = self.has_header, 0
+        for number, values in sheet_rows(self.path, self.sheet):
+            if not values:
+                empty += 1
+                continue
+            self.empty_lines, empty = self.empty_lines + empty, 0
+            if header_pending:
+                header_pending = False  # sniffing took the first row with a value as the header
+                continue
+            self.columns.extend(f"column {i + 1}" for i in range(len(self.columns), len(values)))
+            yield number, [_clean(v) for v in values] + [""] * (len(self.columns) - len(values)), None
+
+
+def check_file(path: str | os.PathLike[str]) -> list[str]:
+    """What the window checks before it asks whether a file replaces the loaded tickets: that the file
+    is there, readable and in a format we read (the cheap part of :func:`open_tickets`; the whole-file
+    checks run when it is read). Returns a workbook's sheets that hold data ([] for a text file)."""
     path = Path(path)
-    _check_regular_file(path)
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read(SAMPLE_BYTES)
-    except OSError as exc:
-        raise TicketFileError(f"{_name(path)} cannot be read: {exc.strerror or exc}.") from None
-    if not raw.strip():
-        raise TicketFileError(f"{_name(path)} is empty.")
-    encoding, note = detect_encoding(raw, path.name)
-    sample = decode_sample(raw, encoding)
-    if looks_binary(sample, decode_errors(raw, encoding, sample), encoding):
-        raise TicketFileError(f"{_name(path)} is not a text file (it looks binary); export the tickets as CSV.")
+    raw = read_head(path)
+    if is_workbook(path, raw):
+        return choose_sheet(path, None)[1]
+    text_encoding(path, raw)
+    return []
+
+
+def open_tickets(path: str | os.PathLike[str], sheet: str | None = None) -> TicketSource:
+    """Sniff a ticket file: encoding, format, delimiter, header and the ticket text column; for a
+    workbook, ``sheet`` (default: the first that holds data)."""
+    path = Path(path)
+    raw = read_head(path)
+    if is_workbook(path, raw):
+        return _open_xlsx(path, sheet)
+    encoding, note, sample = text_encoding(path, raw)
     notes = [note] if note else []
     errors = "replace"
     if len(raw) >= SAMPLE_BYTES:  # the rest of the file is held to what the sample decided
@@ -262,21 +287,6 @@ def open_tickets(path: str | os.PathLike[str]) -> TicketSource:
             source = _open_csv(path, encoding, text, complete, notes, ".tsv" if suffix == ".txt" else suffix)
     source.errors = errors
     return source
-
-
-def _check_regular_file(path: Path) -> None:
-    """Refuse anything but a regular file before opening it: opening a FIFO for reading blocks."""
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        raise TicketFileError(f"{_name(path)}: no such file.") from None
-    except OSError as exc:
-        raise TicketFileError(f"{_name(path)} cannot be read: {exc.strerror or exc}.") from None
-    if stat.S_ISDIR(mode):
-        raise TicketFileError(f"{_name(path)} is a directory, not a ticket file.")
-    if not stat.S_ISREG(mode):
-        kind = "a named pipe" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else ""
-        raise TicketFileError(f"{_name(path)} is not a regular file{f' (it is {kind})' if kind else ''}.")
 
 
 _INVALID = object()  # what _json_value returns for a line that is not JSON
@@ -336,12 +346,36 @@ def _json_source(path: Path, kind: str, encoding: str, sample: list[object], not
     return TicketSource(path, kind, encoding, columns, choose_text_column(columns, values), notes=notes)
 
 
+def _open_xlsx(path: Path, sheet: str | None) -> TicketSource:
+    """A workbook's sheet, sniffed from its first 500 rows with the CSV rules (header, text column)."""
+    from .workbook import sheet_rows
+
+    name, with_data = choose_sheet(path, sheet)
+    sample: list[list[str]] = []
+    for _, values in sheet_rows(path, name):
+        sample.append(values)
+        if len(sample) >= 500:
+            break
+    others = [s for s in with_data if s != name]
+    notes = [f"{len(others)} other sheet{'s' if len(others) > 1 else ''} with data not read"] if others else []
+    source = _table_source(path, "xlsx", "xlsx", [r for r in sample if r], len(sample) < 500, notes)
+    source.sheet = name
+    return source
+
+
 def _open_csv(path: Path, encoding: str, sample: str, complete: bool, notes: list[str], suffix: str) -> TicketSource:
     delimiter = sniff_delimiter(sample, suffix, complete)
     quoted = uses_quoting(sample)
     if not quoted and not complete:  # the one quote seen may close past the sample: look further
         quoted = uses_quoting(text_sample(path, encoding, 8 * SAMPLE_BYTES)[0])
     records = [r for r in csv_rows(sample, delimiter, quoted) if r]
+    return _table_source(path, "csv", encoding, records, complete, notes, delimiter=delimiter, quoted=quoted)
+
+
+def _table_source(
+    path: Path, kind: str, encoding: str, records: list[list[str]], complete: bool, notes: list[str], **extra: Any
+) -> TicketSource:
+    """A table's columns and text column from its first records (empty ones left out), a CSV's or a sheet's."""
     rows = [r for r in records if has_content(r)]
     if not rows:
         raise TicketFileError(f"{_name(path)} has no rows.")
@@ -365,23 +399,7 @@ def _open_csv(path: Path, encoding: str, sample: str, complete: bool, notes: lis
     if renamed:
         notes = [*notes, f"repeated column names kept apart: {', '.join(renamed)}"]
     column = choose_text_column(unique, body)
-    return TicketSource(path, "csv", encoding, unique, column, delimiter, header_row, notes=notes, quoted=quoted)
-
-
-def gold_column(columns: list[str], rows: list[list[str]], labels: list[str], exclude: int) -> int | None:
-    """A column whose values are (nearly all) label names, offered as the gold labels."""
-    wanted = {label_key(label) for label in labels}
-    best, best_share = None, 0.0
-    for i in range(len(columns)):
-        if i == exclude:
-            continue
-        values = [label_key(r[i]) for r in rows[:1000] if i < len(r) and r[i].strip()]
-        if not values:
-            continue
-        share = sum(v in wanted for v in values) / len(values)
-        if share >= 0.9 and share > best_share:
-            best, best_share = i, share
-    return best
+    return TicketSource(path, kind, encoding, unique, column, has_header=header_row, notes=notes, **extra)
 
 
 def tickets_from_text(text: str) -> tuple[list[str], list[Ticket], int]:
@@ -413,10 +431,6 @@ def _clean(value: str) -> str:
 
 
 _CONTROL_TABLE = {c: None for c in range(32) if chr(c) not in "\t\n\r"}
-
-
-def _name(path: Path) -> str:
-    return path.name or str(path)
 
 
 def _count(n: int, noun: str) -> str:

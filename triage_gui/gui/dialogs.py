@@ -1,4 +1,4 @@
-"""Dialogs: model picker, About, Replace-or-Add, gold-value mapping, the guide with the shortcuts."""
+"""Dialogs: model picker, About, Replace-or-Add, a workbook's sheet, gold-value mapping, the guide."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QGridLayout,
+    QInputDialog,
     QLabel,
     QLineEdit,
     QMessageBox,
@@ -135,7 +136,7 @@ def replace_or_add(parent: QWidget, loaded: int, names: list[str]) -> bool | Non
     replace = box.addButton("Replace", QMessageBox.ButtonRole.DestructiveRole)
     add = box.addButton("Add", QMessageBox.ButtonRole.AcceptRole)
     box.addButton(QMessageBox.StandardButton.Cancel)
-    box.setDefaultButton(add)
+    box.setDefaultButton(replace)  # a new file is usually the next batch to label, not more of the same
     box.exec()
     clicked = box.clickedButton()
     if clicked is replace:
@@ -143,6 +144,13 @@ def replace_or_add(parent: QWidget, loaded: int, names: list[str]) -> bool | Non
     if clicked is add:
         return False
     return None
+
+
+def choose_sheet(parent: QWidget, name: str, sheets: list[str]) -> str | None:
+    """Ask which of a workbook's sheets with data holds the tickets (the first is offered); None: cancel."""
+    question = f"{name} has {len(sheets)} sheets with data. Which one holds the tickets?"
+    sheet, ok = QInputDialog.getItem(parent, "Open workbook", question, sheets, 0, False)
+    return sheet if ok and sheet in sheets else None
 
 
 class GoldMappingDialog(QDialog):

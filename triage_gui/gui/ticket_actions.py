@@ -1,5 +1,5 @@
-"""The ticket side of the window: open (files, the sample, recent files), paste, clear, export, and the
-gold column chosen against the evaluation document.
+"""The ticket side of the window: open (files, the sample, recent files), paste, clear, export (CSV or
+Excel, by the extension), and the gold column chosen against the evaluation document.
 
 Narrow inputs, never the window: the session, the evaluation, the ticket area, the settings (recent
 files), a parent widget for dialogs and two ways to tell the user.
@@ -7,21 +7,25 @@ files), a parent widget for dialogs and two ways to tell the user.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
-from ..engine.export import write_results
+from ..engine.export import ExcelExport, write_results
 from ..engine.table import NewRow
-from ..engine.tickets import SUPPORTED, tickets_from_text
+from ..engine.tickets import SUPPORTED, TicketFileError, check_file, tickets_from_text
+from ..engine.workbook import XLSX
 from ..paths import sample_tickets
 from ..session.evaluation import Evaluation
 from ..session.session import Session
 from . import dialogs
 from .settings import AppSettings
 from .ticket_area import TicketArea
+
+CSV_FILTER, EXCEL_FILTER = "CSV files (*.csv)", "Excel workbooks (*.xlsx)"
 
 
 class TicketActions:
@@ -66,18 +70,34 @@ class TicketActions:
         self.open_files([str(sample_tickets())])
 
     def open_files(self, paths: list[str]) -> None:
-        """Open files; while tickets are loaded, ask whether they replace them or are added to them."""
+        """Open files; while tickets are loaded, ask whether they replace them or are added to them.
+
+        Each file is checked first (there, readable, a format we read; a workbook's sheet chosen), so a
+        file that would be refused never asks the question, and a refusal leaves the tickets as they were.
+        """
+        chosen, refused = [], []
+        for path in paths:
+            try:
+                sheets = check_file(path)
+            except TicketFileError as exc:
+                refused.append(str(exc))
+                continue
+            sheet = dialogs.choose_sheet(self.parent, Path(path).name, sheets) if len(sheets) > 1 else None
+            if len(sheets) <= 1 or sheet is not None:  # a sheet not chosen: that file is not opened
+                chosen.append((path, sheet))
+        if refused:
+            self.warn("File not loaded", " ".join(refused))
         table = self.session.table
         replace = False
-        if len(table):
-            answer = dialogs.replace_or_add(self.parent, len(table), [Path(p).name for p in paths])
+        if chosen and len(table):
+            answer = dialogs.replace_or_add(self.parent, len(table), [Path(p).name for p, _ in chosen])
             if answer is None:
                 return
             replace = answer
-        for i, path in enumerate(paths):
+        for i, (path, sheet) in enumerate(chosen):
             self.last_opened = path
             self.refresh_recent_menu(self.settings.add_recent(str(path)))
-            self.session.open_file(path, replace=replace and i == 0)
+            self.session.open_file(path, replace=replace and i == 0, sheet=sheet)
 
     def paste_clipboard(self) -> None:
         self.paste_text(QGuiApplication.clipboard().text())
@@ -153,22 +173,54 @@ class TicketActions:
             if answer != QMessageBox.StandardButton.Yes:
                 return
         source = Path(self.last_opened or Path.home() / "tickets.csv")
-        suggestion = source.with_name(f"{source.stem}-labelled.csv")
-        path, _ = QFileDialog.getSaveFileName(
-            self.parent, "Export labelled tickets", str(suggestion), "CSV files (*.csv)"
+        excel = source.suffix.lower() in XLSX  # a workbook's tickets go back out as a workbook by default
+        suggestion = source.with_name(f"{source.stem}-labelled{'.xlsx' if excel else '.csv'}")
+        filters = [CSV_FILTER, EXCEL_FILTER]
+        path, chosen = QFileDialog.getSaveFileName(
+            self.parent, "Export labelled tickets", str(suggestion), ";;".join(filters), filters[excel]
         )
+        if path and not Path(path).suffix:  # the extension decides; a bare name takes the chosen filter's
+            path += ".xlsx" if chosen == EXCEL_FILTER else ".csv"
         if path:
             self.export(path)
 
     def export(self, path: str) -> bool:
-        """Every row, in table order, atomically, with the user's normal file permissions."""
+        """Every row, in table order, atomically, with the user's normal file permissions. A workbook is
+        written on the file thread from a snapshot of the rows (seconds for 100,000 rows); the status bar
+        says when it is done. False: refused or failed at once (said)."""
         table, profile = self.session.table, self.session.profile
+        prompt_hash = profile.content_hash() if profile else ""
         try:
-            labelled = write_results(path, table, profile.content_hash() if profile else "", self.session.baseline)
-        except OSError as exc:
-            self.warn("Export failed", f"Cannot write {path}: {exc.strerror or exc}. Nothing was overwritten.")
+            if path.lower().endswith(".xlsx"):
+                workbook = ExcelExport(table, prompt_hash, self.session.baseline).snapshot()
+                self.notify(f"Exporting {len(table)} tickets to {path}…", 0)
+                job = self.session.file_thread.submit(workbook.write, path)
+                job.add_done_callback(lambda done: self._exported(path, len(table), done))
+                return True
+            labelled = write_results(path, table, prompt_hash, self.session.baseline)
+        except (OSError, ValueError) as exc:  # ValueError: more rows than a workbook holds
+            self._failed(path, exc)
             return False
-        unlabelled = len(table) - labelled
-        tail = f" ({unlabelled} without a label)" if unlabelled else ""
-        self.notify(f"Exported {len(table)} tickets to {path}{tail}.", 10000)
+        self._said_exported(path, len(table), labelled)
         return True
+
+    def _exported(self, path: str, rows: int, done: asyncio.Future[int]) -> None:
+        if done.cancelled():
+            return
+        exc = done.exception()
+        if exc is None:
+            self._said_exported(path, rows, done.result())
+        elif isinstance(exc, OSError | ValueError):
+            self._failed(path, exc)
+        else:
+            raise exc
+
+    def _said_exported(self, path: str, rows: int, labelled: int) -> None:
+        tail = f" ({rows - labelled} without a label)" if rows > labelled else ""
+        self.notify(f"Exported {rows} tickets to {path}{tail}.", 10000)
+
+    def _failed(self, path: str, exc: OSError | ValueError) -> None:
+        if isinstance(exc, OSError):
+            self.warn("Export failed", f"Cannot write {path}: {exc.strerror or exc}. Nothing was overwritten.")
+        else:
+            self.warn("Export failed", str(exc))

@@ -261,24 +261,24 @@ class Session:
             self.text_column = text_column
         return self.add_rows(rows)
 
-    def open_file(self, path: str | Path, replace: bool = False) -> asyncio.Task:
-        """Read a ticket file in the background, appending its rows (or replacing the loaded ones)."""
+    def open_file(self, path: str | Path, replace: bool = False, sheet: str | None = None) -> asyncio.Task:
+        """Read a ticket file (a workbook's ``sheet``) in the background, appending its rows (or replacing)."""
         if replace:
             self.clear()
         self.user_stopped = False
-        task = asyncio.get_running_loop().create_task(self._read(Path(path)), name=f"read {Path(path).name}")
+        task = asyncio.get_running_loop().create_task(self._read(Path(path), sheet), name=f"read {Path(path).name}")
         self._file_tasks.add(task)
         task.add_done_callback(self._file_tasks.discard)
         return task
 
-    async def _read(self, path: Path) -> None:
+    async def _read(self, path: Path, sheet: str | None = None) -> None:
         from ..engine.tickets import open_tickets
 
         name = path.name
         self.file_changed.emit(FileStatus("reading", name))
         rows = 0
         try:
-            source = await self.file_thread.run(open_tickets, path)
+            source = await self.file_thread.run(open_tickets, path, sheet)
             if not len(self.table):
                 self.text_column = source.text_column_name
             batches = source.batches(512)
