@@ -166,7 +166,8 @@ class MainWindow(QMainWindow):
         s.teaching.changed.connect(self.show_head)
         s.teaching.suggested.connect(lambda rows: self.tickets.set_rows(suggested=tuple(rows)))
         s.checks.changed.connect(self.show_checks)
-        for event in (s.run_changed, s.file_changed, s.rows_added, s.teaching.changed, self.evaluation.gold_changed):
+        changes = (s.run_changed, s.file_changed, s.rows_added, s.teaching.changed, s.teaching.history.changed)
+        for event in (*changes, self.evaluation.gold_changed):  # (an undo enables Forget everything at once)
             event.connect(lambda *_: self.menu_actions.refresh())
         s.table_reset.connect(self.menu_actions.refresh)
         t = self.tickets
