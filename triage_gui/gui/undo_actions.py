@@ -15,6 +15,7 @@ from typing import cast
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QMenu, QMenuBar, QWidget
+from shiboken6 import isValid
 
 from ..session.undo import TaughtHistory
 from .prompt_editor import PromptEditor
@@ -75,11 +76,14 @@ class UndoRouter(QObject):
         return self.history.undo_text, self.history.redo_text
 
     def refresh(self) -> None:
-        if self.actions is None:
-            return
+        if self.actions is None or not (isValid(self.editor) and all(isValid(a) for a in self.actions)):
+            return  # the window is going: focus moves while its widgets are deleted
         for action, title, what in zip(self.actions, ("&Undo", "&Redo"), self.texts(), strict=True):
             action.setText(f"{title} {what.replace('&', '&&')}" if what else title)
             action.setEnabled(bool(what))
 
     def _focus_changed(self, _old: QWidget | None, _now: QWidget | None) -> None:
+        if not isValid(self.editor):  # the application outlives the window (tests open many)
+            cast(QApplication, QApplication.instance()).focusChanged.disconnect(self._focus_changed)
+            return
         self.refresh()
