@@ -239,7 +239,6 @@ def mnemonic(text: str) -> str | None:
 
 def test_every_menu_title_and_item_has_a_mnemonic_unique_in_its_menu(qtbot, window, tmp_path):
     window.ticket_actions.refresh_recent_menu([str(tmp_path / f"tickets & co {i}.csv") for i in range(3)])
-    window.teach  # noqa: B018
     checked = 0
 
     def check(actions, where: str) -> None:
