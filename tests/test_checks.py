@@ -91,6 +91,8 @@ def test_check_a_random_sample_in_the_window(qtbot, window):
     assert len(sample) == 20 and window.tickets.check_only.isChecked()
     assert window.tickets.proxy.rowCount() == 20  # the table lists the sample only
     view = window.tickets.table
+    window.activateWindow()  # Enter accepts only in the focused table (check_sample focuses it)
+    qtbot.waitUntil(view.hasFocus, timeout=2_000)
     right = 0
     for row in sample:  # each next ticket is selected in the order drawn: the keys answer it directly
         assert window.tickets.proxy.mapToSource(view.currentIndex()).row() == row

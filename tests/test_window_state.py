@@ -285,7 +285,6 @@ def test_an_unreadable_history_entry_is_dropped_not_the_prompt():
 
 
 def test_clear_leaves_nothing_that_described_the_old_tickets(qtbot, window):
-    from PySide6.QtWidgets import QMessageBox
 
     labels = window.session.profile.label_names
     window.session.paste([NewRow({"text": f"t {i}", "team": labels[i % 3]}, f"t {i}") for i in range(40)], "text")

@@ -74,6 +74,9 @@ def test_the_label_combo_teaches_and_enter_accepts(qtbot, window):
     qtbot.waitUntil(lambda: table.taught_label(3) == other, timeout=5_000)
     window.tickets.select_source_row(7)
     shown = table.label(7)
+    window.activateWindow()
+    window.tickets.table.setFocus()  # Enter accepts only in the focused table
+    qtbot.waitUntil(window.tickets.table.hasFocus, timeout=2_000)
     qtbot.keyClick(window.tickets.table, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: table.taught_label(7) == shown, timeout=5_000)
     qtbot.keyClick(window.tickets.table, Qt.Key.Key_Delete)
@@ -98,7 +101,10 @@ def test_taught_tickets_are_saved_with_the_prompt_and_come_back(qtbot, window, t
     assert sorted(window.session.teaching.items()) == sorted(back.items)
 
 
-def test_learning_from_the_gold_column_is_measured_out_of_fold(qtbot, window):
+def test_learning_from_the_gold_column_is_measured_out_of_fold(qtbot, window, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)  # it asks first
     window.ticket_actions.learn_from_gold()
     qtbot.waitUntil(
         lambda: (

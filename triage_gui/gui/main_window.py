@@ -32,6 +32,7 @@ from .teach_actions import TeachActions
 from .ticket_actions import TicketActions
 from .ticket_area import TicketArea
 from .ticket_model import TicketTableModel
+from .undo_actions import UndoRouter
 from .window_actions import Handlers, action_table
 
 log = logging.getLogger(__name__)
@@ -124,10 +125,10 @@ class MainWindow(QMainWindow):
 
     def _build_actions(self) -> None:
         """The menu bar and the F1 guide, from the one table (:mod:`window_actions`)."""
-        stack = self.editor.undo_stack
+        self.undo = UndoRouter(self.session.teaching.history, self.editor, self.statusBar().showMessage, self)
         handlers = Handlers(
             self.ticket_actions, self.prompt, self.app_actions, self.teaching.next_suggestion,
-            self.teaching.check_sample, stack.undo, stack.redo, self.close,
+            self.teaching.check_sample, self.undo.undo, self.undo.redo, self.close,
             lambda: self.app_actions.show_guide(self.menu_actions.guide()),
         )  # fmt: skip
         scheme = self.settings.get_str("appearance", "system")
@@ -138,13 +139,7 @@ class MainWindow(QMainWindow):
         for spec in specs:
             if spec.id.startswith("appearance."):
                 group.addAction(self.menu_actions[spec.id])
-        undo, redo = self.menu_actions["undo"], self.menu_actions["redo"]
-        stack.canUndoChanged.connect(undo.setEnabled)
-        stack.canRedoChanged.connect(redo.setEnabled)
-        undo.setEnabled(stack.canUndo())
-        redo.setEnabled(stack.canRedo())
-        self.editor.labels.addActions([undo, redo])
-        self.editor.examples.addActions([undo, redo])
+        self.undo.bind(self.menu_actions["undo"], self.menu_actions["redo"])  # the editor's, else teaching's
         self.tickets.addAction(self.menu_actions["paste"])
         self.tickets.empty.addAction(self.menu_actions["paste"])
         recent = self.menu_actions.menus["&File"].addMenu("Open &recent")
@@ -171,7 +166,8 @@ class MainWindow(QMainWindow):
         s.teaching.changed.connect(self.show_head)
         s.teaching.suggested.connect(lambda rows: self.tickets.set_rows(suggested=tuple(rows)))
         s.checks.changed.connect(self.show_checks)
-        for event in (s.run_changed, s.file_changed, s.rows_added, s.teaching.changed, self.evaluation.gold_changed):
+        changes = (s.run_changed, s.file_changed, s.rows_added, s.teaching.changed, s.teaching.history.changed)
+        for event in (*changes, self.evaluation.gold_changed):  # (an undo enables Forget everything at once)
             event.connect(lambda *_: self.menu_actions.refresh())
         s.table_reset.connect(self.menu_actions.refresh)
         t = self.tickets

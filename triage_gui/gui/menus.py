@@ -65,7 +65,9 @@ class Actions:
     @staticmethod
     def _action(parent: QWidget, spec: ActionSpec, menu: QMenu) -> QAction:
         action = QAction(spec.title, parent)
-        if spec.key is not None:
+        if isinstance(spec.key, QKeySequence.StandardKey):  # all the platform's keys: Redo is Ctrl+Y and Ctrl+Shift+Z
+            action.setShortcuts(spec.key)
+        elif spec.key is not None:
             action.setShortcut(QKeySequence(spec.key))
         if spec.widget_context:
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)

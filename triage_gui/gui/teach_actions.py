@@ -35,8 +35,10 @@ class TeachActions:
         self._next_to_check(checked)
 
     def accept(self, rows: list[int]) -> None:
+        """Enter (or "Label is right"): teach the shown labels and say what that did, and how to undo it."""
         checked = self.session.checks.record(rows, None)
-        self.session.teaching.accept(rows)
+        accepted = self.session.teaching.accept(rows)
+        self.notify(accepted_message(accepted), 8000)
         self._next_to_check(checked)
 
     def _next_to_check(self, checked: list[int]) -> None:
@@ -108,3 +110,12 @@ class TeachActions:
         self.editor.set_estimate(status.describe())
         if status.checked and not status.to_check and self.tickets.check_only.isChecked():
             self.notify(f"Sample checked. {status.describe()}.", 15000)
+
+
+def accepted_message(accepted: dict[str, int]) -> str:
+    """Enter teaches, so the status bar says what it taught and how to take it back
+    ("Accepted 'billing' for 2 tickets — Ctrl+Z undoes")."""
+    if not accepted:
+        return "Nothing accepted: the selected tickets show no label yet."
+    parts = [f"'{label}' for {n} ticket{'s' if n != 1 else ''}" for label, n in accepted.items()]
+    return f"Accepted {', '.join(parts)} — Ctrl+Z undoes"

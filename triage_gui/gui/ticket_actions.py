@@ -20,6 +20,7 @@ from ..engine.tickets import SUPPORTED, TicketFileError, check_file, tickets_fro
 from ..engine.workbook import XLSX
 from ..paths import sample_tickets
 from ..session.evaluation import Evaluation
+from ..session.gold import gold_teaching
 from ..session.session import Session
 from . import dialogs
 from .settings import AppSettings
@@ -53,8 +54,8 @@ class TicketActions:
         if menu is None:
             return
         menu.clear()
-        for path in files if files is not None else self.settings.recent_files():
-            act = menu.addAction(path)
+        for i, path in enumerate(files if files is not None else self.settings.recent_files()):
+            act = menu.addAction(f"{_mnemonic(i)} {path.replace('&', '&&')}")  # "&1 /path": a key per file
             act.triggered.connect(lambda checked=False, p=path: self.open_files([p]))
         menu.setEnabled(bool(menu.actions()))
 
@@ -147,12 +148,27 @@ class TicketActions:
         evaluation.choose(column, mapping)
 
     def learn_from_gold(self) -> None:
-        gold = self.evaluation.gold
+        """Teach the whole gold column, once the user agreed to how many tickets that is (one undo step)."""
+        gold, teaching = self.evaluation.gold, self.session.teaching
         if gold is None:
             self.warn("No gold column", "Pick the column of correct labels (Gold:) first.")
             return
-        taught = self.session.teaching.learn_from(gold)
-        self.notify(f"Learning from {taught} tickets of the gold column.", 10000)
+        found, differ = gold_teaching(self.session.table, gold, teaching.taught)
+        if not found:
+            self.notify(f"No ticket's value in {gold.column} is one of the labels: nothing to learn.", 10000)
+            return
+        also = f" {differ} of them are taught a different label now; they take the gold one." if differ else ""
+        answer = QMessageBox.question(
+            self.parent,
+            "Learn from the gold column",
+            f"Teach {len(found)} tickets the label in the {gold.column} column?{also} Ctrl+Z undoes it.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        if answer != QMessageBox.StandardButton.Yes:
+            return
+        taught = teaching.learn_from(gold)
+        self.notify(f"Learning from {taught} tickets of the gold column — Ctrl+Z undoes.", 10000)
 
     # ---------------------------------------------------------------- export
 
@@ -224,3 +240,9 @@ class TicketActions:
             self.warn("Export failed", f"Cannot write {path}: {exc.strerror or exc}. Nothing was overwritten.")
         else:
             self.warn("Export failed", str(exc))
+
+
+def _mnemonic(i: int) -> str:
+    """The i-th recent file's access key: &1 to &9, &0, then letters (the list is short)."""
+    keys = "1234567890abcdefghijklmnopqrstuvwxyz"
+    return f"&{keys[i]}" if i < len(keys) else ""

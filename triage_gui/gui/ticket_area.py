@@ -6,6 +6,7 @@ from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QGuiApplication, QKeyEvent, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
@@ -17,45 +18,21 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSizePolicy,
     QStackedWidget,
-    QStyledItemDelegate,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from ..defaults import LOW_CONFIDENCE
-from ..engine.table import TicketTable
 from ..session.gold import Filters
 from ..session.status import RunStatus
 from .flow_layout import FlowLayout
+from .label_picker import LabelDelegate
 from .ticket_columns import fit_ticket_column, size_columns
-from .ticket_model import NOT_TAUGHT, Col, TicketFilterProxy, TicketTableModel, label_counts
+from .ticket_model import Col, TicketFilterProxy, TicketTableModel, label_counts
 
 NO_GOLD = "(none)"
 ALL_LABELS = "All labels"
-
-
-class LabelDelegate(QStyledItemDelegate):
-    """The label cell edits as a combo of the prompt's labels (and "not taught" to undo a teaching)."""
-
-    def __init__(self, table: TicketTable, parent=None) -> None:
-        super().__init__(parent)
-        self.table = table
-
-    def createEditor(self, parent, option, index):
-        box = QComboBox(parent)
-        box.addItems([*self.table.labels, NOT_TAUGHT])
-        box.setAccessibleName("Teach label")
-        return box
-
-    def setEditorData(self, editor: QWidget, index) -> None:
-        if isinstance(editor, QComboBox):
-            editor.setCurrentText(self.table.label(index.row()) or "")
-            editor.showPopup()
-
-    def setModelData(self, editor: QWidget, model, index) -> None:
-        if isinstance(editor, QComboBox):
-            model.setData(index, editor.currentText())
 
 
 class TicketView(QTableView):
@@ -79,7 +56,7 @@ class TicketView(QTableView):
             if Qt.Key.Key_1 <= key <= Qt.Key.Key_9:
                 self.teach_keys.emit(rows, int(key - Qt.Key.Key_1))
                 return
-            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.state() != QAbstractItemView.State.EditingState:
+            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self._accepts_enter(event):
                 self.accept_keys.emit(rows)
                 return
             if key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
@@ -92,6 +69,14 @@ class TicketView(QTableView):
             self.copy_rows()
             return
         super().keyPressEvent(event)
+
+    def _accepts_enter(self, event: QKeyEvent) -> bool:
+        """Enter teaches only when pressed in the table itself: focused, in the active window with no
+        dialog over it, and not the auto-repeat of an Enter that closed a dialog (the F1 guide's Enter
+        taught the selected ticket), nor while a label is being picked."""
+        editing = self.state() == QAbstractItemView.State.EditingState
+        alone = QApplication.activeModalWidget() is None and self.isActiveWindow()
+        return self.hasFocus() and alone and not editing and not event.isAutoRepeat()
 
     def copy_rows(self) -> str:
         model = self.model()

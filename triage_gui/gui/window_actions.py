@@ -61,7 +61,7 @@ def action_table(
     t, p, a = h.tickets, h.prompt, h.app
     rows = [
         ActionSpec("open", "&Open tickets…", "&File", t.open_dialog, K.Open, guide="Open ticket files"),
-        ActionSpec("sample", "Open the &sample tickets", "&File", t.open_sample),
+        ActionSpec("sample", "Open the sa&mple tickets", "&File", t.open_sample),
         ActionSpec("export", "&Export labelled tickets…", "&File", t.export_dialog, "Ctrl+E", enabled_when=loaded,
                    guide="Export the labelled tickets", separator=True),
         ActionSpec("save", "&Save prompt and re-label", "&File", p.save, K.Save, separator=True,
@@ -69,8 +69,8 @@ def action_table(
         ActionSpec("open_prompt", "Open &prompt profile…", "&File", p.open_dialog),
         ActionSpec("save_as", "Save prompt profile &as…", "&File", p.save_as_dialog, K.SaveAs),
         ActionSpec("quit", "&Quit", "&File", h.quit, K.Quit, separator=True),
-        ActionSpec("undo", "&Undo prompt edit", "&Edit", h.undo, K.Undo, widget_context=True),
-        ActionSpec("redo", "&Redo prompt edit", "&Edit", h.redo, K.Redo, widget_context=True),
+        ActionSpec("undo", "&Undo", "&Edit", h.undo, K.Undo),  # the text says what (gui.undo_actions)
+        ActionSpec("redo", "&Redo", "&Edit", h.redo, K.Redo),
         ActionSpec("paste", "&Paste tickets", "&Edit", t.paste_clipboard, K.Paste, widget_context=True,
                    separator=True, guide="Paste tickets (lines, or CSV with a header)"),
         ActionSpec("clear", "Clear &tickets", "&Edit", t.clear, enabled_when=loaded),
@@ -78,7 +78,7 @@ def action_table(
                    guide="Stop labelling (Resume picks up the rest)"),
         ActionSpec("teach_keys", "", "", guide_key="1 – 9", guide="Teach the selected tickets the n-th label"),
         ActionSpec("accept_key", "", "", guide_key="Enter",
-                   guide="Accept the shown label of the selected tickets (teach it)"),
+                   guide="Accept the shown label of the selected tickets (teach it), with the ticket table focused"),
         ActionSpec("forget_key", "", "", guide_key="Delete", guide="Forget what you taught the selected tickets"),
         ActionSpec("next", "Go to the &next ticket to teach", "&Teach", h.next_ticket, enabled_when=loaded,
                    tooltip="N in the table", guide_key="N",
@@ -91,14 +91,14 @@ def action_table(
                    enabled_when=taught),
     ]  # fmt: skip
     for name in theme.SCHEMES:
-        title = name.capitalize() if name != "system" else "Follow the system"
+        title = f"&{name.capitalize()}" if name != "system" else "Follow the &system"
         rows.append(
             ActionSpec(f"appearance.{name}", title, "&View/&Appearance", _scheme_handler(a, name), checkable=True,
                        checked=name == scheme)
         )  # fmt: skip
     rows += [
         ActionSpec("choose_model", "&Choose model…", "&Model", a.choose_model),
-        ActionSpec("calibrate", "&Calibrate the prompt's label scores", "&Model", a.set_calibration, checkable=True,
+        ActionSpec("calibrate", "C&alibrate the prompt's label scores", "&Model", a.set_calibration, checkable=True,
                    checked=calibrate,
                    tooltip="Divide out the label bias the prompt gives an empty ticket (on by default)"),
         ActionSpec("guide", "&Guide and keyboard shortcuts", "&Help", h.guide, "F1"),
@@ -107,7 +107,8 @@ def action_table(
         ActionSpec("copy_key", "", "", guide_key="Ctrl+C",
                    guide="Copy the selected rows as tab-separated text with a header"),
         ActionSpec("undo_key", "", "", guide_key="Ctrl+Z / Ctrl+Shift+Z",
-                   guide="Undo / redo an edit of the labels or examples tables"),
+                   guide="Undo / redo the last teach, forget, import or learning from gold (one step each); "
+                         "in the prompt editor, the last prompt edit. Edit › Undo says which"),
     ]  # fmt: skip
     return rows
 

@@ -6,6 +6,7 @@ Also the row masks the ticket table filters on, computed over all rows at once w
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -57,6 +58,19 @@ class GoldColumn:
                 new[offset] = cache[value]
             self._ids = np.concatenate([self._ids, new])
         return self._ids
+
+
+def gold_teaching(table: TicketTable, gold: GoldColumn, taught: Mapping[str, str]) -> tuple[dict[int, str], int]:
+    """What learning from the gold column would teach: row -> label for every loaded row whose gold value
+    maps to a label, and how many of those rows are taught a different label now (asked before)."""
+    found: dict[int, str] = {}
+    for row in range(len(table)):
+        if row not in table.problems:
+            label = gold.label_for(table.value(row, gold.column), table.labels)
+            if label is not None:
+                found[row] = label
+    differ = sum(1 for row, label in found.items() if taught.get(table.texts[row]) not in (None, label))
+    return found, differ
 
 
 def value_counts(table: TicketTable, column: str, limit: int = 200) -> list[tuple[str, int]]:

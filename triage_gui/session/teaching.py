@@ -27,8 +27,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .events import Event
+from .gold import gold_teaching
 from .status import HeadStatus
 from .tasks import LatestTask
+from .undo import TaughtHistory, undoable
 from .workers import WorkerThread
 
 if TYPE_CHECKING:
@@ -76,6 +78,7 @@ class Teaching:
         self.suggested: Event[[list[int]]] = Event()  # rows to teach next, best first
         self.status = HeadStatus("off")
         self.taught: dict[str, str] = {}
+        self.history = TaughtHistory(self._apply)  # undo / redo of the taught set (:mod:`undo`)
         self.store: LexicalStore | None = None  # made on the learning thread (see _new_store)
         self.head: Head | None = None
         self.last_fit: Fit | None = None
@@ -115,10 +118,12 @@ class Teaching:
     def restore(self, items: Sequence[tuple[str, str]]) -> None:
         """The taught set saved with a prompt (replaces the current one)."""
         self.taught = {text.strip(): label for text, label in items if text.strip()}
+        self.history.clear()
         self._mark_rows(range(len(self.table)))
         self._set(replace(self.status, taught=len(self.taught)))  # known at start, before any file
         self._refit_soon()
 
+    @undoable("import")
     def add_items(self, items: Sequence[tuple[str, str]]) -> int:
         """Teach tickets that need not be loaded (an imported CSV)."""
         added = 0
@@ -130,6 +135,7 @@ class Teaching:
         self._changed()
         return added
 
+    @undoable("teach")
     def teach(self, rows: Sequence[int], label: str | None) -> None:
         """Set (None: forget) the label of these rows, and of every loaded row with the same text."""
         table = self.table
@@ -145,8 +151,10 @@ class Teaching:
         self._mark_rows(range(len(table)), only={table.texts[r] for r in rows}, label=label)
         self._changed()
 
-    def accept(self, rows: Sequence[int]) -> None:
-        """Teach each row the label it shows (Enter): confirming a right label teaches as much as a fix."""
+    @undoable("accept")
+    def accept(self, rows: Sequence[int]) -> dict[str, int]:
+        """Teach each row the label it shows (Enter): confirming a right label teaches as much as a fix.
+        Returns label -> rows accepted with it (for the status bar)."""
         table = self.table
         by_label: dict[str, list[int]] = {}
         for row in rows:
@@ -155,26 +163,33 @@ class Teaching:
                 by_label.setdefault(label, []).append(row)
         for label, chosen in by_label.items():
             self.teach(chosen, label)
+        return {label: len(chosen) for label, chosen in by_label.items()}
 
+    @undoable("gold")
     def learn_from(self, gold: GoldColumn) -> int:
-        """Teach every loaded row whose gold value maps to a label."""
-        table = self.table
-        count = 0
-        for row in range(len(table)):
-            if row in table.problems:
-                continue
-            label = gold.label_for(table.value(row, gold.column), table.labels)
-            if label is not None:
-                self.taught[table.texts[row]] = label
-                count += 1
-        self._mark_rows(range(len(table)))
+        """Teach every loaded row whose gold value maps to a label (one undo step)."""
+        found, _ = gold_teaching(self.table, gold, self.taught)
+        for row, label in found.items():
+            self.taught[self.table.texts[row]] = label
+        self._mark_rows(range(len(self.table)))
         self._changed()
-        return count
+        return len(found)
 
+    @undoable("forget_all")
     def forget_all(self) -> None:
         self.taught.clear()
         table = self.table
         table.teach(table.taught_rows().tolist(), None)
+        self._changed()
+
+    def _apply(self, labels: dict[str, str | None]) -> None:
+        """Set these texts' taught labels (None: forget) as a teach does: an undo or a redo."""
+        for text, label in labels.items():
+            if label is None:
+                self.taught.pop(text, None)
+            else:
+                self.taught[text] = label
+        self._mark_rows(range(len(self.table)), only=set(labels))
         self._changed()
 
     def _mark_rows(self, rows: range, only: set[str] | None = None, label: str | None = None) -> None:

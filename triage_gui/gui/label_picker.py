@@ -1,0 +1,65 @@
+"""The label picker: double-click (or F2 on) a ticket's label and pick the right one from a list.
+
+Only a pick teaches. Before, the picker was a plain combo committed by the delegate whenever it closed:
+Escape (or a click outside the list) left the shown label in the combo and leaving the cell taught it,
+so cancelling confirmed the label. Now the editor closes without writing unless an item was activated.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import QAbstractItemDelegate, QComboBox, QStyledItemDelegate, QWidget
+
+from ..engine.table import TicketTable
+from .ticket_model import NOT_TAUGHT
+
+
+class LabelPicker(QComboBox):
+    """A combo that says when its list closes (``dismissed``) and remembers whether an item was picked."""
+
+    dismissed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.chosen = False  # an item was activated: only then is the label written
+        self.primed = False  # filled and opened once: a refit repainting the row must not reopen it
+
+    def hidePopup(self) -> None:
+        super().hidePopup()
+        self.dismissed.emit()
+
+
+class LabelDelegate(QStyledItemDelegate):
+    """The label cell edits as a picker of the prompt's labels (and "not taught" to undo a teaching)."""
+
+    def __init__(self, table: TicketTable, parent=None) -> None:
+        super().__init__(parent)
+        self.table = table
+
+    def createEditor(self, parent, option, index):
+        box = LabelPicker(parent)
+        box.addItems([*self.table.labels, NOT_TAUGHT])
+        box.setAccessibleName("Teach label")
+        box.activated.connect(lambda _i, b=box: self._picked(b))
+        # The list closes before ``activated`` fires: decide once that has had its turn.
+        box.dismissed.connect(lambda b=box: QTimer.singleShot(0, b, lambda: self._dismissed(b)))
+        return box
+
+    def setEditorData(self, editor: QWidget, index) -> None:
+        if isinstance(editor, LabelPicker) and not editor.primed:
+            editor.primed = True
+            editor.setCurrentText(self.table.label(index.row()) or "")
+            editor.showPopup()
+
+    def setModelData(self, editor: QWidget, model, index) -> None:
+        if isinstance(editor, LabelPicker) and editor.chosen:
+            model.setData(index, editor.currentText())
+
+    def _picked(self, box: LabelPicker) -> None:
+        box.chosen = True
+        self.commitData.emit(box)
+        self.closeEditor.emit(box, QAbstractItemDelegate.EndEditHint.NoHint)
+
+    def _dismissed(self, box: LabelPicker) -> None:
+        if not box.chosen:  # Escape, or a click outside the list: cancel, teach nothing
+            self.closeEditor.emit(box, QAbstractItemDelegate.EndEditHint.RevertModelCache)

@@ -1,0 +1,89 @@
+"""Edit › Undo / Redo (Ctrl+Z / Ctrl+Shift+Z): one pair of actions, two histories. With focus in the
+prompt editor (its tables or text fields) they undo prompt edits (the editor's QUndoStack); anywhere
+else they undo teaching (the session's :class:`TaughtHistory`). The items say what they will undo
+("&Undo teach 3 tickets 'billing'", "&Undo prompt edit") and are enabled only when there is something.
+
+The texts are made here from our own words, never by appending a QUndoStack's command text to a fixed
+title: that made "Undo prompt edit edit prompt".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import cast
+
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QApplication, QMenu, QMenuBar, QWidget
+from shiboken6 import isValid
+
+from ..session.undo import TaughtHistory
+from .prompt_editor import PromptEditor
+
+
+class UndoRouter(QObject):
+    """See the module docstring. A QObject so that its connection to the application's focus changes
+    ends with the window."""
+
+    def __init__(
+        self, history: TaughtHistory, editor: PromptEditor, notify: Callable[[str, int], None], parent: QObject
+    ) -> None:
+        super().__init__(parent)
+        self.history, self.editor, self.notify = history, editor, notify
+        self.actions: tuple[QAction, QAction] | None = None
+        self._in_editor = False  # where focus last was, outside menus
+
+    def bind(self, undo: QAction, redo: QAction) -> None:
+        self.actions = (undo, redo)
+        stack = self.editor.undo_stack
+        stack.indexChanged.connect(self.refresh)
+        stack.cleanChanged.connect(self.refresh)
+        self.history.changed.connect(self.refresh)
+        cast(QApplication, QApplication.instance()).focusChanged.connect(self._focus_changed)
+        self.refresh()
+
+    def prompt_focused(self) -> bool:
+        """Focus is in the prompt editor; a menu or the menu bar taking it keeps the answer it had."""
+        focus = QApplication.focusWidget()
+        if focus is not None and not isinstance(focus, QMenu | QMenuBar):
+            self._in_editor = focus is self.editor or self.editor.isAncestorOf(focus)
+        return self._in_editor
+
+    def undo(self) -> None:
+        if self.prompt_focused():
+            self.editor.flush_snapshot()  # an edit typed just now is undone too
+            self.editor.undo_stack.undo()
+        else:
+            step = self.history.undo()
+            if step is not None:
+                self.notify(f"Undid: {step.what} — Ctrl+Shift+Z redoes", 8000)
+        self.refresh()
+
+    def redo(self) -> None:
+        if self.prompt_focused():
+            self.editor.undo_stack.redo()
+        else:
+            step = self.history.redo()
+            if step is not None:
+                self.notify(f"Redid: {step.what} — Ctrl+Z undoes", 8000)
+        self.refresh()
+
+    def texts(self) -> tuple[str, str]:
+        """What undo and redo would do now ("" for nothing)."""
+        if self.prompt_focused():
+            stack = self.editor.undo_stack
+            return ("prompt edit" if stack.canUndo() else "", "prompt edit" if stack.canRedo() else "")
+        return self.history.undo_text, self.history.redo_text
+
+    def refresh(self) -> None:
+        if self.actions is None or not (isValid(self.editor) and all(isValid(a) for a in self.actions)):
+            return  # the window is going: focus moves while its widgets are deleted
+        for action, title, what in zip(self.actions, ("&Undo", "&Redo"), self.texts(), strict=True):
+            action.setText(f"{title} {what.replace('&', '&&')}" if what else title)
+            action.setEnabled(bool(what))
+
+    def _focus_changed(self, _old: QWidget | None, _now: QWidget | None) -> None:
+        if not isValid(self.editor):  # the application outlives the window (tests open many)
+            cast(QApplication, QApplication.instance()).focusChanged.disconnect(self._focus_changed)
+            return
+        self.refresh()

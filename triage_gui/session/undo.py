@@ -1,0 +1,145 @@
+"""Undo for teaching: every change of the taught set (a teach, a forget, forget-all, an import, learning
+from the gold column) is one step that holds, per ticket text it changed, the label before and after
+(None: not taught). Undo puts the "before" labels back and redo the "after" ones, through the
+teaching's own path, so the relabel follows as after any teach; a ticket re-taught from A to B goes
+back to A, not to untaught.
+
+A step keeps only the texts that changed, not a copy of the taught set, so a long history of single
+teaches in a large taught set stays small. Qt-free like the rest of the session: the window only shows
+and triggers it (:mod:`gui.undo_actions`); prompt edits have their own stack in the prompt editor.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Concatenate, ParamSpec, Protocol, TypeVar
+
+from .events import Event
+
+Changes = dict[str, tuple[str | None, str | None]]  # ticket text -> (label before, label after)
+LIMIT = 200  # steps kept: older ones fall off
+
+
+@dataclass(frozen=True)
+class Step:
+    """One undoable change; ``what`` is how the Edit menu names it ("teach 3 tickets 'billing'")."""
+
+    what: str
+    changes: Changes
+
+
+def diff(before: Mapping[str, str], after: Mapping[str, str]) -> Changes:
+    """The texts whose taught label differs between two taught sets."""
+    changes: Changes = {text: (label, after.get(text)) for text, label in before.items() if after.get(text) != label}
+    changes.update((text, (None, label)) for text, label in after.items() if text not in before)
+    return changes
+
+
+def tickets(n: int) -> str:
+    return f"{n} ticket{'s' if n != 1 else ''}"
+
+
+def describe(kind: str, changes: Changes) -> str:
+    """What the step did, in the words the menu shows after "Undo" / "Redo"."""
+    n = len(changes)
+    labels = {after for _, after in changes.values()}
+    one = next(iter(labels)) if len(labels) == 1 else None
+    if kind == "teach" and labels == {None}:
+        return f"forget {tickets(n)}"
+    if kind == "teach":
+        return f"teach {tickets(n)} '{one}'" if one is not None else f"teach {tickets(n)}"
+    if kind == "accept":
+        return f"accept '{one}' for {tickets(n)}" if one is not None else f"accept {tickets(n)}"
+    if kind == "gold":
+        return f"learn {tickets(n)} from the gold column"
+    if kind == "forget_all":
+        return f"forget all {tickets(n)}"
+    return f"import {tickets(n)}"
+
+
+class TaughtHistory:
+    """The undo and redo stacks of taught-set changes. ``apply`` sets text -> label (None: forget) the
+    way a teach does; ``changed`` fires whenever what can be undone or redone changes."""
+
+    def __init__(self, apply: Callable[[dict[str, str | None]], None]) -> None:
+        self.apply = apply
+        self.done: list[Step] = []
+        self.undone: list[Step] = []
+        self.changed: Event[[]] = Event()
+        self.recording = False  # inside an undoable operation: the nested ones are part of its step
+
+    @property
+    def undo_text(self) -> str:
+        return self.done[-1].what if self.done else ""
+
+    @property
+    def redo_text(self) -> str:
+        return self.undone[-1].what if self.undone else ""
+
+    def record(self, kind: str, changes: Changes) -> None:
+        if not changes:
+            return  # nothing changed (accepting a label already taught): nothing to undo
+        self.done.append(Step(describe(kind, changes), changes))
+        del self.done[:-LIMIT]
+        self.undone.clear()
+        self.changed.emit()
+
+    def undo(self) -> Step | None:
+        if not self.done:
+            return None
+        step = self.done.pop()
+        self.undone.append(step)
+        self.apply({text: before for text, (before, _) in step.changes.items()})
+        self.changed.emit()
+        return step
+
+    def redo(self) -> Step | None:
+        if not self.undone:
+            return None
+        step = self.undone.pop()
+        self.done.append(step)
+        self.apply({text: after for text, (_, after) in step.changes.items()})
+        self.changed.emit()
+        return step
+
+    def clear(self) -> None:
+        """A taught set replaced as a whole (another prompt opened): the old steps no longer apply."""
+        if self.done or self.undone:
+            self.done.clear()
+            self.undone.clear()
+            self.changed.emit()
+
+
+class Undoable(Protocol):
+    taught: dict[str, str]
+    history: TaughtHistory
+
+
+T = TypeVar("T", bound=Undoable)
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def undoable(kind: str) -> Callable[[Callable[Concatenate[T, P], R]], Callable[Concatenate[T, P], R]]:
+    """Record what a method of the teaching changes in the taught set as one step (a multi-row teach,
+    or an accept that teaches several labels, is one step: the calls it makes are part of it)."""
+
+    def wrap(method: Callable[Concatenate[T, P], R]) -> Callable[Concatenate[T, P], R]:
+        @functools.wraps(method)
+        def run(self: T, *args: P.args, **kwargs: P.kwargs) -> R:
+            history = self.history
+            if history.recording:
+                return method(self, *args, **kwargs)
+            before = dict(self.taught)
+            history.recording = True
+            try:
+                return method(self, *args, **kwargs)
+            finally:
+                history.recording = False
+                history.record(kind, diff(before, self.taught))
+
+        return run
+
+    return wrap
