@@ -119,7 +119,9 @@ class ResultsArea(QTabWidget):
         notes: str = "",
     ) -> None:
         if not total and not problems:
-            self.stats.setText("No tickets yet. Drop a CSV, TSV, TXT or JSONL file on the window, or paste tickets.")
+            self.stats.setText(
+                "No tickets yet. Drop a CSV, Excel, TSV, TXT or JSONL file on the window, or paste tickets."
+            )
             return
         parts = [f"<b>{labelled}</b> of {total} tickets labelled."]
         if problems:

@@ -101,7 +101,7 @@ class EmptyState(QWidget):
         super().__init__(parent)
         title = QLabel("<h3>No tickets yet</h3>")
         text = QLabel(
-            "Drop a CSV, TSV, TXT or JSONL file of tickets on this window, paste tickets with Ctrl+V, "
+            "Drop a CSV, Excel (.xlsx), TSV, TXT or JSONL file of tickets on this window, paste tickets with Ctrl+V, "
             "or open a file with Ctrl+O. Every ticket gets a label as soon as it is read."
         )
         text.setWordWrap(True)
