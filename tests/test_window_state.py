@@ -307,3 +307,22 @@ def test_clear_leaves_nothing_that_described_the_old_tickets(qtbot, window):
     assert window.check_status.text() == "Accuracy: not estimated"
     assert not window.tickets.check_only.isChecked() or window.tickets.proxy.rowCount() == 0
     assert window.detail.row == -1
+
+
+def test_opening_a_prompt_writes_nothing_to_it(qtbot, tmp_path, monkeypatch, event_loop_qt):
+    from triage_gui.engine.prompt import default_profile
+    from triage_gui.gui.settings import AppSettings
+
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config6"))
+    path = AppSettings().default_prompt_path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    default_profile().save(path)  # a prompt from before versions were kept in the file
+    before = path.read_bytes()
+    win = fake_window(qtbot)
+    try:
+        win.session.paste(rows(12))
+        qtbot.waitUntil(lambda: win.session.run_status.state == "done" and not win.session.busy, timeout=10_000)
+        assert win.results.versions.rowCount() == 1
+    finally:
+        close_fake(win)
+    assert path.read_bytes() == before

@@ -86,6 +86,8 @@ class ResultsArea(QTabWidget):
         self.versions.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.versions.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.versions.verticalHeader().setVisible(False)
+        for column in range(3):  # number, date and accuracy whole; the prompt's summary takes the rest
+            self.versions.horizontalHeader().setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.versions.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         self.versions.setAccessibleName("Prompt versions")
         diff = QPushButton("Compare two…")
@@ -237,7 +239,9 @@ class ResultsArea(QTabWidget):
         for r, (version, saved, accuracy, summary) in enumerate(rows):
             cells = [str(version), saved, "–" if accuracy is None else f"{100 * accuracy:.1f}%", summary]
             for c, value in enumerate(cells):
-                self.versions.setItem(r, c, QTableWidgetItem(value))
+                item = QTableWidgetItem(value)
+                item.setToolTip(value if c == 3 else "")
+                self.versions.setItem(r, c, item)
 
     def _selected_versions(self) -> list[int]:
         rows = sorted({i.row() for i in self.versions.selectedIndexes()})

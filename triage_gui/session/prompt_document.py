@@ -145,14 +145,15 @@ class PromptDocument:
         OSError (nothing switched)."""
         profile.validate()
         target = path or self.path
-        saved = replace(profile, taught=[Example(t, label) for t, label in taught], history=list(self.history))
+        history = self._with_version(profile, list(self.history))
+        saved = replace(profile, taught=[Example(t, label) for t, label in taught], history=history)
         with self._file_lock:
             saved.save(target)
             self._generation += 1
         self.writes += 1
         self._taught = None  # this write carried the newest taught set
         self._writing.cancel()
-        self.path, self.saved, self.draft = target, saved, None
+        self.path, self.saved, self.draft, self.history = target, saved, None, history
         self._drafting.cancel()
         try:
             self.draft_path.unlink(missing_ok=True)
@@ -226,23 +227,27 @@ class PromptDocument:
 
     # ------------------------------------------------------------ versions
 
-    def applied(self, version: int, profile: PromptProfile) -> None:
-        """The session applied ``profile`` as its ``version``: a new entry in the history, unless it is
-        the newest entry's prompt (a restart, or a Save that changed only the taught set)."""
-        if version in self._numbers:
-            return
-        last = self.history[-1] if self.history else None
+    @staticmethod
+    def _with_version(profile: PromptProfile, history: list[VersionRecord]) -> list[VersionRecord]:
+        """``history`` with ``profile`` as its newest entry: a new entry, dated now, unless the newest
+        already holds this prompt (a Save that changed only the name or the taught set)."""
+        last = history[-1] if history else None
         content = profile.content_hash()
         if last is not None and last.content == content:
-            self._numbers[version] = last.number
-            return
+            return history
         data = profile.to_dict()
         prompt = {k: data[k] for k in ("name", *PROMPT_KEYS)}
         number = (last.number if last else 0) + 1
-        self.history = [*self.history, VersionRecord(number, time.strftime("%Y-%m-%d %H:%M"), prompt, content)]
-        del self.history[:-MAX_VERSIONS]
-        self._numbers[version] = number
-        self._write_soon()
+        return [*history, VersionRecord(number, time.strftime("%Y-%m-%d %H:%M"), prompt, content)][-MAX_VERSIONS:]
+
+    def applied(self, version: int, profile: PromptProfile) -> None:
+        """The session applied ``profile`` as its ``version``: which history entry it is. Every version
+        the window applies was saved first, so its entry is written then; a file from before the history
+        (or the bundled default) gets its first entry here, written with the next write of the file:
+        opening a prompt writes nothing to it."""
+        if version not in self._numbers:
+            self.history = self._with_version(profile, self.history)
+            self._numbers[version] = self.history[-1].number
 
     def scored(self, version: int, accuracy: float, taught: int, gold_rows: int) -> None:
         """The version's accuracy against gold (after its run, or a refit after it), kept in its entry."""
