@@ -37,6 +37,23 @@ def test_frozen_classify_matches_the_source_run(tmp_path, loaded):
     frozen_labels = labels(out_frozen.read_text(encoding="utf-8"))
     assert len(frozen_labels) == 60
     assert frozen_labels == labels(out_source.read_text(encoding="utf-8"))
+    # The bundle carries openpyxl: the same tickets as a workbook, in and out, give the same labels.
+    import openpyxl
+
+    workbook = openpyxl.Workbook()
+    rows = list(csv.reader(io.StringIO(SAMPLE.read_text(encoding="utf-8"))))
+    for row in rows:
+        workbook.active.append(row)
+    book, book_out = tmp_path / "sample.xlsx", tmp_path / "frozen.xlsx"
+    workbook.save(book)
+    run = subprocess.run(
+        [str(frozen), "classify", str(book), "--out", str(book_out)], env=env, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    sheet = openpyxl.load_workbook(book_out, read_only=True).active
+    table = [list(r) for r in sheet.iter_rows(values_only=True)]
+    column = table[0].index("label")
+    assert [r[column] for r in table[1:]] == frozen_labels
     version = subprocess.run([str(frozen), "--version"], capture_output=True, text=True)
     assert "Ticket Triage" in version.stdout and "torch" in version.stdout
     assert not list((ROOT / "dist" / "ticket-triage").rglob("libcudart*"))

@@ -326,3 +326,26 @@ def test_opening_a_prompt_writes_nothing_to_it(qtbot, tmp_path, monkeypatch, eve
     finally:
         close_fake(win)
     assert path.read_bytes() == before
+
+
+def test_undoing_a_checked_ticket_takes_its_verdict_back(qtbot, window):
+    window.session.paste(rows(40))
+    qtbot.waitUntil(lambda: window.session.run_status.state == "done", timeout=10_000)
+    window.trigger("check")
+    checks = window.session.checks
+    first, second = checks.queue[0], checks.queue[1]
+    window.teaching.accept([first])  # Enter: right
+    labels = window.session.table.labels
+    wrong = next(label for label in labels if label != window.session.table.label(second))
+    window.teaching.teach([second], wrong)  # 1-9: wrong, this is the label
+    assert (checks.status.checked, checks.status.correct) == (2, 1)
+    window.trigger("undo")  # the correction
+    assert (checks.status.checked, checks.status.correct) == (1, 1)
+    assert checks.queue[0] == second and "1 check" in window.check_status.text()
+    window.trigger("undo")  # the accept
+    assert checks.status.checked == 0 and checks.queue[:2] == [first, second]
+    assert window.check_status.text() == "Accuracy: not estimated"
+    window.trigger("redo")
+    window.trigger("redo")
+    assert (checks.status.checked, checks.status.correct) == (2, 1)
+    assert first not in checks.queue and second not in checks.queue

@@ -10,6 +10,8 @@ teaching since then usually improves them, so it errs on the low side. With a 95
 the number of checks it rests on. No checks: no number ("not estimated yet"). A check also teaches.
 
 Checks belong to the loaded file (by ticket text, as the taught set): a new file starts without any.
+Undoing the teach a verdict made takes the verdict back too (the ticket is to be checked again, first);
+redoing it gives the verdict again: an undone answer kept counting in the estimate.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import numpy as np
 from ..engine.metrics import wilson_interval
 from ..engine.table import TicketTable
 from .events import Event
+from .undo import Step
 
 SAMPLE = 20  # tickets drawn per "Check a random sample"
 
@@ -59,6 +62,7 @@ class RandomChecks:
         self.verified: dict[str, str] = {}  # checked ticket text -> right label
         self.shown: dict[str, str] = {}  # checked ticket text -> the label it showed when checked
         self.queue: list[int] = []
+        self._taken: dict[str, tuple[str, str]] = {}  # verdicts an undo took back: text -> (shown, verified)
         self._rng = np.random.default_rng(seed)
         self.status = CheckStatus()
 
@@ -97,6 +101,21 @@ class RandomChecks:
             self.refresh()
         return counted
 
+    def stepped(self, step: Step, undone: bool) -> None:
+        """Follow an undo or redo of teaching (see the module docstring)."""
+        changes = step.changes  # by stripped text, as the taught set
+        if undone:
+            back = [t for t, v in self.verified.items() if changes.get(t.strip(), (v, None)) == (None, v)]
+            for text in back:
+                self._taken[text] = (self.shown.pop(text), self.verified.pop(text))
+            rows = [r for r, text in enumerate(self.table.texts) if text in back] if back else []
+            self.queue = rows + [r for r in self.queue if r not in rows]
+        else:
+            again = [t for t, (_, v) in self._taken.items() if t.strip() in changes and changes[t.strip()][1] == v]
+            for text in again:
+                self.shown[text], self.verified[text] = self._taken.pop(text)
+        self.refresh()
+
     def in_sample(self, row: int) -> bool:
         return row in self.queue
 
@@ -105,7 +124,7 @@ class RandomChecks:
         return self.queue[0] if self.queue else None
 
     def clear(self) -> None:
-        self.verified, self.shown, self.queue = {}, {}, []
+        self.verified, self.shown, self.queue, self._taken = {}, {}, [], {}
         self.refresh()
 
     def refresh(self) -> None:

@@ -95,6 +95,7 @@ class Session:
         self.teaching.rows_changed.connect(self.rows_changed.emit)
         self.teaching.taught_changed.connect(self.save_taught.emit)
         self.checks = RandomChecks(self.table)
+        self.teaching.history.stepped.connect(self.checks.stepped)  # an undone teach takes its verdict back
         self.teaching.changed.connect(lambda status: self.checks.refresh() if status.state == "ready" else None)
 
     def _in_use(self) -> InUse:

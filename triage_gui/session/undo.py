@@ -68,6 +68,7 @@ class TaughtHistory:
         self.done: list[Step] = []
         self.undone: list[Step] = []
         self.changed: Event[[]] = Event()
+        self.stepped: Event[[Step, bool]] = Event()  # a step undone (True) or redone (False), once applied
         self.recording = False  # inside an undoable operation: the nested ones are part of its step
 
     @property
@@ -92,6 +93,7 @@ class TaughtHistory:
         step = self.done.pop()
         self.undone.append(step)
         self.apply({text: before for text, (before, _) in step.changes.items()})
+        self.stepped.emit(step, True)
         self.changed.emit()
         return step
 
@@ -101,6 +103,7 @@ class TaughtHistory:
         step = self.undone.pop()
         self.done.append(step)
         self.apply({text: after for text, (_, after) in step.changes.items()})
+        self.stepped.emit(step, False)
         self.changed.emit()
         return step
 
