@@ -9,7 +9,7 @@ import re
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QTextBrowser
+from PySide6.QtWidgets import QAbstractItemView, QApplication, QDialog, QMessageBox, QTextBrowser
 from window_fakes import close_fake, fake_window
 
 from triage_gui.engine.table import NewRow
@@ -175,8 +175,13 @@ def open_picker(qtbot, window, row: int):
 def test_escape_in_the_label_picker_teaches_nothing(qtbot, window):
     add_tickets(qtbot, window)
     picker = open_picker(qtbot, window, 1)
+    shown = window.session.table.label(1)
+    assert picker.currentText() == shown  # the list opens on the ticket's label, not on the first one
+    assert picker.view().currentIndex().row() == picker.findText(shown)
     qtbot.keyClick(picker.view(), Qt.Key.Key_Escape)
     qtbot.wait(50)
+    view = window.tickets.table  # one Escape leaves: no editor left open on the cell
+    assert view.state() != QAbstractItemView.State.EditingState
     focus(qtbot, window.tickets.search)  # leaving the cell used to commit the label the combo showed
     qtbot.wait(50)
     assert taught(window) == {} and window.session.table.taught_label(1) is None
@@ -203,6 +208,8 @@ def test_learning_from_gold_asks_first_with_the_count(qtbot, window, monkeypatch
     add_tickets(qtbot, window, gold=gold)
     window.ticket_actions.choose_gold("team")
     window.teach([1], labels[0])  # taught another label than its gold one
+    window.teach([0], labels[0])  # taught its gold label already: not counted as to teach
+    start = taught(window)
     asked: list[tuple] = []
     answer = [QMessageBox.StandardButton.Cancel]
 
@@ -212,11 +219,13 @@ def test_learning_from_gold_asks_first_with_the_count(qtbot, window, monkeypatch
 
     monkeypatch.setattr(QMessageBox, "question", question)
     window.trigger("learn_gold")
-    assert taught(window) == {"ticket 1": labels[0]}  # cancelled: nothing taught
+    assert taught(window) == start  # cancelled: nothing taught
+    assert QApplication.focusWidget() is window.tickets.table  # the keys work again at once
     mapped = sum(1 for g in gold if g)
     _title, text, default = asked[-1]
-    assert re.search(r"Teach (\d+) tickets", text).group(1) == str(mapped)
-    assert "1 of them are taught a different label" in text
+    assert re.search(r"Teach (\d+) tickets", text).group(1) == str(mapped - 1)
+    assert "1 more are taught their gold label already" in text
+    assert "1 of these are taught a different label" in text
     assert default == QMessageBox.StandardButton.Cancel
     answer[0] = QMessageBox.StandardButton.Yes
     window.trigger("learn_gold")
@@ -225,7 +234,7 @@ def test_learning_from_gold_asks_first_with_the_count(qtbot, window, monkeypatch
     )
     focus(qtbot, window.tickets.table)  # (with focus in the prompt editor, Undo undoes prompt edits)
     window.trigger("undo")  # the whole column is one step
-    assert taught(window) == {"ticket 1": labels[0]}
+    assert taught(window) == start
     qtbot.waitUntil(lambda: not window.session.busy, timeout=10_000)
 
 

@@ -349,3 +349,15 @@ def test_undoing_a_checked_ticket_takes_its_verdict_back(qtbot, window):
     window.trigger("redo")
     assert (checks.status.checked, checks.status.correct) == (2, 1)
     assert first not in checks.queue and second not in checks.queue
+
+
+def test_renaming_a_label_renames_it_in_the_examples(qtbot, window):
+    editor = window.editor
+    old = editor.labels.item(0, 0).text()
+    using = [r for r in range(editor.examples.rowCount()) if editor.examples.item(r, 1).text() == old]
+    assert using
+    editor.labels.item(0, 0).setText("payments")
+    assert all(editor.examples.item(r, 1).text() == "payments" for r in using)
+    editor.profile().validate()  # Save is not refused for an example's old label
+    editor.labels.item(1, 0).setText("payments")  # a duplicate name: the examples of label 2 stay
+    assert any(editor.examples.item(r, 1).text() != "payments" for r in range(editor.examples.rowCount()))

@@ -42,7 +42,8 @@ ACCURACY = """<h3>What the accuracy figures mean</h3>
 confirm or correct randomly drawn untaught tickets; the figure is the share you confirmed, with a 95% interval.
 It is the only estimate of how right the labels are on tickets nobody has looked at. The tickets you corrected
 by hand are not a fair sample (they are the wrong ones), so they never count.</li>
-<li><b>Accuracy against gold</b> (Gold tab): the labels compared with the gold column of the file. A taught ticket
+<li><b>Accuracy against gold</b> (<i>Accuracy</i> tab, once a <i>Gold</i> column is chosen): the labels
+compared with the gold column of the file. A taught ticket
 counts with the label the classifier gives it when not trained on it, so teaching cannot inflate it. The change
 since the previous version is given only when both were measured on the same gold rows and taught set.</li>
 <li><b>Agreement</b> (with <i>Compare with baseline</i> on): how often the fast cached path gives the same label as

@@ -7,7 +7,7 @@ so cancelling confirmed the label. Now the editor closes without writing unless 
 
 from __future__ import annotations
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QAbstractItemDelegate, QComboBox, QStyledItemDelegate, QWidget
 
 from ..engine.table import TicketTable
@@ -27,6 +27,14 @@ class LabelPicker(QComboBox):
     def hidePopup(self) -> None:
         super().hidePopup()
         self.dismissed.emit()
+
+    def keyPressEvent(self, event) -> None:
+        """Escape on the closed combo (where a window manager hands it once the list is gone) leaves too:
+        in a walkthrough one Escape closed the list and a second was needed to leave the cell."""
+        if event.key() == Qt.Key.Key_Escape:
+            self.dismissed.emit()
+            return
+        super().keyPressEvent(event)
 
 
 class LabelDelegate(QStyledItemDelegate):

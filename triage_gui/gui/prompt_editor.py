@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..engine.prompt import Example, Label, Problem, PromptProfile
+from ..session.checks import CheckStatus
 
 ERROR_BRUSH = QBrush(QColor(230, 60, 60, 90))
 
@@ -129,6 +130,7 @@ class PromptEditor(QWidget):
         self.name.setPlaceholderText("Prompt name")
         self.name.setToolTip("The prompt's name; made from its labels until you type one")
         self._auto_name = ""  # the name made from the labels, while the lead has not typed one
+        self._names: list[str] = []  # the label names as last seen (to follow a rename into the examples)
         self.instruction = QPlainTextEdit()
         self.instruction.setAccessibleName("Instruction")
         self.instruction.setPlaceholderText("What the model should do with each ticket…")
@@ -192,6 +194,7 @@ class PromptEditor(QWidget):
 
         self.name.textEdited.connect(self._edited)
         self.instruction.textChanged.connect(self._edited)
+        self.labels.itemChanged.connect(self._label_renamed)  # before the snapshot: one undo step
         self.labels.itemChanged.connect(self._edited)
         self.examples.itemChanged.connect(self._edited)
 
@@ -205,7 +208,9 @@ class PromptEditor(QWidget):
         self._show_taught()
 
     def _show_taught(self) -> None:
-        count, estimate = getattr(self, "_taught", 0), getattr(self, "_estimate", "")
+        # The estimate's line is there from the start, so the tables do not shrink when the first check
+        # status arrives during a run.
+        count, estimate = getattr(self, "_taught", 0), getattr(self, "_estimate", "") or CheckStatus().describe()
         taught = (
             f"<b>Taught tickets:</b> {count} (kept with this prompt)"
             if count
@@ -303,6 +308,7 @@ class PromptEditor(QWidget):
             self._fill(self.labels, [(x.name, x.description) for x in profile.labels])
             self._fill(self.examples, [(x.text, x.label) for x in profile.examples])
         self._state = profile.to_dict()
+        self._names = self.label_names()
         self._restoring = False
         self.clear_problems()
         self.changed.emit()
@@ -314,9 +320,24 @@ class PromptEditor(QWidget):
             for c, value in enumerate(values):
                 table.setItem(r, c, QTableWidgetItem(value))
 
+    def _label_renamed(self, item: QTableWidgetItem) -> None:
+        """A label renamed in its cell renames it in the examples too (a lead renamed three labels and
+        Save refused: "Example 1 uses unknown label 'billing'"), unless another label keeps that name."""
+        names, row = self._names, item.row()
+        if self._restoring or item.column() != 0 or len(names) != self.labels.rowCount():
+            return
+        old, new = names[row], item.text()
+        if old and new.strip() and old != new and old not in self.label_names():
+            with QSignalBlocker(self.examples):
+                for r in range(self.examples.rowCount()):
+                    cell = self.examples.item(r, 1)
+                    if cell is not None and cell.text() == old:
+                        cell.setText(new)
+
     def _edited(self) -> None:
         if self._restoring:
             return
+        self._names = self.label_names()
         if self._auto_name and self.name.text() == self._auto_name:  # a made-up name follows the labels
             self._auto_name = auto_name([n for n in self.label_names() if n.strip()])
             self.name.setText(self._auto_name)
@@ -350,6 +371,7 @@ class PromptEditor(QWidget):
         table.setCurrentCell(row, 0)
         item = table.item(row, 0)
         if item is not None:
+            table.scrollToItem(item)  # the new row in view: a lead typed a label into a row 3 px high
             table.editItem(item)
         self._edited()
 

@@ -157,14 +157,21 @@ class TicketActions:
         if not found:
             self.notify(f"No ticket's value in {gold.column} is one of the labels: nothing to learn.", 10000)
             return
-        also = f" {differ} of them are taught a different label now; they take the gold one." if differ else ""
+        texts = self.session.table.texts
+        same = sum(1 for row, label in found.items() if teaching.taught.get(texts[row].strip()) == label)
+        if same == len(found):
+            self.notify(f"Every ticket with a label in {gold.column} is taught that label already.", 10000)
+            return
+        also = f" {same} more are taught their gold label already." if same else ""
+        also += f" {differ} of these are taught a different label now; they take the gold one." if differ else ""
         answer = QMessageBox.question(
             self.parent,
             "Learn from the gold column",
-            f"Teach {len(found)} tickets the label in the {gold.column} column?{also} Ctrl+Z undoes it.",
+            f"Teach {len(found) - same} tickets the label in the {gold.column} column?{also} Ctrl+Z undoes it.",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel,
         )
+        self.tickets.table.setFocus()  # back to the table, whatever the answer (Ctrl+E went nowhere after it)
         if answer != QMessageBox.StandardButton.Yes:
             return
         taught = teaching.learn_from(gold)

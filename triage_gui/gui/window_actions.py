@@ -108,7 +108,7 @@ def action_table(
                    guide="Copy the selected rows as tab-separated text with a header"),
         ActionSpec("undo_key", "", "", guide_key="Ctrl+Z / Ctrl+Shift+Z",
                    guide="Undo / redo the last teach, forget, import or learning from gold (one step each); "
-                         "in the prompt editor, the last prompt edit. Edit › Undo says which"),
+                         "in the prompt editor, the last prompt edit. Edit › Undo says which."),
     ]  # fmt: skip
     return rows
 

@@ -69,7 +69,7 @@ def gold_teaching(table: TicketTable, gold: GoldColumn, taught: Mapping[str, str
             label = gold.label_for(table.value(row, gold.column), table.labels)
             if label is not None:
                 found[row] = label
-    differ = sum(1 for row, label in found.items() if taught.get(table.texts[row]) not in (None, label))
+    differ = sum(1 for row, label in found.items() if taught.get(table.texts[row].strip()) not in (None, label))
     return found, differ
 
 
