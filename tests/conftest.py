@@ -83,3 +83,15 @@ def event_loop_qt(_qt_loop):
     yield _qt_loop
     asyncio.events._set_running_loop(None)
     asyncio.set_event_loop(None)
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, monkeypatch, event_loop_qt):
+    """The window on the fake session (tests/window_fakes.py) with throwaway settings. A module that
+    needs the real model, or another fake engine, defines its own ``window``, which takes precedence."""
+    from window_fakes import close_fake, fake_window
+
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
+    win = fake_window(qtbot)
+    yield win
+    close_fake(win)

@@ -83,16 +83,6 @@ def test_the_workbook_is_written_atomically_with_the_old_files_mode(tmp_path, mo
 # ------------------------------------------------------------------ the window
 
 
-@pytest.fixture
-def window(qtbot, tmp_path, monkeypatch, event_loop_qt):
-    from window_fakes import close_fake, fake_window
-
-    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
-    win = fake_window(qtbot)
-    yield win
-    close_fake(win)
-
-
 def write_csv(path, rows):
     with open(path, "w", newline="", encoding="utf-8") as handle:
         csv.writer(handle).writerows(rows)

@@ -2,18 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
-from window_fakes import close_fake, fake_window
-
 from triage_gui.engine.table import NewRow
-
-
-@pytest.fixture
-def window(qtbot, tmp_path, monkeypatch, event_loop_qt):
-    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
-    win = fake_window(qtbot)
-    yield win
-    close_fake(win)
 
 
 def add_tickets(qtbot, window, n: int = 12) -> None:

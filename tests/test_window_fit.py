@@ -27,14 +27,6 @@ SIZES = [(1024, 640), (1366, 768)]
 FIVE = ["billing", "technical", "account", "account_security", "shipping_and_delivery"]
 
 
-@pytest.fixture
-def window(qtbot, tmp_path, monkeypatch, event_loop_qt):
-    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
-    win = fake_window(qtbot)
-    yield win
-    close_fake(win)
-
-
 def five_labels_loaded(qtbot, window, baseline: bool) -> None:
     """Five labels, 40 tickets with a gold column chosen, a row selected, the accuracy tab shown."""
     profile = window.editor.profile()

@@ -3,21 +3,11 @@ per teaching key press (marking rows, the prompt file's write) is measured, not 
 
 from __future__ import annotations
 
-import pytest
 from qt_helpers import Heartbeat
-from window_fakes import close_fake, fake_window
 
 from triage_gui.engine.table import NewRow
 
 ROWS = 100_000
-
-
-@pytest.fixture
-def window(qtbot, tmp_path, monkeypatch, event_loop_qt):
-    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
-    win = fake_window(qtbot)
-    yield win
-    close_fake(win)
 
 
 def test_teaching_on_a_100000_row_file_keeps_the_gui_responsive(qtbot, window, record_stall):

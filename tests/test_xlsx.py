@@ -189,16 +189,6 @@ def test_a_damaged_workbook_is_refused_in_one_sentence(tmp_path):
 # ------------------------------------------------------------------ the window
 
 
-@pytest.fixture
-def window(qtbot, tmp_path, monkeypatch, event_loop_qt):
-    from window_fakes import close_fake, fake_window
-
-    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
-    win = fake_window(qtbot)
-    yield win
-    close_fake(win)
-
-
 def loaded(qtbot, window, n: int) -> None:
     """Read and labelled: a window closed while it labels asks first (and a test would wait on it)."""
     session = window.session
