@@ -361,3 +361,17 @@ def test_renaming_a_label_renames_it_in_the_examples(qtbot, window):
     editor.profile().validate()  # Save is not refused for an example's old label
     editor.labels.item(1, 0).setText("payments")  # a duplicate name: the examples of label 2 stay
     assert any(editor.examples.item(r, 1).text() != "payments" for r in range(editor.examples.rowCount()))
+
+
+def test_opening_another_prompt_file_leaves_it_as_it_is(qtbot, window, tmp_path):
+    other = tmp_path / "other.json"
+    other.write_text(window.document.saved.to_json().replace("support triage", "support routing"), encoding="utf-8")
+    before = other.read_bytes()
+    assert window.prompt.open(str(other))
+    qtbot.waitUntil(lambda: not window.session.busy and not window.document.busy, timeout=10_000)
+    assert window.document.path == other and other.read_bytes() == before
+    window.session.paste(rows(5))
+    qtbot.waitUntil(lambda: window.session.run_status.state == "done", timeout=10_000)
+    window.teach([0], window.session.table.labels[0])  # a change: now it is written, taught set and all
+    qtbot.waitUntil(lambda: other.read_bytes() != before and not window.document.busy, timeout=10_000)
+    assert '"taught"' in other.read_text(encoding="utf-8")

@@ -162,9 +162,19 @@ class PromptDocument:
         self._announce()
 
     def adopt(self, path: str | Path, profile: PromptProfile) -> None:
-        """Switch to a file already read and validated (:meth:`read`), as saved there, its versions too."""
+        """Switch to a file already read and validated (:meth:`read`), as saved there, its versions too.
+        Nothing is written: opening a prompt leaves the file as it is until something changes in it."""
+        self.flush()  # the taught set still waiting goes to the file it belongs to
+        with self._file_lock:
+            self._generation += 1  # and no write captured before lands after the switch
+        self.path, self.saved, self.draft = Path(path), profile, None
         self.history, self._numbers = list(profile.history), {}
-        self.save(profile, [(e.text, e.label) for e in profile.taught], Path(path))
+        self._drafting.cancel()
+        try:
+            self.draft_path.unlink(missing_ok=True)
+        except OSError as exc:
+            log.info("draft not removed: %s", exc)
+        self._announce()
 
     # ------------------------------------------------------- taught set
 
