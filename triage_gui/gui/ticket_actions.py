@@ -153,12 +153,10 @@ class TicketActions:
         if gold is None:
             self.warn("No gold column", "Pick the column of correct labels (Gold:) first.")
             return
-        found, differ = gold_teaching(self.session.table, gold, teaching.taught)
+        found, same, differ = gold_teaching(self.session.table, gold, teaching.taught)
         if not found:
             self.notify(f"No ticket's value in {gold.column} is one of the labels: nothing to learn.", 10000)
             return
-        texts = self.session.table.texts
-        same = sum(1 for row, label in found.items() if teaching.taught.get(texts[row].strip()) == label)
         if same == len(found):
             self.notify(f"Every ticket with a label in {gold.column} is taught that label already.", 10000)
             return

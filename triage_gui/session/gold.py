@@ -60,17 +60,20 @@ class GoldColumn:
         return self._ids
 
 
-def gold_teaching(table: TicketTable, gold: GoldColumn, taught: Mapping[str, str]) -> tuple[dict[int, str], int]:
+def gold_teaching(table: TicketTable, gold: GoldColumn, taught: Mapping[str, str]) -> tuple[dict[int, str], int, int]:
     """What learning from the gold column would teach: row -> label for every loaded row whose gold value
-    maps to a label, and how many of those rows are taught a different label now (asked before)."""
+    maps to a label, and how many of those rows are taught that label already and how many a different
+    one now (the question before says both)."""
     found: dict[int, str] = {}
     for row in range(len(table)):
         if row not in table.problems:
             label = gold.label_for(table.value(row, gold.column), table.labels)
             if label is not None:
                 found[row] = label
-    differ = sum(1 for row, label in found.items() if taught.get(table.texts[row].strip()) not in (None, label))
-    return found, differ
+    now = {row: taught.get(table.texts[row].strip()) for row in found}
+    same = sum(1 for row, label in found.items() if now[row] == label)
+    differ = sum(1 for row, label in found.items() if now[row] not in (None, label))
+    return found, same, differ
 
 
 def value_counts(table: TicketTable, column: str, limit: int = 200) -> list[tuple[str, int]]:

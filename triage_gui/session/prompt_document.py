@@ -153,13 +153,7 @@ class PromptDocument:
         self.writes += 1
         self._taught = None  # this write carried the newest taught set
         self._writing.cancel()
-        self.path, self.saved, self.draft, self.history = target, saved, None, history
-        self._drafting.cancel()
-        try:
-            self.draft_path.unlink(missing_ok=True)
-        except OSError as exc:
-            log.info("draft not removed: %s", exc)
-        self._announce()
+        self._switch(target, saved, history)
 
     def adopt(self, path: str | Path, profile: PromptProfile) -> None:
         """Switch to a file already read and validated (:meth:`read`), as saved there, its versions too.
@@ -167,8 +161,12 @@ class PromptDocument:
         self.flush()  # the taught set still waiting goes to the file it belongs to
         with self._file_lock:
             self._generation += 1  # and no write captured before lands after the switch
-        self.path, self.saved, self.draft = Path(path), profile, None
-        self.history, self._numbers = list(profile.history), {}
+        self._numbers = {}
+        self._switch(Path(path), profile, list(profile.history))
+
+    def _switch(self, path: Path, saved: PromptProfile, history: list[VersionRecord]) -> None:
+        """The file in use is ``path`` as ``saved`` there: no draft over it any more (a Save or an Open)."""
+        self.path, self.saved, self.draft, self.history = path, saved, None, history
         self._drafting.cancel()
         try:
             self.draft_path.unlink(missing_ok=True)

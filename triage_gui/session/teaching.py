@@ -168,7 +168,7 @@ class Teaching:
     @undoable("gold")
     def learn_from(self, gold: GoldColumn) -> int:
         """Teach every loaded row whose gold value maps to a label (one undo step)."""
-        found, _ = gold_teaching(self.table, gold, self.taught)
+        found, _, _ = gold_teaching(self.table, gold, self.taught)
         for row, label in found.items():
             self.taught[self.table.texts[row]] = label
         self._mark_rows(range(len(self.table)))
