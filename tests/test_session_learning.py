@@ -58,7 +58,7 @@ async def test_a_prompt_edit_relabels_from_the_encoder_before_the_llm_scores_aga
         await until(lambda: table.head_active and all(table.current(r) for r in range(60)), 10)
         assert table.count_scored() == 0  # no LLM score of the new version yet
         assert not any(table.stale(r) for r in range(60))  # labels are this version's, from the encoder heads
-        assert {table.source(r) for r in range(15, 60)} == {"learned"}
+        assert {table.source(r) for r in range(15, 60)} == {"first pass"}  # the classifier before the LLM
         assert sum(table.label(r) == truth[r] for r in range(15, 60)) >= 40
     finally:
         fake.gate.set()

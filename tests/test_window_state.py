@@ -230,29 +230,26 @@ def test_the_sample_opened_before_the_prompt_is_built_still_gets_its_gold(qtbot,
         close_fake(win)
 
 
-def test_the_first_time_left_of_a_re_label_comes_from_the_measured_rate():
+def test_no_time_left_is_promised_until_this_run_has_measured_its_own_rate():
+    """A rate carried over from the last run said 81 s for a re-label that took over 3 minutes; the first
+    batch (small, slow per ticket, after the first pass) is not counted in the rate."""
     import time
 
     from triage_gui.session.labelling import Throughput
 
     throughput = Throughput()
     throughput.start()
-    throughput.add(1)  # a first run's first micro-batch: no time promised from one ticket
-    assert throughput.rate() is None
+    throughput.add(1)
     time.sleep(0.05)
     throughput.add(199)
-    time.sleep(0.05)
-    throughput.finish()
-    measured = throughput.measured
-    assert measured is not None and 1000 < measured < 4000  # 200 tickets in about 0.1 s
-    throughput.start()  # the re-label: its first micro-batch is slow per ticket
+    assert throughput.rate() is not None
+    throughput.start()  # the re-label
     time.sleep(0.2)
     throughput.add(1)
-    assert throughput.current() < 10
-    assert throughput.rate() == measured  # the time left comes from what was measured
+    assert throughput.rate() is None  # nothing promised from the last run's rate
+    time.sleep(0.1)
     throughput.add(100)
-    assert throughput.rate() == pytest.approx(throughput.current(), rel=0.05)  # once warm, this run's own
-    assert throughput.rate() < measured / 2
+    assert throughput.rate() == pytest.approx(100 / 0.1, rel=0.5)  # this run's own, its first batch excluded
 
 
 def test_the_guide_explains_label_sources_and_accuracy_figures_and_fits_the_screen(qtbot, window):

@@ -179,6 +179,9 @@ def run_bench(args: argparse.Namespace) -> int:
         rows.append(
             (f"cached prefix, batches of {args.batch_size}, with the encoder", with_encoder_ms, agreement(with_encoder))
         )
+    if encoder is not None:
+        fast_ms = first_pass_ms(texts, profile, encoder)
+        rows.append(("first pass (`classify --fast`: encoder + classifier, no language model)", fast_ms, "–"))
     for name, ms, agree in rows:
         print(f"| {name} | {ms:.1f} | {1000 / ms:.2f} | {naive_ms / ms:.2f}x | {agree} |")
     print()
@@ -218,6 +221,22 @@ def run_bench(args: argparse.Namespace) -> int:
             f"path); features, embeddings and n-grams kept: {memory / 2**20:.0f} MB"
         )
     return 0
+
+
+def first_pass_ms(texts: list[str], profile, encoder) -> float:
+    """ms a ticket of the first pass alone, as ``classify --fast`` runs it: every ticket embedded in aligned
+    blocks, the classifier fitted on the prompt's examples and every row labelled."""
+    from .engine.first_pass import embed_table
+    from .engine.table import NewRow, TicketTable
+    from .engine.teacher import Teacher
+
+    started = time.perf_counter()
+    table = TicketTable()
+    table.add([NewRow({"text": t}, t) for t in texts])
+    table.start_version(0, profile.label_names, [])
+    embed_table(encoder, table)
+    Teacher(None, profile, encoder).fit_table(table, [])
+    return 1000 * (time.perf_counter() - started) / len(texts)
 
 
 def np_stack(arrays: list):

@@ -50,7 +50,8 @@ def load_encoder_for(args: argparse.Namespace):
 
 
 def score_local(scorer, table: TicketTable, batch_size: int, baseline: bool, encoder=None) -> None:
-    """Score (and embed) every scorable row in this process, streaming progress to stderr."""
+    """Score every scorable row in this process (and embed it, given an ``encoder``: the first pass has
+    usually embedded every row already), streaming progress to stderr."""
     from .engine.runner import score_stream
 
     rows = [int(r) for r in table.pending(0)]
@@ -71,37 +72,41 @@ def score_local(scorer, table: TicketTable, batch_size: int, baseline: bool, enc
 
 
 def run(args: argparse.Namespace) -> int:
+    """Two passes, as in the window: every row embedded and labelled by the classifier's prompt-free heads
+    first, then (unless ``--fast``) the language model's scores and the full combination."""
     from .engine.export import write_csv, write_results
-    from .engine.model_loader import load_model
     from .engine.prompt import load_profile
-    from .engine.scorer import Scorer
 
     if args.batch_size < 1:
         raise ValueError("--batch-size must be at least 1")
+    fast = getattr(args, "fast", False)
+    if fast and (args.no_learning or getattr(args, "encoder", "bundled") == "none"):
+        raise ValueError("--fast labels with the learned classifier's first pass: it needs the sentence encoder")
+    if fast and args.baseline:
+        raise ValueError("--fast runs no language model, so there is no baseline to compare with")
     out = output_path(args)
-    check_ray(args)
+    if not fast:
+        check_ray(args)
     table, column, summary = read_table(args.file, args.column, getattr(args, "sheet", None))
     print(f"{table.count_scorable()} tickets from column {column!r}: {summary}", file=sys.stderr)
     profile = load_profile(args.prompt)
     taught = taught_tickets(args, profile)
-
-    def progress(fraction: float, message: str) -> None:
-        print(message, file=sys.stderr)
-
-    loaded = load_model(args.model, args.device, progress, args.threads, args.dtype)
-    if loaded.repaired:
-        print(loaded.repaired, file=sys.stderr)
-    scorer = Scorer(loaded, profile, calibrate=not args.no_calibration)
-    if scorer.prefix_problem:
-        print(scorer.prefix_problem, file=sys.stderr)
+    scorer = None if fast else load_scorer(args, profile)
     encoder = None if args.no_learning else load_encoder_for(args)
-    table.start_version(0, scorer.labels, scorer.bias.tolist())
-    if getattr(args, "ray", None):
+    if scorer is not None:
+        table.start_version(0, scorer.labels, scorer.bias.tolist())
+    else:
+        table.start_version(0, profile.label_names, [])
+    if encoder is not None:
+        first_pass(encoder, table)
+    if scorer is not None and getattr(args, "ray", None):
         from .cluster import score_on_ray
 
         score_on_ray(args, table)
-    else:
-        score_local(scorer, table, args.batch_size, args.baseline, encoder)
+    elif scorer is not None:
+        score_local(scorer, table, args.batch_size, args.baseline)
+    elif getattr(args, "ray", None):
+        print("--fast: the first pass ran here (it needs no cluster)", file=sys.stderr)
     if not args.no_learning:
         learn(scorer, table, taught, profile, encoder)
     prompt_hash = profile.content_hash()
@@ -114,6 +119,34 @@ def run(args: argparse.Namespace) -> int:
         write_csv(sys.stdout, table, prompt_hash, args.baseline)
     report(table, args.baseline)
     return 0
+
+
+def load_scorer(args: argparse.Namespace, profile):
+    """The language model and the prompt's prefix, their load said on stderr."""
+    from .engine.model_loader import load_model
+    from .engine.scorer import Scorer
+
+    def progress(fraction: float, message: str) -> None:
+        print(message, file=sys.stderr)
+
+    loaded = load_model(args.model, args.device, progress, args.threads, args.dtype)
+    if loaded.repaired:
+        print(loaded.repaired, file=sys.stderr)
+    scorer = Scorer(loaded, profile, calibrate=not args.no_calibration)
+    if scorer.prefix_problem:
+        print(scorer.prefix_problem, file=sys.stderr)
+    return scorer
+
+
+def first_pass(encoder, table: TicketTable) -> None:
+    """Every row through the sentence encoder, in the aligned blocks the window uses (same features)."""
+    from .engine.first_pass import embed_table
+
+    def progress(done: int, total: int, started: float) -> None:
+        progress_line(done, total, started, " embedded (first pass)")
+
+    if embed_table(encoder, table, progress):
+        print(file=sys.stderr)
 
 
 def check_ray(args: argparse.Namespace) -> None:
@@ -187,7 +220,7 @@ def teaching_total(table: TicketTable, taught: list[tuple[str, str]], profile) -
     are not loaded rows (these have their features from labelling already)."""
     from .engine.teacher import prompt_examples
 
-    loaded = {table.texts[r] for r in range(len(table)) if table.scored(r)}
+    loaded = {table.texts[r] for r in range(len(table)) if table.scored(r) or table.embedded(r)}
     return len(prompt_examples(profile)) + len({text for text, _ in taught if text not in loaded})
 
 
@@ -197,9 +230,9 @@ def learn(scorer, table: TicketTable, taught: list[tuple[str, str]], profile, en
 
     total = teaching_total(table, taught, profile)
     print(f"teaching: features of {total} taught and prompt tickets", file=sys.stderr)
-    counting = TeachingProgress(scorer, total)
+    counting = TeachingProgress(scorer, total) if scorer is not None else None
     described = Teacher(counting, profile, encoder).fit_table(table, taught)
-    if counting.done:
+    if counting is not None and counting.done:
         print(file=sys.stderr)
     if described is not None:
         print(f"labels learned from {described}", file=sys.stderr)
@@ -207,7 +240,7 @@ def learn(scorer, table: TicketTable, taught: list[tuple[str, str]], profile, en
 
 def row_counts(table: TicketTable) -> str:
     """Rows read, rows labelled, and why any were not: every input row is in the output, 1:1."""
-    labelled = sum(1 for r in range(len(table)) if table.scored(r) or table.taught_label(r))
+    labelled = sum(1 for r in range(len(table)) if table.current(r) or table.taught_label(r))
     reasons: dict[str, int] = {}
     for problem in table.problems.values():
         reason = "bad JSON" if "JSON" in problem else problem

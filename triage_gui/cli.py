@@ -100,6 +100,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="label with the prompt alone (default: a classifier learned from the prompt's examples and --train)",
     )
     classify.add_argument(
+        "--fast",
+        action="store_true",
+        help="the first pass alone: the classifier's labels from the sentence encoder, words and characters, "
+        "with no language-model forward (for backlogs: ~10x the tickets/s; the window's first-pass labels)",
+    )
+    classify.add_argument(
         "--no-taught",
         action="store_true",
         help="leave out the taught tickets saved in the --prompt file (default: learn from them, as the window does)",

@@ -114,7 +114,7 @@ def _run_job(
         actors = actors_wanted or max(1, int(total_cpus) // 2)
         threads = args.threads or max(1, min(node_cpus, int(total_cpus) // actors))
         calibrate, baseline = not args.no_calibration, bool(args.baseline)
-        encoder = "none" if args.no_learning else (getattr(args, "encoder", "bundled") or "bundled")
+        encoder = "none"  # the first pass embedded every row on the driver (engine/first_pass.py)
         options = WorkerOptions(
             args.model, args.device, threads, args.dtype, profile, calibrate, args.batch_size, baseline, encoder
         )

@@ -94,7 +94,7 @@ class Dev:
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    from .classify import load_encoder_for, read_table, score_local
+    from .classify import first_pass, load_encoder_for, read_table, score_local
     from .engine.learning import RowSource
     from .engine.lexical import LexicalStore
     from .engine.model_loader import load_model
@@ -128,8 +128,11 @@ def run_eval(args: argparse.Namespace) -> int:
         raise ValueError(f"only {usable} rows of {args.gold!r} hold one of the labels {', '.join(scorer.labels)}")
     print(f"{usable} tickets with a gold label from {args.file} ({summary}); scoring…", file=sys.stderr)
     started = time.perf_counter()
-    score_local(scorer, table, args.batch_size, False, encoder)
-    scoring = time.perf_counter() - started
+    if encoder is not None:
+        first_pass(encoder, table)
+    embedding = time.perf_counter() - started
+    score_local(scorer, table, args.batch_size, False)
+    scoring = time.perf_counter() - started - embedding
     n, labels = len(table), scorer.labels
     store = LexicalStore()
     store.add(table.texts)
@@ -166,6 +169,10 @@ def run_eval(args: argparse.Namespace) -> int:
                 np.asarray(source.hidden[0:n]), np.asarray(source.embeddings[0:n]) if encoder is not None else
                 np.zeros((n, 0), np.float32), {kind: store.tfidf(kind, slice(0, n), fit.head.idf[kind])
                 for kind in ("word", "char")}, prompt)  # fmt: skip
+            if encoder is not None:  # the same classifier without the language model's heads: the first pass
+                nan = np.full_like(prompt, np.nan)
+                first = fit.head.combine({**parts, "hidden": nan, "prompt": nan})
+                record("this app, first pass (no LLM)", k, _labels(first)[test], test)
             for head, title in HEAD_NAMES.items():
                 if head in fit.head.linear:
                     record(title, k, _labels(parts[head])[test], test)
@@ -174,9 +181,11 @@ def run_eval(args: argparse.Namespace) -> int:
         print(f"K={k} done", file=sys.stderr)
     print_tables(args.file, profile.name, labels, usable, ks, results, print)
     print(
-        f"\nscoring {usable} tickets: {scoring:.0f} s; one fit with its out-of-fold weights: median "
-        f"{statistics.median(timings):.2f} s"
+        f"\nscoring {usable} tickets: {scoring:.0f} s ({1000 * scoring / max(1, n):.1f} ms a ticket); the first "
+        f"pass's embedding: {embedding:.1f} s ({1000 * embedding / max(1, n):.1f} ms a ticket); one fit with its "
+        f"out-of-fold weights: median {statistics.median(timings):.2f} s"
     )
+    print_gain(results, ks, print)
     if strategies:
         curves = simulate(dev, strategies, steps, args.draws, args.seed)
         print_curves(curves, steps, print)
@@ -242,6 +251,21 @@ def print_curves(curves: dict[str, dict[int, list[float]]], steps: list[int], ou
         reached = [s for s in steps if statistics.mean(curves["suggested"][s]) >= target]
         when = f"after {reached[0]} tickets" if reached else "not within the steps shown"
         out(f"\nsuggested reach random's accuracy at N={max(steps)} ({target:.3f}) {when}")
+
+
+def print_gain(results: Results, ks: list[int], out: Callable[[str], None]) -> None:
+    """How many points the language model's heads add to the classifier, at each K (mean over draws)."""
+    full = next((m for m in results if m.startswith("this app") and "off" not in m and "first" not in m), None)
+    first = results.get("this app, first pass (no LLM)")
+    if full is None or first is None:
+        return
+    gains = []
+    for k in [0, *ks]:
+        with_llm, without = results[full].get(k, []), first.get(k, [])
+        if with_llm and without:
+            mean = statistics.mean(a for a, _ in with_llm) - statistics.mean(a for a, _ in without)
+            gains.append(f"{'untaught' if k == 0 else f'K={k}'} {100 * mean:+.1f}")
+    out("\nthe language model adds (accuracy points over the first pass): " + ", ".join(gains))
 
 
 def print_tables(

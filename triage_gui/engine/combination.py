@@ -22,6 +22,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 HEADS = ("encoder", "hidden", "word", "char", "prompt")
+# The heads that need the language model's forward (its hidden state, its calibrated label scores); the others
+# label a ticket as soon as the sentence encoder has embedded it: the first pass.
+LLM_HEADS = ("hidden", "prompt")
+FIRST_HEADS = tuple(h for h in HEADS if h not in LLM_HEADS)
 # Measured on the dev sets (README): on plain text the encoder alone beat every other head at every K;
 # the character head was the next best on terse text; the prompt alone is weak but not useless.
 DEFAULT_WEIGHTS = {"encoder": 0.6, "hidden": 0.1, "word": 0.1, "char": 0.15, "prompt": 0.05}
@@ -32,24 +36,42 @@ PULL = 0.05  # accuracy given up per unit of L1 distance from the default weight
 STEP = 10  # grid steps per unit weight
 
 
-def combine(parts: Mapping[str, np.ndarray], weights: Mapping[str, float]) -> np.ndarray:
+def first_pass(weights: Mapping[str, float]) -> dict[str, float]:
+    """The first pass's weights from a full set: the prompt-free heads' weights, renormalised (the
+    default when nothing better was chosen out of fold)."""
+    kept = {h: float(weights.get(h, 0.0)) for h in FIRST_HEADS}
+    total = sum(kept.values())
+    return {h: (w / total if total > 0 else 0.0) for h, w in kept.items()}
+
+
+def combine(
+    parts: Mapping[str, np.ndarray], weights: Mapping[str, float], first: Mapping[str, float] | None = None
+) -> np.ndarray:
     """Weighted geometric mean of each head's (n, labels) probabilities over the heads each row has (a
-    head's NaN rows: not available), renormalised. Rows with neither the encoder nor the hidden state
-    (nothing a model computed) come back NaN."""
-    first = next(iter(parts.values()))
-    n, k = first.shape
+    head's NaN rows: not available), renormalised. A row the language model has not read (no LLM head
+    available) is combined with the first pass's weights ``first`` (default: ``weights``' prompt-free
+    part), so its label is the first pass's whether or not other rows are scored. Rows with neither the
+    encoder nor the hidden state (nothing a model computed) come back NaN."""
+    head0 = next(iter(parts.values()))
+    n, k = head0.shape
+    first = first_pass(weights) if first is None else first
+    llm_row = np.zeros(n, dtype=bool)
+    for head in LLM_HEADS:
+        if head in parts:
+            llm_row |= ~np.isnan(parts[head][:, 0])
     z = np.zeros((n, k), dtype=np.float64)
     total = np.zeros(n, dtype=np.float64)
     modelled = np.zeros(n, dtype=bool)
     for head, probs in parts.items():
-        weight = float(weights.get(head, 0.0))
         available = ~np.isnan(probs[:, 0])
         if head in ("encoder", "hidden"):
             modelled |= available
-        if weight <= 0 or not available.any():
+        weight = np.where(llm_row, float(weights.get(head, 0.0)), float(first.get(head, 0.0)))
+        use = available & (weight > 0)
+        if not use.any():
             continue
-        z[available] += weight * np.log(np.clip(probs[available], 1e-6, 1.0))
-        total[available] += weight
+        z[use] += weight[use, None] * np.log(np.clip(probs[use], 1e-6, 1.0))
+        total[use] += weight[use]
     out = np.full((n, k), np.nan, dtype=np.float32)
     ok = modelled & (total > 0)
     if ok.any():
@@ -67,13 +89,17 @@ def _grid(heads: Sequence[str]) -> np.ndarray:
 
 
 def choose_weights(
-    oof: Mapping[str, np.ndarray], labels: np.ndarray, scored: np.ndarray, default: Mapping[str, float]
+    oof: Mapping[str, np.ndarray],
+    labels: np.ndarray,
+    scored: np.ndarray,
+    default: Mapping[str, float],
+    among: Sequence[str] = HEADS,
 ) -> dict[str, float]:
     """Weights for the heads from their out-of-fold probabilities (head -> (n, labels), NaN rows: the head
     had no features there) on training tickets with these labels; only the ``scored`` ones (the taught
     tickets: the prompt's own examples are too easy to judge by) count. Out-of-fold accuracy minus
     :data:`PULL` per unit of distance from ``default``, ties to the smaller log-loss."""
-    heads = [h for h in HEADS if h in oof and default.get(h, 0.0) >= 0 and not np.isnan(oof[h][scored, 0]).all()]
+    heads = [h for h in among if h in oof and default.get(h, 0.0) >= 0 and not np.isnan(oof[h][scored, 0]).all()]
     if not heads or not scored.any():
         return dict(default)
     y = labels[scored]
@@ -101,7 +127,7 @@ def choose_weights(
         score = accuracy - PULL * float(np.abs(w - base).sum()) - 1e-3 * loss
         if score > best_score:
             best_score, best = score, w
-    chosen = {h: 0.0 for h in HEADS}
+    chosen = {h: 0.0 for h in among}
     chosen.update({h: float(x) for h, x in zip(heads, best)})
     return chosen
 

@@ -30,7 +30,15 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
-from .combination import DEFAULT_WEIGHTS, MIN_TAUGHT, NO_ENCODER_WEIGHTS, choose_weights, combine
+from .combination import (
+    DEFAULT_WEIGHTS,
+    FIRST_HEADS,
+    MIN_TAUGHT,
+    NO_ENCODER_WEIGHTS,
+    choose_weights,
+    combine,
+    first_pass,
+)
 from .features import BLOCK, FeatureRows
 from .lexical import KINDS, LexicalStore
 
@@ -110,6 +118,7 @@ class RowSource:
     prompt: np.ndarray
     n: int
     scored: np.ndarray | None = None  # rows whose hidden state is this version's (None: all of them)
+    embedded: np.ndarray | None = None  # rows embedded when captured (None: all); later ones may be mid-write
 
 
 @dataclass
@@ -233,6 +242,10 @@ class Head:
     idf: dict[str, np.ndarray]
     weights: dict[str, float]
     n_labels: int
+    first_weights: dict[str, float] | None = None  # rows the LLM has not read (None: ``weights``' own part)
+
+    def combine(self, parts: Mapping[str, np.ndarray]) -> np.ndarray:
+        return combine(parts, self.weights, self.first_weights)
 
     def parts(
         self, hidden: np.ndarray, embeddings: np.ndarray, lexical: Mapping[str, sp.csr_matrix], prompt: np.ndarray
@@ -267,19 +280,17 @@ class Head:
             hidden = _read(source.hidden, where, len(chunk_rows))
             if source.scored is not None and hidden.shape[1]:  # an older prompt version's state: not used
                 hidden[~source.scored[where]] = np.nan
-            parts = self.parts(
-                hidden,
-                _read(source.embeddings, where, len(chunk_rows)),
-                lexical,
-                source.prompt[where],
-            )
-            out[a : a + len(chunk_rows)] = combine(parts, self.weights)
+            embeddings = _read(source.embeddings, where, len(chunk_rows))
+            if source.embedded is not None and embeddings.shape[1]:  # embedded after the capture: not read
+                embeddings[~source.embedded[where]] = np.nan
+            parts = self.parts(hidden, embeddings, lexical, source.prompt[where])
+            out[a : a + len(chunk_rows)] = self.combine(parts)
         return out
 
     def predict_texts(
         self, hidden: np.ndarray, embeddings: np.ndarray, prompt: np.ndarray, texts: list[str], store: LexicalStore
     ) -> np.ndarray:
-        return combine(self.text_parts(hidden, embeddings, prompt, texts, store), self.weights)
+        return self.combine(self.text_parts(hidden, embeddings, prompt, texts, store))
 
     def text_parts(
         self, hidden: np.ndarray, embeddings: np.ndarray, prompt: np.ndarray, texts: list[str], store: LexicalStore
@@ -309,7 +320,14 @@ def default_weights(train: Examples) -> dict[str, float]:
     return dict(DEFAULT_WEIGHTS if has_encoder else NO_ENCODER_WEIGHTS)
 
 
-def fit_head(train: Examples, scaler: Scaler, store: LexicalStore, n_labels: int, weights: Mapping[str, float]) -> Head:
+def fit_head(
+    train: Examples,
+    scaler: Scaler,
+    store: LexicalStore,
+    n_labels: int,
+    weights: Mapping[str, float],
+    first: Mapping[str, float] | None = None,
+) -> Head:
     """The heads on these examples, each on the tickets that have its features (texts vectorised with the
     store's current IDF; loaded rows' n-grams come from the store, not from their text again)."""
     idf = {kind: store.idf(kind) for kind in KINDS}
@@ -334,7 +352,7 @@ def fit_head(train: Examples, scaler: Scaler, store: LexicalStore, n_labels: int
             parts.append(store.transform(kind, [train.texts[i] for i in other], idf[kind]))
         x = sp.vstack(parts, format="csr") if len(parts) > 1 else parts[0]
         linear[kind] = fit_linear(x, labels, C[kind], n_labels, store.df(kind) >= MIN_DF[kind], order_weight)
-    return Head(scaler, linear, idf, dict(weights), n_labels)
+    return Head(scaler, linear, idf, dict(weights), n_labels, None if first is None else dict(first))
 
 
 @dataclass
@@ -355,17 +373,19 @@ def fit_all(
     n_labels: int,
     weights: Mapping[str, float] | None = None,
     scaler: Scaler | None = None,
+    first: Mapping[str, float] | None = None,
 ) -> Fit:
     """Fit on taught + pseudo and predict table rows 0..n-1 with these weights (default: the measured
     default). ``scaler``: the hidden state's spread from an earlier fit over the same rows (a correction
-    adds no rows: 0.3 s saved at 100,000 tickets)."""
+    adds no rows: 0.3 s saved at 100,000 tickets); ``first``: the first pass's weights (default: the
+    prompt-free part of ``weights``)."""
     with threadpool_limits(1, user_api="blas"):  # small matrices; threads only contend with the engine's
         started = time.perf_counter()
         base = Examples.concat([taught, pseudo])
         scaler = scaler or Scaler.fit(source.hidden, source.n, source.scored)
         if not scaler.mean.any() and len(base) and base.hidden.shape[1]:  # nothing scored yet: the examples'
             scaler = Scaler.fit(base.hidden[~np.isnan(base.hidden[:, 0])])
-        head = fit_head(base, scaler, store, n_labels, weights or default_weights(base))
+        head = fit_head(base, scaler, store, n_labels, weights or default_weights(base), first)
         probs = head.predict_rows(source, store)
         return Fit(head, store, probs, len(taught), len(pseudo), time.perf_counter() - started)
 
@@ -378,6 +398,7 @@ class OutOfFold:
     labels: dict[int, int]
     weights: dict[str, float]
     accuracy: float | None
+    first_weights: dict[str, float] | None = None  # the first pass's, chosen among the prompt-free heads
 
 
 def out_of_fold(taught: Examples, pseudo: Examples, scaler: Scaler, store: LexicalStore, n_labels: int) -> OutOfFold:
@@ -388,7 +409,7 @@ def out_of_fold(taught: Examples, pseudo: Examples, scaler: Scaler, store: Lexic
     everything = Examples.concat([taught, pseudo])
     default = default_weights(everything)
     if len(taught) < 2:
-        return OutOfFold({}, default, None)
+        return OutOfFold({}, default, None, first_pass(default))
     with threadpool_limits(1, user_api="blas"):
         folds = min(5, len(taught))
         order = np.random.default_rng(0).permutation(len(taught))
@@ -403,10 +424,15 @@ def out_of_fold(taught: Examples, pseudo: Examples, scaler: Scaler, store: Lexic
                 oof.setdefault(name, _nan_rows(len(taught), n_labels))[held] = probs
     counts = np.bincount(taught.labels, minlength=n_labels)
     enough = len(taught) >= MIN_TAUGHT and (counts >= 2).sum() >= max(2, (counts > 0).sum() - 1)
-    weights = choose_weights(oof, taught.labels, np.ones(len(taught), bool), default) if enough else default
-    predicted = combine(oof, weights)
+    everyone = np.ones(len(taught), bool)
+    weights = choose_weights(oof, taught.labels, everyone, default) if enough else default
+    first = first_pass(default)
+    if enough:  # chosen on their own: the first pass is a classifier a lead sees, not a remainder
+        first = choose_weights(oof, taught.labels, everyone, first, FIRST_HEADS)
+    predicted = combine(oof, weights, first)
     labels = np.where(np.isnan(predicted[:, 0]), -1, np.nan_to_num(predicted).argmax(axis=1))
     rows = taught.rows or [None] * len(taught)
     known = labels >= 0
     accuracy = float((labels[known] == taught.labels[known]).mean()) if known.any() else None
-    return OutOfFold({int(r): int(p) for r, p in zip(rows, labels) if r is not None and p >= 0}, weights, accuracy)
+    oof_labels = {int(r): int(p) for r, p in zip(rows, labels) if r is not None and p >= 0}
+    return OutOfFold(oof_labels, weights, accuracy, first)

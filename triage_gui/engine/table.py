@@ -4,10 +4,8 @@ One row per input record, in input order, problem records included (they are nev
 back with an empty label and their reason). Per row the table keeps the prompt's scores under the
 prompt version that made them, the model's features (:mod:`features`), the taught label if the lead
 set one, the learned head's probabilities, and the final decision: taught, else learned, else the
-calibrated prompt. Numpy arrays instead of an object per row: the window's 200,000-row test held
-~1.1 KB of Python objects per row before (rows, dicts, score lists), which the cyclic GC had to walk.
-
-No Qt and no asyncio: the command line, a cluster worker and the session all use it.
+calibrated prompt. Numpy arrays, not an object per row (~1.1 KB of Python objects a row, walked by the
+cyclic GC). No Qt and no asyncio: the command line, a cluster worker and the session all use it.
 """
 
 from __future__ import annotations
@@ -20,10 +18,12 @@ from .features import FeatureStore, roundtrip
 from .results import TicketScore
 from .rows import Grow, NewRow
 
-__all__ = ["BLANK", "LEARNED", "NONE", "PROMPT", "SOURCE_NAMES", "TAUGHT", "NewRow", "TicketTable"]
+__all__ = ["BLANK", "FIRST", "LEARNED", "NONE", "PROMPT", "SOURCE_NAMES", "TAUGHT", "NewRow", "TicketTable"]
 
-PROMPT, LEARNED, TAUGHT = 1, 2, 3  # where a row's label came from; 0: no label yet
-SOURCE_NAMES = {0: "", PROMPT: "prompt", LEARNED: "learned", TAUGHT: "taught"}
+# Where a row's label came from; 0: no label yet. FIRST: the classifier's first pass (the prompt-free heads,
+# before the language model has read the ticket); LEARNED: the classifier with the language model's heads.
+PROMPT, LEARNED, TAUGHT, FIRST = 1, 2, 3, 4
+SOURCE_NAMES = {0: "", PROMPT: "prompt", LEARNED: "learned", TAUGHT: "taught", FIRST: "first pass"}
 NONE = -1  # no label / no version
 
 
@@ -155,12 +155,10 @@ class TicketTable:
         self.bias = np.asarray(bias, dtype=np.float32) if len(bias) else np.zeros(len(labels), dtype=np.float32)
         n = self._n
         self._previous.data[:n] = self._final.data[:n]
-        self._logprobs = Grow(np.float32, len(labels), fill=np.nan)
-        self._logprobs.ensure(n)
-        self._head_probs = Grow(np.float32, len(labels), fill=np.nan)
-        self._head_probs.ensure(n)
-        self.head_active = False
-        self.out_of_fold = {}
+        self._logprobs, self._head_probs = (Grow(np.float32, len(labels), fill=np.nan) for _ in range(2))
+        for grown in (self._logprobs, self._head_probs):
+            grown.ensure(n)
+        self.head_active, self.out_of_fold = False, {}
         self._has_baseline.data[:] = False
         self.baseline.clear()
         self.baseline_features.clear()
@@ -208,6 +206,10 @@ class TicketTable:
     def embedded(self, row: int) -> bool:
         return bool(self._embedded.data[row])
 
+    def unembedded(self, start: int = 0) -> np.ndarray:
+        """Rows from ``start`` on that still need the encoder's features (the first pass), in order."""
+        return np.flatnonzero(~(self._embedded.data[start : self._n] | self._problem.data[start : self._n])) + start
+
     def embedded_mask(self) -> np.ndarray:
         return self._embedded.data[: self._n]
 
@@ -216,6 +218,10 @@ class TicketTable:
 
     def count_scored(self) -> int:
         return int(np.count_nonzero(self._score_version.data[: self._n] == self.version)) if self.version >= 0 else 0
+
+    def count_current(self) -> int:
+        """Rows whose label is this version's (first pass, learned, prompt) or taught: what a lead can use."""
+        return int(np.count_nonzero(self.current_mask() | self.taught_mask())) if self.version >= 0 else 0
 
     def count_scorable(self) -> int:
         return self._n - len(self.problems)
@@ -267,12 +273,9 @@ class TicketTable:
         out_of_fold: dict[int, int] | None = None,
         baseline: dict[int, int] | None = None,
     ) -> None:
-        """The learned head's results, or None to go back to the prompt alone.
-
-        ``probs`` (len(rows) x current labels) for ``rows`` (default: the first len(probs) rows);
-        ``out_of_fold``: for taught rows, the label index the head gives when not trained on them
-        (cross-validated); ``baseline``: for rows with a baseline score, the label index the head gives
-        the baseline's features."""
+        """The learned head's ``probs`` (len(rows) x labels) for ``rows`` (default: the first len(probs)), or
+        None to go back to the prompt alone; ``out_of_fold``: taught row -> label index the head gives it when
+        not trained on it; ``baseline``: baseline row -> label index the head gives the baseline's features."""
         if probs is None:
             self.head_active = False
             self._head_probs.data[:] = np.nan
@@ -314,7 +317,7 @@ class TicketTable:
             best = learned.argmax(axis=1)
             self._auto.data[rows] = self._final.data[rows] = self._label_ids[best]
             self._confidence.data[rows] = learned[np.arange(len(rows)), best]
-            self._final_source.data[rows] = LEARNED
+            self._final_source.data[rows] = FIRST
         taught = self._taught.data[idx]
         mask = taught != NONE
         if mask.any():

@@ -72,6 +72,15 @@ def features_of(
     )
 
 
+def embed_each(encoder: EncoderLike, texts: Sequence[str]) -> np.ndarray:
+    """The encoder's features of texts that are not loaded rows, one text at a time: the encoder's float32
+    output moves by ~1e-7 with the other texts of a batch, and which taught tickets are outside the file
+    differs between the window (as rows arrive) and ``classify``; alone, a text has the same features in both."""
+    if not texts:
+        return np.zeros((0, encoder.dim), np.float32)
+    return np.concatenate([np.asarray(encoder.encode([t]), dtype=np.float32) for t in texts])
+
+
 def pseudo_set(profile: PromptProfile, features: TextFeatures) -> Examples:
     items = prompt_examples(profile)
     labels = np.array([k for _, k in items], dtype=np.int64)
@@ -84,7 +93,8 @@ def row_source(table: TicketTable, rows: int | None = None) -> RowSource:
     """What a fit reads of the table's first ``rows`` rows (call on the table owner's thread)."""
     n = len(table) if rows is None else rows
     prompt = table.prompt_probs(np.arange(n))
-    return RowSource(table.features.view(n), table.embeddings.view(n), prompt, n, table.scored_mask()[:n].copy())
+    scored, embedded = table.scored_mask()[:n].copy(), table.embedded_mask()[:n].copy()
+    return RowSource(table.features.view(n), table.embeddings.view(n), prompt, n, scored, embedded)
 
 
 def taught_set(
@@ -156,17 +166,22 @@ def baseline_labels(table: TicketTable, head: Head, store: LexicalStore, rows: I
 
 def reweigh(source: RowSource, fit: Fit, found: OutOfFold) -> Fit:
     """The same heads with the weights chosen out of fold: every row predicted again (no refit)."""
-    if found.weights == fit.head.weights:
+    if (found.weights, found.first_weights) == (fit.head.weights, fit.head.first_weights):
         return fit
-    head = type(fit.head)(fit.head.scaler, fit.head.linear, fit.head.idf, found.weights, fit.head.n_labels)
+    head = type(fit.head)(
+        fit.head.scaler, fit.head.linear, fit.head.idf, found.weights, fit.head.n_labels, found.first_weights
+    )
     probs = head.predict_rows(source, fit.store)
     return Fit(head, fit.store, probs, fit.taught, fit.pseudo, fit.seconds)
 
 
 class Teacher:
-    """The command line's one-call teaching (the session does the same steps on its threads)."""
+    """The command line's one-call teaching (the session does the same steps on its threads). Without a
+    scorer (``classify --fast``) it is the first pass: the prompt-free heads on the encoder's features."""
 
-    def __init__(self, scorer: ScorerLike, profile: PromptProfile, encoder: EncoderLike | None = None) -> None:
+    def __init__(
+        self, scorer: ScorerLike | None, profile: PromptProfile, encoder: EncoderLike | None = None
+    ) -> None:
         self.scorer = scorer
         self.profile = profile
         self.encoder = encoder
@@ -180,12 +195,13 @@ class Teacher:
         k = len(table.labels)
         pseudo_texts = [t for t, _ in prompt_examples(self.profile)]
         pseudo = pseudo_set(self.profile, features_of(self.scorer, self.encoder, pseudo_texts, k))
-        loaded = {table.texts[r]: r for r in range(len(table)) if table.scored(r)}
-        outside_texts = sorted({t for t, _ in taught if t not in loaded})
+        loaded = {table.texts[r]: r for r in range(len(table)) if table.scored(r) or table.embedded(r)}
+        outside_texts = [t for t, _ in taught if t not in loaded]
         outside: dict[str, tuple[np.ndarray, ...]] = {}
         if outside_texts:
-            found = features_of(self.scorer, self.encoder, outside_texts, k)
-            outside = {t: found.row(i) for i, t in enumerate(outside_texts)}
+            found = features_of(self.scorer, None, outside_texts, k)
+            embedded = embed_each(self.encoder, outside_texts) if self.encoder is not None else found.embeddings
+            outside = {t: (found.hidden[i], found.prompt[i], embedded[i]) for i, t in enumerate(outside_texts)}
         for text, label in taught:
             row = loaded.get(text)
             if row is not None:
@@ -198,7 +214,8 @@ class Teacher:
         chosen = out_of_fold(examples, pseudo, fit.head.scaler, store, k)
         fit = reweigh(source, fit, chosen)
         apply_fit(table, fit, len(table), table.version, chosen.labels)
+        weights = describe(fit.head.weights) if self.scorer is not None else describe(fit.head.first_weights or {})
         return (
             f"{len(examples)} taught tickets and {len(pseudo)} from the prompt; heads weighted "
-            f"{describe(fit.head.weights)}; fitted in {fit.seconds:.2f} s"
+            f"{weights}; fitted in {fit.seconds:.2f} s"
         )

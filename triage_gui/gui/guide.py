@@ -27,6 +27,9 @@ the prompt's hash, as CSV or Excel.</li>
 SOURCES = """<h3>Where a label comes from (the <i>From</i> column)</h3>
 <ul>
 <li><b>taught</b> (✓): you set it. It is kept with the prompt and never changed by the model.</li>
+<li><b>first pass</b>: the classifier below before the language model has read the ticket: it labels every
+ticket within seconds of opening a file from a sentence encoder's view and the ticket's words; the language
+model then refines the labels row by row (the run bar counts both).</li>
 <li><b>learned</b>: a classifier fitted on this computer to what you taught, the prompt's examples and the label
 descriptions. It reads the language model's view of the ticket, a sentence encoder's and the ticket's words,
 weighted by how well each did on your tickets. Before you teach anything it learns from the prompt alone.</li>

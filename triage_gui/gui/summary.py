@@ -17,6 +17,16 @@ GOLD_HINT = "Pick a gold column (correct labels) in the bar above the tickets to
 TAUGHT_NOTE = "Taught tickets count with the label the classifier gives them when not trained on them."
 
 
+def stage_note(table) -> str:
+    """Which stage the labels measured are at, while the language model has not read every ticket: the
+    accuracy then mixes first-pass labels with refined ones, and says so."""
+    scored, total = table.count_scored(), table.count_scorable()
+    first = table.count_current() - scored
+    if first <= 0 or scored >= total:
+        return ""
+    return f"{first:,} of these labels are the classifier's first pass; the language model has read {scored:,}."
+
+
 def learned_from(taught: int, profile: PromptProfile | None) -> str:
     """What the classifier learned from, in the lead's terms: the prompt's examples and its label
     descriptions are counted apart (the head's pseudo-tickets are two per description, so a count of
@@ -86,5 +96,8 @@ class Summary:
         report = gold_report(table, gold)
         taught = len(self.session.teaching.taught)
         since = self.evaluation.comparison(report.accuracy, taught) if report.total else ""
-        self.results.show_gold(report, since, TAUGHT_NOTE if len(table.taught_rows()) else "")
+        notes = [TAUGHT_NOTE] if len(table.taught_rows()) else []
+        if stage := stage_note(table):
+            notes.insert(0, stage)
+        self.results.show_gold(report, since, " ".join(notes))
         self.results.show_flips(*self.evaluation.flips())

@@ -379,12 +379,18 @@ class TicketArea(QWidget):
     def show_run(self, status: RunStatus) -> None:
         self.progress.setMaximum(max(1, status.total))
         self.progress.setValue(status.labelled)
-        self.progress.setFormat("%v / %m labelled" if status.total else "no tickets")
+        first = status.classified > status.labelled  # the classifier's first pass is ahead of the language model
+        model_format = "language model %v / %m" if first else "%v / %m labelled"
+        self.progress.setFormat(model_format if status.total else "no tickets")
         running = status.state == "running"
+        classified = f"{status.classified:,} labelled by the classifier · " if first else ""
         if running:
             eta = "" if status.eta_seconds is None else f" · {_duration(status.eta_seconds)} left"
             base = f" · baseline {status.baseline_done}/{status.baseline_total}" if status.baseline_total else ""
-            self.rate_label.setText(f"{status.rate:.1f} tickets/s{eta}{base}")
+            model = f"language model {status.labelled:,} / {status.total:,} · " if first else ""
+            self.rate_label.setText(f"{classified}{model}{status.rate:.1f} tickets/s{eta}{base}")
+        elif status.state == "stopped" and first:
+            self.rate_label.setText(f"Stopped: {classified}{status.remaining:,} not read by the language model yet")
         elif status.state == "stopped":
             self.rate_label.setText(f"Stopped: {status.remaining} not labelled yet")
         elif status.state == "done" and status.total:

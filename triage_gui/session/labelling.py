@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..engine.first_pass import first_block
 from ..engine.results import TicketScore
 from ..engine.runner import EncoderLike, ScorerLike, score_micro_batch
 from ..engine.table import TicketTable
@@ -32,43 +33,56 @@ class Batch:
 
 class WorkQueue:
     """The rows a labelling run still has to do, handed out in row order; rows added while it runs are
-    picked up (the table is scanned again from where the last scan ended)."""
+    picked up (the table is scanned again from where the last scan ended). The first pass comes first:
+    while any row lacks the encoder's features, :meth:`take` hands out an embedding block (rows aligned as
+    :mod:`engine.first_pass` says), so every loaded ticket has a learned label before the language model
+    reads the next one."""
 
     def __init__(self, table: TicketTable, baseline: bool = False, embed: bool = False) -> None:
         self.table, self.baseline, self.embed = table, baseline, embed
         self._rows = np.zeros(0, dtype=np.int64)
         self._pos = 0
         self._scanned = 0
+        self._embed_from = 0  # rows below this were handed out for embedding (or need none)
 
     def also_embed(self) -> None:
-        """The encoder arrived during the run: scan every row again for missing embeddings."""
-        self.embed, self._rows, self._pos, self._scanned = True, np.zeros(0, dtype=np.int64), 0, 0
+        """The encoder arrived during the run: every row without embeddings goes through the first pass."""
+        self.embed, self._embed_from = True, 0
 
-    def take(self, n: int) -> list[tuple[int, str, bool, bool, bool]]:
-        """Up to n (row, text, needs score, needs baseline, needs embedding)."""
+    def first_pass_left(self) -> bool:
+        return self.embed and bool(len(self.table.unembedded(self._embed_from)))
+
+    def take(self, n: int, llm: bool = True) -> list[tuple[int, str, bool, bool, bool]]:
+        """Up to n (row, text, needs score, needs baseline, needs embedding): an embedding block while the
+        first pass has rows to do, else language-model work (none when ``llm`` is False: after a Stop)."""
         table = self.table
+        if self.embed:
+            block = first_block(table.unembedded(self._embed_from))
+            if len(block):
+                self._embed_from = int(block[-1]) + 1
+                return [(int(r), table.texts[int(r)], False, False, True) for r in block]
+            self._embed_from = len(table)
         out: list[tuple[int, str, bool, bool, bool]] = []
-        while len(out) < n:
+        while llm and len(out) < n:
             if self._pos >= len(self._rows):
                 if self._scanned >= len(table):
                     break
-                self._rows, self._pos = table.pending(self._scanned, self.baseline, self.embed), 0
+                self._rows, self._pos = table.pending(self._scanned, self.baseline), 0
                 self._scanned = len(table)
                 continue
             i = int(self._rows[self._pos])
             self._pos += 1
             need_score = not table.scored(i)
             need_base = self.baseline and table.needs_baseline(i)
-            need_embed = self.embed and not table.embedded(i)
-            if need_score or need_base or need_embed:
-                out.append((i, table.texts[i], need_score, need_base, need_embed))
+            if need_score or need_base:
+                out.append((i, table.texts[i], need_score, need_base, False))
         return out
 
 
 async def label_stream(
     engine: WorkerThread,
     scorer: ScorerLike,
-    take: Callable[[int], list[tuple[int, str, bool, bool, bool]]],
+    take: Callable[[int, bool], list[tuple[int, str, bool, bool, bool]]],
     batch_size: int,
     stop: threading.Event,
     ramp: bool = True,
@@ -76,27 +90,28 @@ async def label_stream(
 ) -> AsyncIterator[Batch]:
     """Yield scored micro-batches until ``take`` has nothing more or ``stop`` is set.
 
-    ``take(n)`` hands out up to n rows still to do as (row, text, needs cached score, needs baseline,
-    needs the encoder's features);
+    ``take(n, llm)`` hands out up to n rows still to do as (row, text, needs cached score, needs baseline,
+    needs the encoder's features), language-model work only while ``llm``;
     it is called again for each batch, so rows added while labelling runs are picked up. With ``ramp``
-    the first batches hold 1, 2, 4... tickets: the first label shows after one ticket's latency.
+    the first language-model batches hold 1, 2, 4... tickets: the first refined label shows after one
+    ticket's latency.
 
     ``encoder`` returns the sentence encoder to use for the next batch (None: none yet).
 
     ``stop`` is a graceful stop (the user's Stop): the batch on the engine thread finishes and is
-    yielded (its baseline loop ends early), nothing new starts. Cancelling the iterating task instead
+    yielded (its baseline loop ends early), and no language-model batch starts; the first pass goes on
+    (it is cheap, and it is what every row's label waits for). Cancelling the iterating task instead
     drops the batch in flight (a new prompt made it worthless).
     """
     size = 1 if ramp else batch_size
 
     def queue() -> tuple[list[int], asyncio.Future] | None:
         nonlocal size
-        if stop.is_set():
-            return None
-        work = take(size)
-        size = min(batch_size, size * 2)
+        work = take(size, not stop.is_set())
         if not work:
             return None
+        if any(w[2] or w[3] for w in work):  # the ramp is the language model's: embedding blocks are fixed
+            size = min(batch_size, size * 2)
         rows = [w[0] for w in work]
         texts = [w[1] for w in work]
         cached, base, embed = [w[2] for w in work], [w[3] for w in work], [w[4] for w in work]
@@ -116,41 +131,46 @@ async def label_stream(
 
 
 class Throughput:
-    """Tickets a second, for the time left. A run's first micro-batches are small (1, 2, 4, … tickets:
-    the first label comes fast) and slow per ticket, so the rate of a run's first seconds said "23 min
-    left" for a re-label of 200 tickets that took 2.5 minutes. Until a run has done :data:`WARM` rows,
-    the rate measured over the last run that did is used; with none yet, no time is promised."""
+    """Language-model tickets a second, for the time left. A run's first micro-batches are small (1, 2,
+    4, … tickets: the first label comes fast) and slow per ticket, and the first pass runs before them, so
+    the rate is measured from the first scored batch on, and no time left is promised until this run has
+    scored :data:`WARM` tickets of its own (a rate carried over from the last run said 81 s for a re-label
+    that took over 3 minutes)."""
 
     WARM = 64
 
     def __init__(self) -> None:
-        self.started, self.done = 0.0, 0
-        self.measured: float | None = None  # tickets/s over the last run of at least WARM rows
+        self.started: float | None = None  # when the first scored batch of this run landed
+        self.done = 0  # tickets scored in this run
+        self._first = 0  # the first batch's tickets (scored before the clock started)
 
     def start(self) -> None:
-        self.started, self.done = time.perf_counter(), 0
+        self.started, self.done, self._first = None, 0, 0
 
     def add(self, rows: int) -> None:
+        if not rows:
+            return
+        if self.started is None:
+            self.started, self._first = time.perf_counter(), rows
         self.done += rows
 
     def current(self) -> float:
+        if self.started is None:
+            return 0.0
         elapsed = time.perf_counter() - self.started
-        return self.done / elapsed if elapsed > 0 and self.done else 0.0
-
-    def finish(self) -> None:
-        if self.done >= self.WARM and self.current() > 0:
-            self.measured = self.current()
+        return (self.done - self._first) / elapsed if elapsed > 0 and self.done > self._first else 0.0
 
     def rate(self) -> float | None:
-        """The rate to promise a time left with: this run's once warm, else the last measured, else none."""
+        """The rate to promise a time left with: this run's, once it has scored WARM tickets; else none."""
         if self.done >= self.WARM:
             return self.current() or None
-        return self.measured
+        return None
 
 
 def run_status(table: TicketTable, state: str, baseline: bool, throughput: Throughput) -> RunStatus:
-    """The run's progress now: labelled of labellable, baseline done, and while running this run's rate
-    and the time left (from :meth:`Throughput.rate`; none while a first run warms up)."""
+    """The run's progress now: rows with a usable label (first pass or better), scored by the language model
+    of labellable, baseline done, and while running this run's rate and the time left (from
+    :meth:`Throughput.rate`; none while the run warms up)."""
     labelled, total = table.count_scored(), table.count_scorable()
     base_done = len(table.baseline) if baseline else 0
     rate, eta = 0.0, None
@@ -159,4 +179,4 @@ def run_status(table: TicketTable, state: str, baseline: bool, throughput: Throu
         promised = throughput.rate()
         left = total - labelled + (total - base_done if baseline else 0)
         eta = left / promised if promised else None
-    return RunStatus(state, labelled, total, base_done, total if baseline else 0, rate, eta)
+    return RunStatus(state, labelled, total, base_done, total if baseline else 0, rate, eta, table.count_current())

@@ -3,14 +3,12 @@
 Each kind of work is one asyncio task; a newer request of the same kind cancels the older task, and
 the cancellation is what supersedes it (no generation counters):
 
-- a model load (on its own thread, so a slow Hub download can be abandoned while the old model keeps
-  labelling), followed by a prompt rebuild for the new model;
-- a prompt rebuild (the prefix forward on the engine thread); a failed one keeps the scorer in use;
-- the labelling run: an async iteration over micro-batches; Stop cancels it and Resume starts a new
-  one that takes only the rows still missing;
+- a model load (its own thread: a slow Hub download can be abandoned while the old model labels on), then
+  a prompt rebuild (the prefix forward on the engine thread; a failed one keeps the scorer in use);
+- the labelling run: the first pass's embedding blocks, then language-model micro-batches; Stop ends the
+  language model's part (the first pass goes on) and Resume takes only the rows still missing;
 - file reads, one task per file, batch by batch on the file thread (awaiting each batch is the
-  backpressure: a 200,000-row file never floods the loop);
-- the taught head's refit (:mod:`teaching`).
+  backpressure: a 200,000-row file never floods the loop); the taught head's refit (:mod:`teaching`).
 """
 
 from __future__ import annotations
@@ -65,9 +63,8 @@ class Session:
         self._encoder_loading = LatestTask("encoder")
         self.profile: PromptProfile | None = None  # the prompt the scorer in use was built from
         self.requested: PromptProfile | None = None  # the newest prompt asked for
-        self.baseline = False
+        self.baseline, self.user_stopped = False, False
         self.calibrate = True  # the prompt's label scores divided by its own label prior (README)
-        self.user_stopped = False
         self.text_column = ""  # the column the ticket text comes from (as the first file's reader chose it)
         self.versions: list[tuple[int, PromptProfile]] = []  # every prompt version applied, oldest first
 
@@ -93,6 +90,7 @@ class Session:
         self._throughput = Throughput()
         self.teaching = Teaching(self.table, self.engine_thread, self._in_use)
         self.teaching.rows_changed.connect(self.rows_changed.emit)
+        self.teaching.rows_changed.connect(lambda *_: self._set_run(self._status(self.run_status.state)))  # counts
         self.teaching.taught_changed.connect(self.save_taught.emit)
         self.checks = RandomChecks(self.table)
         self.teaching.history.stepped.connect(self.checks.stepped)  # an undone teach takes its verdict back
@@ -200,8 +198,7 @@ class Session:
         """Calibrate the prompt's label scores, or not: a new version of the same prompt, re-labelled."""
         if on == self.calibrate:
             return
-        self.calibrate = on
-        profile = self.requested or self.profile
+        self.calibrate, profile = on, self.requested or self.profile
         if self.model is not None and profile is not None:
             self._start_rebuild(profile)
 
@@ -363,12 +360,15 @@ class Session:
         if self.running:  # rows may have arrived: count them now, not at the next batch
             return self._set_run(self._status(self.run_status.state))
         remaining, rebuilding = self._remaining(), self._rebuilding.active and not self._rebuilding.is_current()
-        if self.scorer is None or self.user_stopped or rebuilding or not remaining:  # labels follow a build
+        queue = WorkQueue(self.table, self.baseline, self.encoder is not None)
+        wanted = (remaining and not self.user_stopped) or queue.first_pass_left()  # Stop never stops the first pass
+        if self.scorer is None or rebuilding or not wanted:  # labels follow a build
             done = len(self.table) and not remaining
             self._set_run(self._status("done" if done else "stopped" if self.user_stopped else "idle"))
             return
-        self._queue = WorkQueue(self.table, self.baseline, self.encoder is not None)
-        self._stop = threading.Event()
+        self._queue, self._stop = queue, threading.Event()
+        if self.user_stopped:
+            self._stop.set()  # the first pass only
         self._labelling.start(self._run(self.scorer, self._stop))
 
     async def _run(self, scorer: ScorerLike, stop: threading.Event) -> None:
@@ -388,7 +388,6 @@ class Session:
             self._set_run(self._status("stopped"))
             self.message.emit("Labelling stopped", str(exc))
             return
-        self._throughput.finish()
         self._set_run(self._status("stopped" if self._remaining() else "done"))
 
     def _apply(self, batch: Batch, version: int, state: str) -> None:
@@ -396,6 +395,7 @@ class Session:
         embedded = [(r, e) for r, e in zip(batch.rows, batch.embeddings) if e is not None]
         if embedded:
             table.apply_embeddings([r for r, _ in embedded], np.stack([e for _, e in embedded]))
+            self.teaching.rows_embedded([r for r, _ in embedded])
         scored = [(r, s) for r, s in zip(batch.rows, batch.scores) if s is not None]
         if scored and table.apply([r for r, _ in scored], [s for _, s in scored], version):
             self.teaching.rows_scored([r for r, _ in scored])
@@ -403,7 +403,7 @@ class Session:
         if based:
             table.apply_baseline([r for r, _ in based], [b for _, b in based], version)
             self.teaching.baseline_scored([r for r, _ in based])
-        self._throughput.add(len(batch.rows))
+        self._throughput.add(len(scored))
         self.rows_changed.emit(min(batch.rows), max(batch.rows))
         self._set_run(self._status(state))
 

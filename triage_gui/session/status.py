@@ -43,8 +43,9 @@ class RunStatus:
     total: int = 0  # tickets that can be scored (problem rows excluded)
     baseline_done: int = 0
     baseline_total: int = 0
-    rate: float = 0.0  # tickets/s in this run
+    rate: float = 0.0  # language-model tickets/s in this run
     eta_seconds: float | None = None  # only while running
+    classified: int = 0  # rows with a label of this version (the first pass's or better) or taught
 
     @property
     def remaining(self) -> int:

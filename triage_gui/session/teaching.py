@@ -28,6 +28,7 @@ import numpy as np
 
 from .events import Event
 from .gold import gold_teaching
+from .outside import OutsideTickets
 from .status import HeadStatus
 from .tasks import LatestTask
 from .undo import TaughtHistory, undoable
@@ -84,14 +85,16 @@ class Teaching:
         self.last_fit: Fit | None = None
         self.suggestions: list[int] = []
         self._pseudo: Examples | None = None
-        self._outside: dict[str, tuple[np.ndarray, ...]] = {}
+        self.outside = OutsideTickets(self.thread, engine_thread, self._refit_soon)  # taught, not loaded
         self._weights: dict[str, float] | None = None  # chosen out of fold by the last fit (None: default)
+        self._first: dict[str, float] | None = None  # the first pass's, likewise
         self._version = -1
         self._refitting = LatestTask("refit head")
         self._preparing = LatestTask("prepare teaching")
         self._vectorising = LatestTask("vectorise tickets")
         self._vectorised = 0  # rows handed to the store (in order)
         self._fitted_on = 0  # scored rows when the head was last fitted
+        self._fitted_embedded = 0  # embedded rows when the head was last fitted
         self._scaler: tuple[int, int, Scaler] | None = None  # (version, scored rows, spread) of the last fit
 
     # ------------------------------------------------------------- plumbing
@@ -101,7 +104,8 @@ class Teaching:
         return any(t is not None and not t.done() for t in self.tasks())
 
     def tasks(self) -> list[asyncio.Task]:
-        return [k.task for k in (self._refitting, self._preparing, self._vectorising) if k.task is not None]
+        kinds = (self._refitting, self._preparing, self._vectorising, self.outside.scoring)
+        return [k.task for k in kinds if k.task is not None]
 
     def threads(self) -> list[WorkerThread]:
         return [self.thread]
@@ -221,7 +225,8 @@ class Teaching:
         embedded row relabelled from the prompt-free heads), then through the LLM on the engine thread
         with the taught tickets that are not loaded; each step refits the head."""
         self._version = self.table.version
-        self._pseudo, self._outside, self.head, self._fitted_on = None, {}, None, 0
+        self._pseudo, self.head, self._fitted_on, self._fitted_embedded = None, None, 0, 0
+        self.outside.new_version()
         self._mark_rows(range(len(self.table)))
         self._refitting.cancel()
         self._preparing.start(self._prepare(self._version))
@@ -280,28 +285,40 @@ class Teaching:
             await self.thread.run(store.add, table.texts[start:stop])
             self._vectorised = stop
 
+    def rows_embedded(self, rows: Sequence[int]) -> None:
+        """The first pass: label freshly embedded rows that the language model has not read from the current
+        head's prompt-free heads; refit as :meth:`rows_scored` does."""
+        idx = np.asarray(rows, dtype=np.int64)
+        self._label_rows(idx[~self.table.scored_mask()[idx]], llm=False)
+
     def rows_scored(self, rows: Sequence[int]) -> None:
-        """Label freshly scored rows with the current head. Refit when a taught ticket just got its
-        features, and each time the scored rows have doubled (16, 32, 64...): the standardisation then
-        sees the file, not its first tickets; log2(rows) refits in all."""
-        table = self.table
-        if self.head is not None and self.store is not None and table.head_active:
-            idx = np.asarray(rows, dtype=np.int64)
-            probs = self.head.predict_texts(
-                table.features.get(idx), table.embeddings.get(idx), table.prompt_probs(idx),
-                [table.texts[r] for r in rows], self.store,
-            )  # fmt: skip
-            table.set_head(probs, idx)
-        refitting = self._refitting.active
-        grown = self._grown() and not refitting  # never restart a refit in flight for this: it would starve
-        if grown or any(table.taught_label(r) is not None for r in rows):
+        """Label freshly scored rows with the current head."""
+        self._label_rows(np.asarray(rows, dtype=np.int64), llm=True)
+
+    def _label_rows(self, idx: np.ndarray, llm: bool) -> None:
+        """These rows with the current head (with the language model's features, or the first pass). Refit
+        when a taught ticket just got its features, and each time the scored (or embedded) rows have doubled
+        (16, 32, 64...): the standardisation then sees the file, not its first tickets; log2(rows) refits."""
+        table, n = self.table, len(idx)
+        if self.head is not None and self.store is not None and table.head_active and n:
+            hidden = table.features.get(idx) if llm else np.zeros((n, 0), np.float32)
+            prompt = table.prompt_probs(idx) if llm else np.full((n, len(table.labels)), np.nan, np.float32)
+            texts = [table.texts[int(r)] for r in idx]
+            table.set_head(self.head.predict_texts(hidden, table.embeddings.get(idx), prompt, texts, self.store), idx)
+            if not llm:
+                self.rows_changed.emit(int(idx.min()), int(idx.max()))
+        grown = self._grown() and not self._refitting.active  # never restart a refit in flight for this: it'd starve
+        if grown or any(table.taught_label(int(r)) is not None for r in idx):
             self._refit_soon()
 
     def _grown(self) -> bool:
-        """The scored rows doubled since the last fit, or all of them are scored now."""
+        """The scored (or embedded) rows doubled since the last fit, or all of them are scored (embedded) now."""
         table = self.table
-        scored = table.count_scored()
-        return scored >= max(16, 2 * self._fitted_on) or scored == table.count_scorable() > self._fitted_on
+        scorable = table.count_scorable()
+        scored, embedded = table.count_scored(), int(np.count_nonzero(table.embedded_mask()))
+        if scored >= max(16, 2 * self._fitted_on) or scored == scorable > self._fitted_on:
+            return True
+        return embedded >= max(16, 2 * self._fitted_embedded) or embedded == scorable > self._fitted_embedded
 
     def baseline_scored(self, rows: Sequence[int]) -> None:
         from ..engine.teacher import baseline_labels
@@ -317,11 +334,12 @@ class Teaching:
         table (its version is unchanged); a preparation cut short starts again on the new one."""
         self._refitting.cancel()
         self._vectorising.cancel()
+        self.outside.scoring.cancel()
         if self._preparing.active:
             self._preparing.start(self._prepare(self._version))
         self.store = None
         self._vectorised = 0
-        self.head, self._fitted_on, self.suggestions = None, 0, []
+        self.head, self._fitted_on, self._fitted_embedded, self.suggestions = None, 0, 0, []
         self.suggested.emit([])
         if self.status.state != "off":
             self._set(HeadStatus("off", len(self.taught)))
@@ -344,23 +362,13 @@ class Teaching:
             return
         from ..engine.combination import describe
         from ..engine.learning import fit_all, out_of_fold  # loaded by _prepare, on the learning thread
-        from ..engine.teacher import apply_fit, features_of, reweigh, row_source, taught_set
+        from ..engine.teacher import apply_fit, reweigh, row_source, taught_set
 
         k = len(table.labels)
-        quick = not table.count_scored()  # this version has no LLM score yet: the prompt-free heads only
         loaded = {table.texts[int(r)] for r in table.taught_rows() if table.current(int(r)) or table.embedded(int(r))}
-        outside_texts = [t for t in self.taught if t not in self._outside and t not in loaded]
-        outside = dict(self._outside)
-        if outside_texts and now.scorer is not None:
-            if quick:  # the encoder alone, on this thread: the engine thread may be busy for seconds
-                found = await self.thread.run(features_of, None, now.encoder, outside_texts, k)
-            else:
-                found = await self.engine_thread.run(features_of, now.scorer, now.encoder, outside_texts, k)
-            if version != table.version:
-                return
-            outside.update((t, found.row(i)) for i, t in enumerate(outside_texts))
-            if not quick:
-                self._outside = outside
+        outside = await self.outside.features(table, [t for t in self.taught if t not in loaded], now)
+        if outside is None or version != table.version:
+            return
         vectorising = self._vectorising.task
         if vectorising is not None and self._vectorising.active:
             await asyncio.shield(vectorising)
@@ -371,13 +379,14 @@ class Teaching:
             return  # nothing to relabel yet; the first batches refit
         # Everything the learning thread reads is captured here, on the loop's thread.
         taught = taught_set(table, self.items(), outside)
-        pseudo, source, weights = self._pseudo, row_source(table, rows), self._weights
+        pseudo, source, weights, first = self._pseudo, row_source(table, rows), self._weights, self._first
+        embedded = int(np.count_nonzero(table.embedded_mask()))
         self._set(HeadStatus("fitting", len(self.taught), len(pseudo), self.status.weights))
         started = time.perf_counter()
         cached = self._scaler
         scaler = cached[2] if cached is not None and cached[:2] == (version, scored) else None
         try:
-            fit = await self.thread.run(fit_all, taught, pseudo, source, store, k, weights, scaler)
+            fit = await self.thread.run(fit_all, taught, pseudo, source, store, k, weights, scaler, first)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -386,7 +395,7 @@ class Teaching:
             return
         if version != table.version or not apply_fit(table, fit, rows, version):
             return
-        self.head, self.last_fit, self._fitted_on = fit.head, fit, scored
+        self.head, self.last_fit, self._fitted_on, self._fitted_embedded = fit.head, fit, scored, embedded
         if scored:
             self._scaler = (version, scored, fit.head.scaler)
         self._relabel_late(source)
@@ -397,8 +406,8 @@ class Teaching:
         chosen = await self.thread.run(out_of_fold, taught, pseudo, fit.head.scaler, store, k)
         if version != table.version:
             return
-        self._weights = chosen.weights
-        if chosen.weights != fit.head.weights:
+        self._weights, self._first = chosen.weights, chosen.first_weights
+        if (chosen.weights, chosen.first_weights) != (fit.head.weights, fit.head.first_weights):
             fit = await self.thread.run(reweigh, source, fit, chosen)
             if version != table.version or not apply_fit(table, fit, rows, version):
                 return
@@ -412,12 +421,16 @@ class Teaching:
             self._refit_soon()
 
     def _relabel_late(self, source) -> None:
-        """Rows scored while a fit ran (after the rows it saw, or among them but unscored when it started):
-        label them with the new head, from their LLM scores too."""
+        """Rows scored or embedded while a fit ran (after the rows it saw, or among them but without those
+        features when it started): label them with the new head, from their LLM scores too."""
         table = self.table
-        now = table.scored_mask()
+        now, embedded = table.scored_mask(), table.embedded_mask()
         late = np.flatnonzero(now[: source.n] & ~source.scored).tolist()
         late += [r for r in range(source.n, len(table)) if now[r]]
+        first = np.flatnonzero(embedded[: source.n] & ~source.embedded & ~now[: source.n]).tolist()
+        first += [r for r in range(source.n, len(table)) if embedded[r] and not now[r]]
+        if first:
+            self.rows_embedded(first)
         if late:
             self.rows_scored(late)
 

@@ -1,0 +1,132 @@
+"""Two passes: every loaded ticket is embedded and labelled by the classifier's prompt-free heads before the
+language model reads any, on the fake engine (whose language model is held back by its gate)."""
+
+from __future__ import annotations
+
+import numpy as np
+from fake_engine import FakeEncoder, FakeEngine
+from test_session import PROFILE, idle, ready, run, until
+from test_session_learning import WORDS, topical
+
+from triage_gui.engine.first_pass import blocks, embed_table, first_block
+from triage_gui.engine.table import TicketTable
+from triage_gui.engine.teacher import Teacher
+from triage_gui.session.labelling import Throughput
+
+
+def tickets_scored(fake: FakeEngine) -> int:
+    return sum(1 for _, text in fake.scored if "problem number" in text)
+
+
+@run
+async def test_every_row_has_a_learned_label_before_any_language_model_forward(session, fake):
+    await ready(session)
+    await idle(session)
+    fake.gate.clear()  # the language model does not return
+    try:
+        session.add_rows(topical(300))
+        table = session.table
+        await until(lambda: all(table.source(r) == "first pass" for r in range(300)), 8)
+        assert table.count_scored() == 0 and tickets_scored(fake) == 0
+        assert session.run_status.classified == 300 and session.run_status.labelled == 0
+        confidences = table.confidences()
+        assert np.isfinite(confidences).all() and (confidences < 1).all()  # its own confidence, not 1.00
+    finally:
+        fake.gate.set()
+    await idle(session)
+    assert {table.source(r) for r in range(300)} == {"learned"}  # refined once the scores came
+
+
+@run
+async def test_a_taught_prompt_labels_every_row_from_what_was_taught_at_once(session, fake):
+    await ready(session)
+    await idle(session)
+    fake.gate.clear()
+    try:
+        # Taught tickets from another file (not loaded): their encoder features join the fit at once.
+        taught = [(f"{w} problem", label) for label, ws in WORDS.items() for i, w in enumerate(ws)]
+        session.teaching.restore(taught)
+        session.add_rows(topical(60))
+        table = session.table
+        truth = [list(WORDS)[i % 3] for i in range(60)]
+        await until(lambda: all(table.source(r) == "first pass" for r in range(60)), 8)
+        await until(lambda: session.teaching.status.state == "ready" and session.teaching.last_fit is not None, 8)
+        assert session.teaching.last_fit.taught == len(taught)  # every outside ticket in the fit, no LLM yet
+        assert table.count_scored() == 0
+        accuracy = np.mean([table.label(r) == truth[r] for r in range(60)])
+        assert accuracy >= 0.8, accuracy
+    finally:
+        fake.gate.set()
+    await idle(session)
+
+
+@run
+async def test_stop_stops_the_language_model_never_the_first_pass(session, fake):
+    await ready(session)
+    await idle(session)
+    fake.batch_seconds = 0.2  # a slow language model
+    session.add_rows(topical(40))
+    await until(lambda: session.table.count_current() == 40, 8)
+    session.stop()
+    added = session.add_rows(topical(100)[40:])  # rows arriving after Stop still get the first pass
+    table = session.table
+    await until(lambda: all(table.source(r) == "first pass" for r in added), 8)
+    await idle(session)
+    assert session.run_status.state == "stopped"
+    assert table.count_scored() < 100  # the language model did not go on
+    assert all(table.current(r) for r in range(100))
+
+
+def test_embedding_blocks_are_aligned_to_the_row_index():
+    rows = np.array([3, 5, 63, 64, 65, 200, 255, 256])
+    assert first_block(rows).tolist() == [3, 5, 63]
+    assert [b.tolist() for b in blocks(rows)] == [[3, 5, 63], [64, 65], [200, 255], [256]]
+
+
+@run
+async def test_first_pass_labels_equal_the_one_call_first_pass(session, fake):
+    """The window's first-pass labels are those of ``classify --fast``'s path (Teacher without a scorer)."""
+    taught = [(topical(60)[r].text, list(WORDS)[r % 3]) for r in (1, 2, 3, 7, 8)]
+    taught += [("invoice trouble from the old file", "billing"), ("crash trouble from the old file", "technical")]
+    await ready(session)
+    await idle(session)
+    fake.gate.clear()
+    try:
+        session.teaching.restore(taught)
+        session.add_rows(topical(150))
+        table = session.table
+        await until(lambda: all(table.current(r) for r in range(150)), 8)
+        teaching = session.teaching  # the last fit saw every row and every taught ticket (no LLM feature)
+
+        def fitted() -> bool:
+            fit = teaching.last_fit
+            return fit is not None and len(fit.probs) == 150 and fit.taught == len(taught)
+
+        await until(lambda: fitted() and teaching.status.state == "ready" and not teaching._refitting.active, 8)
+        window = [table.label(r) for r in range(150)]
+        assert table.count_scored() == 0
+    finally:
+        fake.gate.set()
+    await idle(session)
+
+    alone = TicketTable()
+    alone.add(topical(150))
+    alone.start_version(0, PROFILE.label_names, [])
+    encoder = FakeEncoder(FakeEngine())
+    embed_table(encoder, alone)
+    Teacher(None, PROFILE, encoder).fit_table(alone, taught)
+    assert [alone.label(r) for r in range(150)] == window
+    assert {alone.source(r) for r in range(150) if alone.taught_label(r) is None} == {"first pass"}
+
+
+def test_no_time_left_before_this_run_has_scored_its_own_tickets():
+    throughput = Throughput()
+    throughput.start()
+    throughput.add(8)
+    throughput.add(16)
+    assert throughput.rate() is None  # 24 tickets: too few to promise a time
+    throughput.start()  # a new run promises nothing from the last one
+    assert throughput.rate() is None
+    for _ in range(5):
+        throughput.add(16)
+    assert throughput.done == 80 and throughput.rate() is not None
