@@ -99,6 +99,17 @@ def test_ray_local_gives_the_labels_of_one_process(tickets, one_process, tmp_pat
     assert_same_output(out, one_process)
 
 
+def test_classify_fast_on_a_cluster_runs_its_first_pass_here_with_the_same_labels(tickets, cluster, tmp_path):
+    """The first pass needs no cluster (~2 ms a ticket): ``--fast --ray`` runs it here, labels as ``--fast``."""
+    here, there = tmp_path / "here.csv", tmp_path / "there.csv"
+    assert classify(tickets, here, "--fast").returncode == 0
+    result = classify(tickets, there, "--fast", "--ray", cluster)
+    assert result.returncode == 0, result.stderr
+    assert "first pass ran here" in result.stderr and "Ray:" not in result.stderr
+    assert [r["label"] for r in read_rows(there)] == [r["label"] for r in read_rows(here)]
+    assert {r["label_source"] for r in read_rows(there)} == {"first pass"}
+
+
 def test_a_worker_killed_mid_job_is_restarted_and_its_block_scored_again(tickets, one_process, cluster, tmp_path):
     from triage_gui.cluster_worker import FAULT_ENV
 

@@ -148,7 +148,8 @@ def test_stop_keeps_finished_labels_and_resume_labels_the_rest(qtbot, window, tm
     qtbot.wait(500)
     assert labelled(window) == done  # nothing more arrives after Stop
     assert 16 <= done < 400
-    assert window.tickets.rate_label.text() == f"Stopped: {400 - done} not labelled yet"  # no stale ETA
+    stopped = f"Stopped: 400 labelled by the classifier · {400 - done:,} not read by the language model yet"
+    assert window.tickets.rate_label.text() == stopped  # no stale ETA; the first pass labelled every row
     assert window.tickets.stop_button.text() == "Resume"
     window.tickets.stop_button.click()
     wait_all_labelled(qtbot, window, 400)
