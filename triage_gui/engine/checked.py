@@ -56,7 +56,9 @@ def _check(item: object) -> CheckRecord | None:
         return None
     if not (right and shown):
         return None
-    if not (count(version) and count(taught) and isinstance(at, float | int) and math.isfinite(at)):
+    if not (count(version) and count(taught) and isinstance(at, float | int) and not isinstance(at, bool)):
+        return None
+    if not math.isfinite(at):
         return None
     return CheckRecord(text, right, shown, version, taught, float(at))
 
