@@ -102,7 +102,9 @@ def test_the_draft_is_autosaved_and_dropped_once_saved(tmp_path):
 
 
 def check(i: int, version: int = 3, taught: int = 40) -> CheckRecord:
-    return CheckRecord(f"ticket {i}", "billing", "billing" if i % 2 else "technical", version, taught, 1_800_000_000.0 + i)
+    return CheckRecord(
+        f"ticket {i}", "billing", "billing" if i % 2 else "technical", version, taught, 1_800_000_000.0 + i
+    )
 
 
 def test_random_checks_are_kept_with_the_prompt_file_and_come_back(tmp_path, monkeypatch):

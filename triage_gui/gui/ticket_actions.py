@@ -255,7 +255,7 @@ def export_question(counts: ExportCounts) -> str:
     if counts.ahead:
         parts.append(
             f"{counts.ahead} of {counts.tickets} tickets are not labelled by this prompt version yet; they are "
-            "exported with the label the learned classifier gives them now (label_source \"learned\")."
+            'exported with the label the learned classifier gives them now (label_source "learned").'
         )
     return " ".join(parts) + " Export now?" if parts else ""
 

@@ -85,7 +85,7 @@ class CheckStatus:
 
 
 def ago(when: float, now: float | None = None) -> str:
-    """"just now", "12 min ago", "2 h ago", "3 days ago"."""
+    """ "just now", "12 min ago", "2 h ago", "3 days ago"."""
     seconds = max(0.0, (time.time() if now is None else now) - when)
     if seconds < 60:
         return "just now"
@@ -194,7 +194,7 @@ class RandomChecks:
         if not checks:
             self.status = CheckStatus(tuple(self.queue))
         else:
-            last = max(checks, key=lambda c: c.at)
+            last = checks[-1]  # the newest verdict (kept in the order given)
             versions = (min(c.version for c in checks), max(c.version for c in checks))
             taught = (min(c.taught for c in checks), max(c.taught for c in checks))
             status = CheckStatus(tuple(self.queue), len(checks), correct, low, high, versions, taught, last.at)
