@@ -304,7 +304,7 @@ def test_clear_leaves_nothing_that_described_the_old_tickets(qtbot, window):
     assert window.results.stats.text().startswith("No tickets yet")
     assert window.results.confusion.rowCount() == 0 and window.evaluation.gold is None
     assert not window.session.checks.queue  # the rows to check went; the verdict stays with the prompt
-    assert window.check_status.text().startswith("~") and "1 check on v1" in window.check_status.text()
+    assert window.check_status.text().startswith("~") and " on v1 with 0 taught" in window.check_status.text()
     assert not window.tickets.check_only.isChecked() or window.tickets.proxy.rowCount() == 0
     assert window.detail.row == -1
 

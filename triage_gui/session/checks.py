@@ -198,18 +198,21 @@ class RandomChecks:
             versions = (min(c.version for c in checks), max(c.version for c in checks))
             taught = (min(c.taught for c in checks), max(c.taught for c in checks))
             status = CheckStatus(tuple(self.queue), len(checks), correct, low, high, versions, taught, last.at)
-            self.status = replace(status, since=self._since(versions[1], last))
+            together = next((i for i, c in enumerate(reversed(checks)) if c.taught != last.taught), len(checks))
+            self.status = replace(status, since=self._since(versions[1], last.taught, together))
         self.changed.emit(self.status)
 
-    def _since(self, checked_version: int, last: CheckRecord) -> str:
-        """What changed since the last check that may have changed the accuracy, in words."""
+    def _since(self, checked_version: int, before: int, together: int) -> str:
+        """What changed since the last check that may have changed the accuracy, in words. ``before``:
+        the tickets taught when the last verdict was given; that verdict teaches its own ``together``
+        tickets (one, or those answered at once), just after it is recorded."""
         version, taught = self.context()
         changes = []
         if version > checked_version:
             changes.append(f"prompt version {version} is in use")
-        more = taught - (last.taught + 1)  # the last check taught its own ticket
+        more = taught - before - together
         if more > 0:
             changes.append(f"{more} more ticket{'s were' if more != 1 else ' was'} taught")
-        elif more < -1:
+        elif taught < before:
             changes.append("taught tickets were taken back")
         return " and ".join(changes)
