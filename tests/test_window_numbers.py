@@ -9,6 +9,7 @@ import csv
 from window_fakes import close_fake, fake_window
 
 from triage_gui.engine.export import export_counts
+from triage_gui.engine.table import NewRow
 from triage_gui.gui import dialogs
 
 
@@ -136,3 +137,20 @@ def test_the_export_question_counts_what_the_export_writes(qtbot, tmp_path, monk
             assert "not labelled yet;" not in asked[0]
     finally:
         close(window)
+
+
+def test_the_estimate_says_a_newer_prompt_version_may_have_changed_it(qtbot, window):
+    session = window.session
+    window._closing = True
+    session.paste([NewRow({"text": f"ticket {i}"}, f"ticket {i}") for i in range(20)])
+    qtbot.waitUntil(lambda: settled(window), timeout=10_000)
+    window.trigger("check")
+    window.teaching.accept([session.checks.queue[0]])
+    qtbot.waitUntil(lambda: settled(window), timeout=10_000)
+    assert "1 check on v1 with 0 taught" in window.check_status.text()
+    assert "(may have changed)" not in window.check_status.text()
+    window.editor.instruction.setPlainText(window.editor.instruction.toPlainText() + " Be brief.")
+    window.trigger("save")
+    qtbot.waitUntil(lambda: session.prompt_status.version == 1 and settled(window), timeout=10_000)
+    assert window.check_status.text().endswith("(may have changed)")
+    assert "Since then prompt version 2 is in use" in window.check_status.toolTip()

@@ -154,6 +154,7 @@ class PromptActions:
         if self.session.profile is not None:
             self.document.applied(version, self.session.profile)
         self.evaluation.version_applied(version)
+        self.session.checks.refresh()  # the estimate says whether a newer version is in use than it checked
         self.refresh_versions()
 
     def failed(self, status: PromptStatus) -> None:
