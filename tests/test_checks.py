@@ -64,6 +64,48 @@ def test_checks_draw_only_untaught_tickets_and_count_verdicts():
     assert again and not set(again) & set(drawn)  # a checked ticket is never drawn twice
 
 
+def test_the_estimate_says_what_it_describes_and_what_may_have_changed_it_since():
+    """ "~40% (22–61%), 20 checks on v3 with 40 taught, 2 h ago", and, once a newer prompt version or more
+    teaching is in use, that it may have changed (the checks' own teaching does not count)."""
+    table = labelled_table(60, set())
+    made = {"version": 3, "taught": 40}
+    checks = RandomChecks(table, seed=2)
+    checks.context = lambda: (made["version"], made["taught"])
+    drawn = checks.draw(20)
+    for i, row in enumerate(drawn):
+        checks.record([row], None if i < 8 else "b")  # 8 of 20 right
+        made["taught"] += 1  # the check taught its ticket
+    status = checks.status
+    assert status.short(now=status.newest + 2 * 3600) == "~40% (22–61%), 20 checks on v3 with 40 taught, 2 h ago"
+    assert not status.since and "from 20 random checks" in status.describe()
+    made["version"] = 4
+    checks.refresh()
+    assert checks.status.since == "prompt version 4 is in use" and "(may have changed)" in checks.status.short()
+    made["version"], made["taught"] = 3, 65
+    checks.refresh()
+    assert checks.status.since == "5 more tickets were taught"
+    assert "Since then 5 more tickets were taught, which may have changed it" in checks.status.describe()
+
+
+def test_checks_outlive_the_tickets_and_come_back_by_text():
+    """Dropping the tickets (File › Open with Replace, Clear) keeps the verdicts; a new session given the
+    records the prompt file kept has the same estimate, and never draws a checked ticket again."""
+    table = labelled_table(30, set())
+    checks = RandomChecks(table, seed=3)
+    drawn = checks.draw(10)
+    checks.record(drawn[:4], None)
+    checks.record(drawn[4:7], "b")
+    before = checks.status
+    table.clear()
+    checks.clear()
+    assert (checks.status.checked, checks.status.correct, checks.status.to_check) == (7, 4, ())
+    again = RandomChecks(labelled_table(30, set()), seed=3)
+    again.restore(checks.records())  # as read back from the prompt file
+    assert (again.status.checked, again.status.correct, again.status.low) == (7, 4, before.low)
+    redrawn = again.draw(100)
+    assert len(redrawn) == 23 and not set(redrawn) & set(drawn[:7])
+
+
 @pytest.fixture
 def window(qtbot, tmp_path, monkeypatch, loaded, event_loop_qt):
     from helpers import SAMPLE

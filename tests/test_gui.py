@@ -283,6 +283,8 @@ def test_huge_file_streams_in_and_can_be_stopped(qtbot, app_window, tmp_path, re
 def test_new_prompt_lists_flipped_tickets_and_accuracy_change(qtbot, window):
     drop_files(window, [SAMPLE])
     wait_all_labelled(qtbot, window, 60)
+    qtbot.waitUntil(lambda: not window.session.busy, timeout=60_000)
+    window.refresh_stats()  # version 1 is scored once its labels have settled
     table = window.session.table
     before = [table.label(i) for i in range(60)]
     labels = window.editor.labels  # swap two labels' descriptions: many tickets must change label
@@ -304,6 +306,7 @@ def test_new_prompt_lists_flipped_tickets_and_accuracy_change(qtbot, window):
     # the same taught set; teaching after that is not credited to the prompt.
     window.teach([0], table.value(0, "team"))
     qtbot.waitUntil(lambda: not window.session.busy, timeout=60_000)
+    window.refresh_stats()  # version 2 scored with that taught set
     window.editor.instruction.setPlainText(window.editor.instruction.toPlainText() + " Be brief.")
     window.prompt.save()
     qtbot.waitUntil(lambda: window.session.prompt_status.version == 2, timeout=60_000)

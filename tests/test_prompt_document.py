@@ -1,5 +1,6 @@
 """The prompt file as a Qt-free document: a refused file changes nothing, taught-set writes are off the
-loop's thread and coalesced, and a background write never lands after a Save."""
+loop's thread and coalesced, a background write never lands after a Save, the random checks are kept with
+it, and a version keeps one score per file and taught set."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import threading
 
 import pytest
 
+from triage_gui.engine.checked import CheckRecord
+from triage_gui.engine.history import Measure
 from triage_gui.engine.prompt import Label, ProfileError, PromptProfile
 from triage_gui.session import prompt_document
 from triage_gui.session.prompt_document import PromptDocument
@@ -96,3 +99,81 @@ def test_the_draft_is_autosaved_and_dropped_once_saved(tmp_path):
     asyncio.run(body())
     assert not doc.draft_path.exists() and not doc.dirty
     assert [s.dirty for s in seen] == [True, False]
+
+
+def check(i: int, version: int = 3, taught: int = 40) -> CheckRecord:
+    return CheckRecord(
+        f"ticket {i}", "billing", "billing" if i % 2 else "technical", version, taught, 1_800_000_000.0 + i
+    )
+
+
+def test_random_checks_are_kept_with_the_prompt_file_and_come_back(tmp_path, monkeypatch):
+    """Twenty checks said "~40 %"; after reopening the prompt or a restart it said "not estimated": the
+    checks are written with the file (on the writer thread, coalesced) and read back by a new document."""
+    doc = document(tmp_path)
+    threads: list[str] = []
+    real = prompt_document.atomic_write_text
+    monkeypatch.setattr(
+        prompt_document, "atomic_write_text", lambda p, t: threads.append(threading.current_thread().name) or real(p, t)
+    )
+
+    async def body():
+        for i in range(20):  # twenty verdicts in a row
+            doc.keep_checks([check(j) for j in range(i + 1)])
+            await asyncio.sleep(0)
+        doc.keep_checks([check(j) for j in range(20)])  # unchanged: nothing more to write
+        while doc.busy:
+            await asyncio.sleep(0.01)
+        doc.close()
+
+    asyncio.run(body())
+    assert 1 <= len(threads) <= 2 and all(name.startswith("prompt-file") for name in threads)
+    restarted = PromptDocument(tmp_path / "prompt.json", tmp_path / "draft.json")
+    saved, _, note = restarted.start()
+    assert not note and saved.checks == [check(j) for j in range(20)] and restarted.checks == saved.checks
+    other = tmp_path / "other.json"
+    GOOD.save(other)
+    restarted.adopt(other, restarted.read(other))
+    assert restarted.checks == []  # the other prompt's (none)
+    restarted.adopt(tmp_path / "prompt.json", restarted.read(tmp_path / "prompt.json"))
+    assert restarted.checks == saved.checks  # reopening the prompt brings them back
+    restarted.save(GOOD, [], tmp_path / "copy.json")  # Save As takes them along
+    assert PromptProfile.load(tmp_path / "copy.json").checks == saved.checks
+
+
+def test_old_files_load_and_unreadable_checks_are_dropped_not_the_prompt(tmp_path):
+    data = GOOD.to_dict()
+    assert "checks" not in data and PromptProfile.from_dict(data).checks == []  # a file from before
+    good = check(1).to_dict()
+    data["checks"] = [good, "junk", {**good, "version": "3"}, {**good, "right": None}, {**good, "at": True},
+                      {**good, "taught": -1}, {**good, "text": " "}, {**good, "text": "ticket 9"}]  # fmt: skip
+    loaded = PromptProfile.from_dict(data)
+    assert [c.text for c in loaded.checks] == ["ticket 1", "ticket 9"]
+    assert PromptProfile.from_dict(loaded.to_dict()).checks == loaded.checks
+    data["checks"] = {"not": "a list"}
+    assert PromptProfile.from_dict(data).checks == []
+
+
+def test_a_version_keeps_one_score_per_file_and_taught_set(tmp_path):
+    """v3's score was written over by a later load's: the first score for a file (gold rows) and taught set
+    stays, in the file too; another taught set gets its own, and the newest is the one listed."""
+    doc = document(tmp_path)
+
+    async def body():
+        doc.applied(0, GOOD)
+        doc.scored(0, Measure(0.482, 40, 360, "gold-a", "taught-40", "2026-12-01 10:00"))
+        doc.scored(0, Measure(0.506, 40, 360, "gold-a", "taught-40", "2026-12-01 11:00"))  # a later load
+        while doc.busy:
+            await asyncio.sleep(0.01)
+        assert PromptProfile.load(doc.path).history[-1].accuracy == 0.482
+        doc.scored(0, Measure(0.55, 41, 360, "gold-a", "taught-41", "2026-12-01 12:00"))
+        doc.close()
+
+    asyncio.run(body())
+    record = PromptProfile.load(doc.path).history[-1]
+    assert [m.accuracy for m in record.scores] == [0.482, 0.55] and (record.accuracy, record.taught) == (0.55, 41)
+    old = {**record.to_dict(), "accuracy": 0.5, "taught": 2, "gold_rows": 30}
+    del old["scores"]  # a file from before the scores list: its one score counts
+    legacy = PromptProfile.from_dict({**GOOD.to_dict(), "history": [old]}).history[0]
+    assert legacy.scored(Measure(0.6, 2, 30, "g", "t")) is legacy
+    assert legacy.scored(Measure(0.6, 3, 30, "g", "t")).accuracy == 0.6

@@ -21,6 +21,7 @@ import errno
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import IO
 
 from .atomic import atomic_open, atomic_path
@@ -72,6 +73,23 @@ def result_row(table: TicketTable, row: int, prompt_hash: str, baseline: bool) -
         else:
             values += [table.baseline_label(row) or "", f"{score.latency_ms:.1f}", "yes" if agree else "no"]
     return values
+
+
+@dataclass(frozen=True)
+class ExportCounts:
+    """What an export of the table writes, counted as :func:`result_row` decides (the export's question
+    said "393 of 400 tickets are not labelled yet" mid re-label, and the export wrote all 400 labelled)."""
+
+    tickets: int  # rows that can carry a label (a row with a problem never does)
+    unlabelled: int  # of those, written with an empty label and "not labelled yet"
+    ahead: int  # written with the learned classifier's label: the prompt version in use has not scored them
+
+
+def export_counts(table: TicketTable) -> ExportCounts:
+    written = (table.label_ids() >= 0) & (table.current_mask() | table.taught_mask())
+    ahead = written & ~table.scored_mask() & ~table.taught_mask()
+    tickets = table.count_scorable()
+    return ExportCounts(tickets, max(0, tickets - int(written.sum())), int(ahead.sum()))
 
 
 def write_csv(handle: IO[str], table: TicketTable, prompt_hash: str, baseline: bool) -> int:

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 
 from ..paths import resources_dir
 from .atomic import atomic_write_text
+from .checked import CheckRecord, read_checks, write_checks
 from .history import VersionRecord, read_history, write_history
 
 SCHEMA_VERSION = 2  # 2 added the taught tickets; version 1 files still load
@@ -63,6 +64,8 @@ class PromptProfile:
     taught: list[Example] = field(default_factory=list)
     # The versions tried with this prompt and what each scored (engine/history.py); not read by the model.
     history: list[VersionRecord] = field(default_factory=list)
+    # The lead's random checks and what they were made under (engine/checked.py); not read by the model.
+    checks: list[CheckRecord] = field(default_factory=list)
 
     @property
     def label_names(self) -> list[str]:
@@ -127,6 +130,7 @@ class PromptProfile:
             "examples": [asdict(example) for example in self.examples],
             "taught": [asdict(example) for example in self.taught],
             **({"history": write_history(self.history)} if self.history else {}),
+            **({"checks": write_checks(self.checks)} if self.checks else {}),
         }
 
     def to_json(self) -> str:
@@ -168,6 +172,7 @@ class PromptProfile:
                 for w, x in _items(data.get("taught", []), "taught", "taught ticket")
             ],
             history=read_history(data.get("history")),
+            checks=read_checks(data.get("checks")),
         )
 
     @classmethod

@@ -246,7 +246,6 @@ class MainWindow(QMainWindow):
         self.mark_dirty()
         if status.state in ("done", "stopped"):
             self.refresh_stats()
-            self.evaluation.record(self.session.prompt_status.version, len(self.session.teaching.taught))
 
     def show_file(self, status: FileStatus) -> None:
         if status.state == "reading":
@@ -263,8 +262,6 @@ class MainWindow(QMainWindow):
             self.detail.show_row(self.detail.row)
         self.teaching.show_head(status, self.learn_status)
         self.editor.set_taught_count(status.taught)
-        if status.state == "ready" and self.session.run_status.state == "done":  # a refit after the run
-            self.evaluation.record(self.session.prompt_status.version, len(self.session.teaching.taught))
         self.mark_dirty()
         self.model.rows_changed(0, len(self.session.table) - 1)
         self.detail.show_row(self.detail.row)

@@ -9,6 +9,7 @@ for dialogs and two ways to tell the user (a status-bar note, a warning).
 from __future__ import annotations
 
 import difflib
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,9 +23,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..engine.history import Measure
 from ..engine.prompt import Problem, ProfileError, PromptProfile
 from ..engine.taught import read_taught, write_taught
-from ..session.evaluation import Evaluation
+from ..session.evaluation import Evaluation, Score
 from ..session.prompt_document import DocumentStatus, PromptDocument
 from ..session.session import Session
 from ..session.status import PromptStatus
@@ -57,6 +59,9 @@ class PromptActions:
         document.failed.connect(lambda why: notify(why, 10000))
         evaluation.scored.connect(self._scored)
         evaluation.numbering = document.number
+        checks = session.checks  # kept with the prompt file, each with what it was made under
+        checks.context = lambda: (document.number(session.prompt_status.version), len(session.teaching.taught))
+        checks.changed.connect(lambda _: document.keep_checks(checks.records()))
 
     def start(self) -> None:
         """The saved prompt (with its taught tickets), else the default; an unsaved draft comes back on top."""
@@ -69,6 +74,7 @@ class PromptActions:
             self.document.draft = self.editor.profile()
             self.notify("Restored your unsaved prompt draft.", 10000)
         self.session.teaching.restore([(e.text, e.label) for e in saved.taught])
+        self.session.checks.restore(saved.checks)
         self.session.set_prompt(saved)
         self._show_state(self.document.status)
 
@@ -133,6 +139,7 @@ class PromptActions:
         self.editor.clear_problems()
         self.editor.set_profile(profile)
         self.session.teaching.restore([(e.text, e.label) for e in profile.taught])
+        self.session.checks.restore(profile.checks)
         self.session.set_prompt(self.document.saved)
         return True
 
@@ -147,15 +154,17 @@ class PromptActions:
         if self.session.profile is not None:
             self.document.applied(version, self.session.profile)
         self.evaluation.version_applied(version)
+        self.session.checks.refresh()  # the estimate says whether a newer version is in use than it checked
         self.refresh_versions()
 
     def failed(self, status: PromptStatus) -> None:
         self.editor.show_problems([Problem(status.field or "instruction", status.message)])
         self.notify(f"Prompt not updated: {status.message}", 15000)
 
-    def _scored(self, version: int) -> None:
-        score = self.evaluation.scores[version]
-        self.document.scored(version, score.accuracy, score.taught, score.rows)
+    def _scored(self, score: Score) -> None:
+        at = time.strftime("%Y-%m-%d %H:%M")
+        measure = Measure(score.accuracy, score.taught, score.rows, score.gold, score.taught_set, at)
+        self.document.scored(score.version, measure)
         self.refresh_versions()
 
     def refresh_versions(self) -> None:

@@ -50,8 +50,24 @@ class Summary:
     def __init__(self, session: Session, evaluation: Evaluation, results: ResultsArea, tickets: TicketArea) -> None:
         self.session, self.evaluation, self.results, self.tickets = session, evaluation, results, tickets
         self.dirty = True
+        self._settled: tuple = ()  # what the last settled score was looked for on
+
+    def settle(self) -> None:
+        """Score the version in use once its labels have settled: the run done and nothing left to learn
+        (a score taken at the run's end, before the refit after it, differed from load to load). Looked
+        for on the window's tick, once for each state of the run, the learning and the gold column."""
+        session = self.session
+        run, head, gold = session.run_status, session.teaching.status, self.evaluation.gold
+        state = (run, head, gold, len(session.teaching.taught), session.prompt_status.version)
+        old = self._settled  # the objects themselves (each event makes a new one), then the counts
+        seen = bool(old) and all(x is y for x, y in zip(old[:3], state[:3])) and old[3:] == state[3:]
+        if run.state != "done" or gold is None or session.busy or seen:
+            return
+        self._settled = state
+        self.evaluation.record(session.prompt_status.version, session.teaching.taught)
 
     def refresh(self) -> None:
+        self.settle()
         if not self.dirty:
             return
         self.dirty = False
@@ -94,8 +110,7 @@ class Summary:
             self.results.show_flips(*self.evaluation.flips())
             return
         report = gold_report(table, gold)
-        taught = len(self.session.teaching.taught)
-        since = self.evaluation.comparison(report.accuracy, taught) if report.total else ""
+        since = self.evaluation.comparison(report.accuracy, self.session.teaching.taught) if report.total else ""
         notes = [TAUGHT_NOTE] if len(table.taught_rows()) else []
         if stage := stage_note(table):
             notes.insert(0, stage)

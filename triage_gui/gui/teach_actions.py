@@ -100,12 +100,7 @@ class TeachActions:
     def show_checks(self, status: CheckStatus) -> None:
         """The random checks' estimate, next to the learning state and in the editor."""
         self.tickets.set_rows(to_check=status.to_check)
-        if not status.checked or status.accuracy is None:
-            self.check_status.setText("Accuracy: not estimated")
-        else:
-            low, high = status.low, status.high
-            checks = f"{status.checked} check{'s' if status.checked != 1 else ''}"
-            self.check_status.setText(f"~{100 * status.accuracy:.0f}% ({100 * low:.0f}–{100 * high:.0f}%, {checks})")
+        self.check_status.setText(status.short())  # "~40% (22–61%), 20 checks on v3 with 40 taught, 2 h ago"
         self.check_status.setToolTip(status.describe())
         self.editor.set_estimate(status.describe())
         if status.checked and not status.to_check and self.tickets.check_only.isChecked():

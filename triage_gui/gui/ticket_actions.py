@@ -14,7 +14,7 @@ from pathlib import Path
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
-from ..engine.export import ExcelExport, write_results
+from ..engine.export import ExcelExport, ExportCounts, export_counts, write_results
 from ..engine.table import NewRow
 from ..engine.tickets import SUPPORTED, TicketFileError, check_file, tickets_from_text
 from ..engine.workbook import XLSX
@@ -182,14 +182,10 @@ class TicketActions:
         if not len(table):
             self.notify("Nothing to export yet.", 5000)
             return
-        missing = table.count_scorable() - table.count_scored()
-        if missing > 0:
+        question = export_question(export_counts(table))
+        if question:
             answer = QMessageBox.question(
-                self.parent,
-                "Export",
-                f"{missing} of {table.count_scorable()} tickets are not labelled yet; they are exported with an "
-                "empty label and the reason. Export now?",
-                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+                self.parent, "Export", question, QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel
             )
             if answer != QMessageBox.StandardButton.Yes:
                 return
@@ -245,6 +241,23 @@ class TicketActions:
             self.warn("Export failed", f"Cannot write {path}: {exc.strerror or exc}. Nothing was overwritten.")
         else:
             self.warn("Export failed", str(exc))
+
+
+def export_question(counts: ExportCounts) -> str:
+    """What the export is about to write that the lead may not expect ("" nothing): tickets without a
+    label, and labels the prompt version in use has not scored yet (mid re-label)."""
+    parts = []
+    if counts.unlabelled:
+        parts.append(
+            f"{counts.unlabelled} of {counts.tickets} tickets are not labelled yet; they are exported with an "
+            "empty label and the reason."
+        )
+    if counts.ahead:
+        parts.append(
+            f"{counts.ahead} of {counts.tickets} tickets are not labelled by this prompt version yet; they are "
+            'exported with the label the learned classifier gives them now (label_source "learned").'
+        )
+    return " ".join(parts) + " Export now?" if parts else ""
 
 
 def _mnemonic(i: int) -> str:

@@ -9,18 +9,24 @@ and moved when an unrelated ticket was taught). It describes the labels as they 
 teaching since then usually improves them, so it errs on the low side. With a 95 % Wilson interval and
 the number of checks it rests on. No checks: no number ("not estimated yet"). A check also teaches.
 
-Checks belong to the loaded file (by ticket text, as the taught set): a new file starts without any.
+Checks are kept with the prompt (by ticket text, as the taught set: :mod:`engine.checked`), each with
+the version and taught-set size it was made under and when, so the estimate comes back after File ›
+Open of the same tickets, reopening the prompt and a restart, and says what it describes ("~40% (22–61%),
+20 checks on v3 with 40 taught, 2 h ago") and whether a newer prompt version or teaching since may have
+changed it. Dropping the tickets drops the rows still to check, not the verdicts.
 Undoing the teach a verdict made takes the verdict back too (the ticket is to be checked again, first);
 redoing it gives the verdict again: an undone answer kept counting in the estimate.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..engine.checked import CheckRecord
 from ..engine.metrics import wilson_interval
 from ..engine.table import TicketTable
 from .events import Event
@@ -38,32 +44,71 @@ class CheckStatus:
     correct: int = 0
     low: float = 0.0
     high: float = 1.0
+    versions: tuple[int, int] = (0, 0)  # the oldest and newest prompt version checked
+    taught: tuple[int, int] = (0, 0)  # the taught-set size at the first and the last check
+    newest: float = 0.0  # when the last check was made (seconds since the epoch)
+    since: str = ""  # what changed since the last check that may have changed the accuracy ("" nothing)
 
     @property
     def accuracy(self) -> float | None:
         return self.correct / self.checked if self.checked else None
 
-    def describe(self) -> str:
+    def what(self, now: float | None = None) -> str:
+        """What the estimate describes: "20 checks on v3 with 40 taught, 2 h ago"."""
+        low, high = self.versions
+        versions = f"v{high}" if low == high else f"v{low}–v{high}"
+        first, last = self.taught
+        # A check teaches its ticket: twenty checks from 40 taught end at 59, and that is "with 40 taught".
+        taught = f"{first}" if last - first <= self.checked - 1 else f"{first}–{last}"
+        checks = "check" if self.checked == 1 else "checks"
+        return f"{self.checked} {checks} on {versions} with {taught} taught, {ago(self.newest, now)}"
+
+    def short(self, now: float | None = None) -> str:
+        """The status bar's line."""
+        if not self.checked:
+            return "Accuracy: not estimated"
+        line = f"~{100 * self.correct / self.checked:.0f}% ({100 * self.low:.0f}–{100 * self.high:.0f}%), "
+        return line + self.what(now) + (" (may have changed)" if self.since else "")
+
+    def describe(self, now: float | None = None) -> str:
         if not self.checked:
             return "Accuracy not estimated yet: check a random sample (Teach menu)."
         checks = "random check" if self.checked == 1 else "random checks"
-        return (
+        text = (
             f"Accuracy {100 * self.correct / self.checked:.0f}% (95% interval {100 * self.low:.0f}–"
-            f"{100 * self.high:.0f}%), from {self.checked} {checks}: {self.correct} labels right"
+            f"{100 * self.high:.0f}%), from {self.checked} {checks}: {self.correct} "
+            f"label{'s' if self.correct != 1 else ''} right ({self.what(now)})"
         )
+        if self.since:
+            text += f". Since then {self.since}, which may have changed it: check a new sample to see"
+        return text
+
+
+def ago(when: float, now: float | None = None) -> str:
+    """ "just now", "12 min ago", "2 h ago", "3 days ago"."""
+    seconds = max(0.0, (time.time() if now is None else now) - when)
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        return f"{seconds // 60:.0f} min ago"
+    if seconds < 48 * 3600:
+        return f"{seconds // 3600:.0f} h ago"
+    return f"{seconds // 86400:.0f} days ago"
 
 
 class RandomChecks:
-    """The drawn sample and the lead's verdicts (text -> the label the lead says is right)."""
+    """The drawn sample and the lead's verdicts (ticket text -> :class:`CheckRecord`)."""
 
     def __init__(self, table: TicketTable, seed: int | None = None) -> None:
         self.table = table
         self.changed: Event[[CheckStatus]] = Event()
-        self.verified: dict[str, str] = {}  # checked ticket text -> right label
-        self.shown: dict[str, str] = {}  # checked ticket text -> the label it showed when checked
+        self.checks: dict[str, CheckRecord] = {}  # checked ticket text -> the verdict, oldest first
         self.queue: list[int] = []
-        self._taken: dict[str, tuple[str, str]] = {}  # verdicts an undo took back: text -> (shown, verified)
+        self._taken: dict[str, CheckRecord] = {}  # verdicts an undo took back
         self._rng = np.random.default_rng(seed)
+        # What a check is made under now: (the prompt version's number, tickets taught); the window
+        # gives the prompt file's numbering and the teaching's count.
+        self.context: Callable[[], tuple[int, int]] = lambda: (table.version + 1, len(table.taught_rows()))
         self.status = CheckStatus()
 
     def draw(self, count: int = SAMPLE) -> list[int]:
@@ -73,7 +118,7 @@ class RandomChecks:
         eligible = ~table.taught_mask() & (table.label_ids() >= 0)
         eligible[[r for r in self.queue if r < n]] = False
         for row in np.flatnonzero(eligible):
-            if table.texts[int(row)] in self.verified:
+            if table.texts[int(row)] in self.checks:
                 eligible[row] = False
         rows = np.flatnonzero(eligible)
         picked = self._rng.choice(rows, size=min(count, len(rows)), replace=False) if len(rows) else rows
@@ -86,6 +131,7 @@ class RandomChecks:
         right). Only rows of the drawn sample count; returns them (the caller teaches them)."""
         table = self.table
         counted = []
+        version, taught = self.context()
         for row in rows:
             if row not in self.queue:
                 continue
@@ -93,8 +139,8 @@ class RandomChecks:
             if shown is None:
                 continue
             text = table.texts[row]
-            self.shown[text] = shown
-            self.verified[text] = right or shown
+            self.checks.pop(text, None)
+            self.checks[text] = CheckRecord(text, right or shown, shown, version, taught, time.time())
             self.queue.remove(row)
             counted.append(row)
         if counted:
@@ -105,15 +151,15 @@ class RandomChecks:
         """Follow an undo or redo of teaching (see the module docstring)."""
         changes = step.changes  # by stripped text, as the taught set
         if undone:
-            back = [t for t, v in self.verified.items() if changes.get(t.strip(), (v, None)) == (None, v)]
+            back = [t for t, c in self.checks.items() if changes.get(t.strip(), (c.right, None)) == (None, c.right)]
             for text in back:
-                self._taken[text] = (self.shown.pop(text), self.verified.pop(text))
+                self._taken[text] = self.checks.pop(text)
             rows = [r for r, text in enumerate(self.table.texts) if text in back] if back else []
             self.queue = rows + [r for r in self.queue if r not in rows]
         else:
-            again = [t for t, (_, v) in self._taken.items() if t.strip() in changes and changes[t.strip()][1] == v]
+            again = [t for t, c in self._taken.items() if t.strip() in changes and changes[t.strip()][1] == c.right]
             for text in again:
-                self.shown[text], self.verified[text] = self._taken.pop(text)
+                self.checks[text] = self._taken.pop(text)
         self.refresh()
 
     def in_sample(self, row: int) -> bool:
@@ -123,16 +169,50 @@ class RandomChecks:
         """The next ticket to check, in the order drawn (None: the sample is done)."""
         return self.queue[0] if self.queue else None
 
+    def records(self) -> list[CheckRecord]:
+        """The verdicts, oldest first, as the prompt file keeps them."""
+        return list(self.checks.values())
+
+    def restore(self, records: Sequence[CheckRecord]) -> None:
+        """The verdicts kept with the prompt now in use (a start, or another prompt file opened)."""
+        self.checks = {r.text: r for r in records}
+        self._taken = {}
+        self.refresh()
+
     def clear(self) -> None:
-        self.verified, self.shown, self.queue, self._taken = {}, {}, [], {}
+        """The tickets were dropped: the rows still to check go; the verdicts stay (kept by text)."""
+        self.queue = []
         self.refresh()
 
     def refresh(self) -> None:
         """Recount, and drop from the rows to check those taught meanwhile (taught elsewhere: no verdict)."""
         table = self.table
-        checked = len(self.verified)
-        correct = sum(self.shown[text] == right for text, right in self.verified.items())
-        low, high = wilson_interval(correct, checked)
+        checks = list(self.checks.values())
+        correct = sum(c.shown == c.right for c in checks)
+        low, high = wilson_interval(correct, len(checks))
         self.queue = [r for r in self.queue if r < len(table) and table.taught_label(r) is None]
-        self.status = CheckStatus(tuple(self.queue), checked, correct, low, high)
+        if not checks:
+            self.status = CheckStatus(tuple(self.queue))
+        else:
+            last = checks[-1]  # the newest verdict (kept in the order given)
+            versions = (min(c.version for c in checks), max(c.version for c in checks))
+            taught = (min(c.taught for c in checks), max(c.taught for c in checks))
+            status = CheckStatus(tuple(self.queue), len(checks), correct, low, high, versions, taught, last.at)
+            together = next((i for i, c in enumerate(reversed(checks)) if c.taught != last.taught), len(checks))
+            self.status = replace(status, since=self._since(versions[1], last.taught, together))
         self.changed.emit(self.status)
+
+    def _since(self, checked_version: int, before: int, together: int) -> str:
+        """What changed since the last check that may have changed the accuracy, in words. ``before``:
+        the tickets taught when the last verdict was given; that verdict teaches its own ``together``
+        tickets (one, or those answered at once), just after it is recorded."""
+        version, taught = self.context()
+        changes = []
+        if version > checked_version:
+            changes.append(f"prompt version {version} is in use")
+        more = taught - before - together
+        if more > 0:
+            changes.append(f"{more} more ticket{'s were' if more != 1 else ' was'} taught")
+        elif taught < before:
+            changes.append("taught tickets were taken back")
+        return " and ".join(changes)

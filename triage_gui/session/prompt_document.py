@@ -21,7 +21,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..engine.atomic import atomic_write_text
-from ..engine.history import MAX_VERSIONS, PROMPT_KEYS, VersionRecord
+from ..engine.checked import CheckRecord
+from ..engine.history import MAX_VERSIONS, PROMPT_KEYS, Measure, VersionRecord
 from ..engine.prompt import SCHEMA_VERSION, Example, ProfileError, PromptProfile, default_profile
 from .events import Event
 from .tasks import LatestTask
@@ -53,6 +54,7 @@ class PromptDocument:
         self.draft: PromptProfile | None = None  # the editor's content (no taught set); None: as saved
         self.history: list[VersionRecord] = []  # the file's versions, oldest first, this session's included
         self._numbers: dict[int, int] = {}  # the session's prompt version -> its number in the history
+        self.checks: list[CheckRecord] = []  # the random checks, written with the file as the versions are
         self.changed: Event[[DocumentStatus]] = Event()
         self.failed: Event[[str]] = Event()  # a background write failed: why, for the status bar
         self.writer = WorkerThread("prompt-file", transient=True)
@@ -81,6 +83,7 @@ class PromptDocument:
                 saved = None
         self.saved = saved or default_profile()
         self.history = list(self.saved.history)
+        self.checks = list(self.saved.checks)
         draft: PromptProfile | None = None
         if self.draft_path.is_file():
             try:
@@ -146,7 +149,7 @@ class PromptDocument:
         profile.validate()
         target = path or self.path
         history = self._with_version(profile, list(self.history))
-        saved = replace(profile, taught=[Example(t, label) for t, label in taught], history=history)
+        saved = replace(profile, taught=[Example(t, label) for t, label in taught], history=history, checks=self.checks)
         with self._file_lock:
             saved.save(target)
             self._generation += 1
@@ -167,6 +170,7 @@ class PromptDocument:
     def _switch(self, path: Path, saved: PromptProfile, history: list[VersionRecord]) -> None:
         """The file in use is ``path`` as ``saved`` there: no draft over it any more (a Save or an Open)."""
         self.path, self.saved, self.draft, self.history = path, saved, None, history
+        self.checks = list(saved.checks)
         self._drafting.cancel()
         try:
             self.draft_path.unlink(missing_ok=True)
@@ -181,6 +185,12 @@ class PromptDocument:
         of changes is one write of the newest set."""
         self._taught = list(taught)
         self._write_soon()
+
+    def keep_checks(self, checks: Sequence[CheckRecord]) -> None:
+        """The random checks changed: written with the file, as the taught set (nothing when unchanged)."""
+        if list(checks) != self.checks:
+            self.checks = list(checks)
+            self._write_soon()
 
     def _write_soon(self) -> None:
         if self._taught is None:  # the versions changed: write them with the taught set as saved
@@ -203,7 +213,7 @@ class PromptDocument:
         """Captured on the loop's thread: the path and the JSON text, so the thread reads nothing shared."""
         assert self._taught is not None
         taught = [Example(t, label) for t, label in self._taught]
-        self.saved = replace(self.saved, taught=taught, history=list(self.history))
+        self.saved = replace(self.saved, taught=taught, history=list(self.history), checks=list(self.checks))
         self._taught = None
         return self.path, self.saved.to_json()
 
@@ -257,13 +267,14 @@ class PromptDocument:
             self.history = self._with_version(profile, self.history)
             self._numbers[version] = self.history[-1].number
 
-    def scored(self, version: int, accuracy: float, taught: int, gold_rows: int) -> None:
-        """The version's accuracy against gold (after its run, or a refit after it), kept in its entry."""
+    def scored(self, version: int, measure: Measure) -> None:
+        """The version's accuracy against gold, kept in its entry: one per file and taught set, the first
+        measured (:meth:`VersionRecord.scored`); a later load's under the same conditions changes nothing."""
         number = self._numbers.get(version)
         for i, record in enumerate(self.history):
             if record.number == number:
-                if (record.accuracy, record.taught, record.gold_rows) != (accuracy, taught, gold_rows):
-                    self.history[i] = record.scored(accuracy, taught, gold_rows)
+                if (kept := record.scored(measure)) is not record:
+                    self.history[i] = kept
                     self._write_soon()
                 return
 
