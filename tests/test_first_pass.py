@@ -130,3 +130,23 @@ def test_no_time_left_before_this_run_has_scored_its_own_tickets():
     for _ in range(5):
         throughput.add(16)
     assert throughput.done == 80 and throughput.rate() is not None
+
+
+@run
+async def test_a_random_check_on_a_first_pass_label_says_so(session, fake):
+    await ready(session)
+    await idle(session)
+    fake.gate.clear()
+    try:
+        session.add_rows(topical(60))
+        table = session.table
+        await until(lambda: all(table.source(r) == "first pass" for r in range(60)), 8)
+        drawn = session.checks.draw(3)
+        session.checks.record(drawn, None)
+        status = session.checks.status
+        assert status.checked == 3 and status.first_pass == 3
+        assert "3 checks (3 on first-pass labels)" in status.what()
+        assert {c.stage for c in session.checks.records()} == {"first pass"}
+    finally:
+        fake.gate.set()
+    await idle(session)

@@ -27,10 +27,12 @@ class CheckRecord:
     version: int  # the prompt version in use then (its number in the file's history)
     taught: int  # tickets taught then (before this check taught its own)
     at: float  # when, in seconds since the epoch
+    stage: str = ""  # where the shown label came from: "first pass" (before the language model read it), …
 
     def to_dict(self) -> dict:
-        return {"text": self.text, "right": self.right, "shown": self.shown, "version": self.version,
-                "taught": self.taught, "at": round(self.at, 1)}  # fmt: skip
+        out = {"text": self.text, "right": self.right, "shown": self.shown, "version": self.version,
+               "taught": self.taught, "at": round(self.at, 1)}  # fmt: skip
+        return {**out, "stage": self.stage} if self.stage else out
 
 
 def read_checks(value: object) -> list[CheckRecord]:
@@ -60,7 +62,8 @@ def _check(item: object) -> CheckRecord | None:
         return None
     if not math.isfinite(at):
         return None
-    return CheckRecord(text, right, shown, version, taught, float(at))
+    stage = item.get("stage")
+    return CheckRecord(text, right, shown, version, taught, float(at), stage if isinstance(stage, str) else "")
 
 
 def count(value: object) -> TypeGuard[int]:

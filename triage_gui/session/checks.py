@@ -48,6 +48,7 @@ class CheckStatus:
     taught: tuple[int, int] = (0, 0)  # the taught-set size at the first and the last check
     newest: float = 0.0  # when the last check was made (seconds since the epoch)
     since: str = ""  # what changed since the last check that may have changed the accuracy ("" nothing)
+    first_pass: int = 0  # checks whose label was the classifier's first pass (the language model had not read it)
 
     @property
     def accuracy(self) -> float | None:
@@ -61,7 +62,8 @@ class CheckStatus:
         # A check teaches its ticket: twenty checks from 40 taught end at 59, and that is "with 40 taught".
         taught = f"{first}" if last - first <= self.checked - 1 else f"{first}–{last}"
         checks = "check" if self.checked == 1 else "checks"
-        return f"{self.checked} {checks} on {versions} with {taught} taught, {ago(self.newest, now)}"
+        first = f" ({self.first_pass} on first-pass labels)" if self.first_pass else ""
+        return f"{self.checked} {checks}{first} on {versions} with {taught} taught, {ago(self.newest, now)}"
 
     def short(self, now: float | None = None) -> str:
         """The status bar's line."""
@@ -140,7 +142,8 @@ class RandomChecks:
                 continue
             text = table.texts[row]
             self.checks.pop(text, None)
-            self.checks[text] = CheckRecord(text, right or shown, shown, version, taught, time.time())
+            stage = table.source(row)
+            self.checks[text] = CheckRecord(text, right or shown, shown, version, taught, time.time(), stage)
             self.queue.remove(row)
             counted.append(row)
         if counted:
@@ -199,7 +202,8 @@ class RandomChecks:
             taught = (min(c.taught for c in checks), max(c.taught for c in checks))
             status = CheckStatus(tuple(self.queue), len(checks), correct, low, high, versions, taught, last.at)
             together = next((i for i, c in enumerate(reversed(checks)) if c.taught != last.taught), len(checks))
-            self.status = replace(status, since=self._since(versions[1], last.taught, together))
+            first = sum(c.stage == "first pass" for c in checks)
+            self.status = replace(status, since=self._since(versions[1], last.taught, together), first_pass=first)
         self.changed.emit(self.status)
 
     def _since(self, checked_version: int, before: int, together: int) -> str:
