@@ -62,8 +62,8 @@ class CheckStatus:
         # A check teaches its ticket: twenty checks from 40 taught end at 59, and that is "with 40 taught".
         taught = f"{first}" if last - first <= self.checked - 1 else f"{first}–{last}"
         checks = "check" if self.checked == 1 else "checks"
-        first = f" ({self.first_pass} on first-pass labels)" if self.first_pass else ""
-        return f"{self.checked} {checks}{first} on {versions} with {taught} taught, {ago(self.newest, now)}"
+        stage = f" ({self.first_pass} on first-pass labels)" if self.first_pass else ""
+        return f"{self.checked} {checks}{stage} on {versions} with {taught} taught, {ago(self.newest, now)}"
 
     def short(self, now: float | None = None) -> str:
         """The status bar's line."""
