@@ -212,7 +212,7 @@ def test_the_sample_opened_before_the_prompt_is_built_still_gets_its_gold(qtbot,
     fake = FakeEngine()
     fake.build_gate.clear()  # the prompt is still being built, as a second after launch
     win = MainWindow(session=Session(fake.as_engine(), device="cpu", batch_size=8, encoder="none"))
-    qtbot.addWidget(win)
+    qtbot.addWidget(win, before_close_func=MainWindow.close_now)
     win.show()
     try:
         win.ticket_actions.open_sample()

@@ -250,6 +250,7 @@ def test_an_unreadable_file_is_refused_before_the_replace_or_add_question(
     assert window.last_message is not None and name in window.last_message.text()
 
 
+@pytest.mark.answers_dialogs  # the real box, answered from a timer
 def test_replace_is_the_default_answer(qtbot, window):
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication, QMessageBox

@@ -59,7 +59,7 @@ class MainWindow(QMainWindow):
         )
         self.evaluation = Evaluation(self.session.table, self.settings.get_dict("gold_mappings"))
         self.last_message: QMessageBox | None = None
-        self._closing = False
+        self._closing = self._closed = False
         self._build()
         notify, warn = self.statusBar().showMessage, self.show_error
         self.prompt = PromptActions(
@@ -356,11 +356,20 @@ class MainWindow(QMainWindow):
             return
         event.acceptProposedAction()
 
+    def close_now(self) -> bool:
+        """Close without asking, as when the session ends (a logout; a test's teardown, where nobody would
+        answer "Labelling is still running … Quit anyway?" and the suite sat waiting)."""
+        self._closing = True
+        return self.close()
+
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self._closed:  # closed once already (pytest-qt closes what a test closed): nothing left to save
+            super().closeEvent(event)
+            return
         if not self._closing and not self.ticket_actions.confirm_discard("Quit"):
             event.ignore()
             return
-        self._closing = True
+        self._closing = self._closed = True
         self.document.write_draft()
         self._save_settings()
         self._stats_timer.stop()
