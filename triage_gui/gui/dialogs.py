@@ -126,11 +126,12 @@ def choose_model(parent: QWidget, current: str) -> str | None:
     return None
 
 
-def replace_or_add(parent: QWidget, loaded: int, names: list[str]) -> bool | None:
-    """Ask what a newly opened file does to the loaded tickets: True replace, False add, None cancel."""
+def replace_or_add(parent: QWidget, loaded: int, names: list[str], title: str = "Open tickets") -> bool | None:
+    """Ask what newly opened files (or pasted tickets) do to the loaded tickets: True replace, False add,
+    None cancel."""
     box = QMessageBox(parent)
     box.setIcon(QMessageBox.Icon.Question)
-    box.setWindowTitle("Open tickets")
+    box.setWindowTitle(title)
     shown = ", ".join(names[:3]) + ("…" if len(names) > 3 else "")
     box.setText(f"{loaded} tickets are loaded. Replace them with {shown}, or add to them?")
     replace = box.addButton("Replace", QMessageBox.ButtonRole.DestructiveRole)

@@ -183,6 +183,7 @@ class MainWindow(QMainWindow):
         t.table.next_key.connect(self.teaching.next_suggestion)
         t.empty.open_clicked.connect(self.ticket_actions.open_dialog)
         t.empty.sample_clicked.connect(self.ticket_actions.open_sample)
+        t.empty.recent_clicked.connect(lambda path: self.ticket_actions.open_files([path]))
         self.detail.teach.connect(self.teach)
         self.detail.accept.connect(self.teaching.accept)
         self.results.flip_selected.connect(self.tickets.select_source_row)
@@ -366,7 +367,7 @@ class MainWindow(QMainWindow):
         if self._closed:  # closed once already (pytest-qt closes what a test closed): nothing left to save
             super().closeEvent(event)
             return
-        if not self._closing and not self.ticket_actions.confirm_discard("Quit"):
+        if not self._closing and not (self.ticket_actions.confirm_discard("Quit") and self.prompt.confirm_quit()):
             event.ignore()
             return
         self._closing = self._closed = True

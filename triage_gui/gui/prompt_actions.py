@@ -101,6 +101,26 @@ class PromptActions:
             self.notify("Prompt unchanged: nothing to re-label.", 6000)
         return True
 
+    def confirm_quit(self) -> bool:
+        """Unsaved prompt edits: Save (and quit only if it saved), Discard (the draft goes too, so it does
+        not come back at the next start) or Cancel. True: quit."""
+        if not self.document.dirty:
+            return True
+        buttons = QMessageBox.StandardButton
+        answer = QMessageBox.question(
+            self.parent,
+            "Quit",
+            f"The prompt {self.document.status.name} has unsaved changes. Save them before quitting?",
+            buttons.Save | buttons.Discard | buttons.Cancel,
+            buttons.Save,
+        )
+        if answer == buttons.Save:
+            return self.save()
+        if answer == buttons.Discard:
+            self.document.draft = None  # not dirty: closing removes the autosaved draft
+            return True
+        return False
+
     def save_as_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self.parent, "Save prompt profile", str(self.document.path), "*.json")
         if path:

@@ -54,10 +54,12 @@ class TicketActions:
         if menu is None:
             return
         menu.clear()
-        for i, path in enumerate(files if files is not None else self.settings.recent_files()):
+        files = files if files is not None else self.settings.recent_files()
+        for i, path in enumerate(files):
             act = menu.addAction(f"{_mnemonic(i)} {path.replace('&', '&&')}")  # "&1 /path": a key per file
             act.triggered.connect(lambda checked=False, p=path: self.open_files([p]))
         menu.setEnabled(bool(menu.actions()))
+        self.tickets.empty.set_recent(files[0] if files else None)  # the empty table offers the last file
 
     def open_dialog(self) -> None:
         patterns = " ".join(f"*{ext}" for ext in SUPPORTED)
@@ -109,6 +111,14 @@ class TicketActions:
             self.notify("Nothing to paste: the clipboard holds no ticket text.", 8000)
             return
         rows = [NewRow(dict(zip(columns, t.values)), t.text, "pasted") for t in tickets]
+        table = self.session.table
+        if len(table):  # as a file does: three pasted rows behind 17,746 unlabelled ones were easy to miss
+            what = f"the {len(rows)} pasted ticket{'s' if len(rows) != 1 else ''}"
+            answer = dialogs.replace_or_add(self.parent, len(table), [what], "Paste tickets")
+            if answer is None:
+                return
+            if answer:
+                self.session.clear()
         self.session.paste(rows, columns[text_column])
         self.notify(f"Pasted {len(rows)} ticket{'s' if len(rows) != 1 else ''}.", 8000)
 
@@ -117,7 +127,23 @@ class TicketActions:
         self.tickets.set_columns(self.session.table.columns, self.session.text_column, gold.column if gold else None)
 
     def clear(self) -> None:
-        if self.confirm_discard("Clear the tickets"):
+        """Drop every ticket, once the lead agreed where labels or teaching would go with them."""
+        table = self.session.table
+        labelled, taught = table.count_scored(), len(table.taught_rows())
+        if not (labelled or taught) or self.session.running or self.session.reading:
+            if self.confirm_discard("Clear the tickets"):
+                self.session.clear()
+            return
+        kept = f" Your {taught} taught tickets stay in the prompt's taught set." if taught else ""
+        answer = QMessageBox.question(
+            self.parent,
+            "Clear the tickets",
+            f"Remove all {len(table)} tickets and their {labelled} labels? This cannot be undone (open the file "
+            f"again to get them back).{kept}",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        if answer == QMessageBox.StandardButton.Yes:
             self.session.clear()
 
     def confirm_discard(self, what: str) -> bool:
@@ -127,7 +153,8 @@ class TicketActions:
         answer = QMessageBox.question(
             self.parent,
             what,
-            f"Labelling is still running ({self.session.run_status.remaining} tickets to go). {what} anyway?",
+            f"Labelling is still running ({self.session.run_status.remaining} tickets to go). {what} anyway? "
+            + ("This cannot be undone." if what.startswith("Clear") else ""),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel,
         )

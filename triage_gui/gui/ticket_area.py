@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from ..defaults import LOW_CONFIDENCE
 from ..session.gold import Filters
 from ..session.status import RunStatus
+from .empty_state import EmptyState
 from .flow_layout import FlowLayout
 from .label_picker import LabelDelegate
 from .ticket_columns import fit_ticket_column, size_columns
@@ -89,40 +90,6 @@ class TicketView(QTableView):
         text = "\n".join(lines) + "\n"
         QGuiApplication.clipboard().setText(text)
         return text
-
-
-class EmptyState(QWidget):
-    """What an empty table says: how to get tickets in."""
-
-    open_clicked = Signal()
-    sample_clicked = Signal()
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        title = QLabel("<h3>No tickets yet</h3>")
-        text = QLabel(
-            "Drop a CSV, Excel (.xlsx), TSV, TXT or JSONL file of tickets on this window, paste tickets with Ctrl+V, "
-            "or open a file with Ctrl+O. Every ticket gets a label as soon as it is read."
-        )
-        text.setWordWrap(True)
-        text.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        open_button = QPushButton("Open tickets…")
-        open_button.clicked.connect(self.open_clicked)
-        sample_button = QPushButton("Try the sample tickets")
-        sample_button.setToolTip("60 real banking queries with a team column to measure accuracy against")
-        sample_button.clicked.connect(self.sample_clicked)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(open_button)
-        buttons.addWidget(sample_button)
-        buttons.addStretch(1)
-        box = QVBoxLayout(self)
-        box.addStretch(1)
-        box.addWidget(title, 0, Qt.AlignmentFlag.AlignHCenter)
-        box.addWidget(text)
-        box.addLayout(buttons)
-        box.addStretch(2)
-        self.sample_button = sample_button
 
 
 class TicketArea(QWidget):
