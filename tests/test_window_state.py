@@ -284,8 +284,10 @@ def test_an_unreadable_history_entry_is_dropped_not_the_prompt():
     assert again == history
 
 
-def test_clear_leaves_nothing_that_described_the_old_tickets(qtbot, window):
+def test_clear_leaves_nothing_that_described_the_old_tickets(qtbot, window, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
 
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)  # Clear asks
     labels = window.session.profile.label_names
     window.session.paste([NewRow({"text": f"t {i}", "team": labels[i % 3]}, f"t {i}") for i in range(40)], "text")
     qtbot.waitUntil(lambda: window.session.run_status.state == "done", timeout=10_000)
@@ -305,7 +307,7 @@ def test_clear_leaves_nothing_that_described_the_old_tickets(qtbot, window):
     assert window.results.stats.text().startswith("No tickets yet")
     assert window.results.confusion.rowCount() == 0 and window.evaluation.gold is None
     assert window.check_status.text() == "Accuracy: not estimated"
-    assert not window.tickets.check_only.isChecked() or window.tickets.proxy.rowCount() == 0
+    assert not window.tickets.check_only.isChecked()  # the next file starts with every ticket shown
     assert window.detail.row == -1
 
 

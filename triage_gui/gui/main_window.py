@@ -291,7 +291,7 @@ class MainWindow(QMainWindow):
         self.model.set_gold_column(None)
         self.tickets.set_columns([], "", None)
         self.tickets.show_empty(True)
-        self.tickets.clear_cell()
+        self.tickets.reset_filters()  # the next file starts with every ticket shown
         self.detail.show_row(-1)
         self.mark_dirty()
         self.refresh_stats()

@@ -75,7 +75,7 @@ class TeachActions:
         if not drawn and not checks.queue:
             self.notify("No untaught labelled ticket to check.", 6000)
             return
-        self.tickets.check_only.setChecked(True)
+        self.tickets.show_only(self.tickets.check_only)  # the sample alone: no filter left on hides part of it
         self.tickets.select_source_row(checks.queue[0])
         self.tickets.table.setFocus()
         self.notify(f"Check {len(checks.queue)} random tickets: Enter if right, else 1-9.", 15000)

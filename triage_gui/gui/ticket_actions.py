@@ -97,6 +97,8 @@ class TicketActions:
             if answer is None:
                 return
             replace = answer
+        if chosen:
+            self.tickets.reset_filters()  # a new file: no filter from the last one hides its tickets
         for i, (path, sheet) in enumerate(chosen):
             self.last_opened = path
             self.refresh_recent_menu(self.settings.add_recent(str(path)))

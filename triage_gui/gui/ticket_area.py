@@ -163,10 +163,11 @@ class TicketArea(QWidget):
         self.taught_only.toggled.connect(self.filters_changed)
         self.next_only = QCheckBox("Teach next")
         self.next_only.setToolTip("The tickets that would teach the classifier most, best first (N: go to the next)")
-        self.next_only.toggled.connect(self.filters_changed)
+        self.next_only.toggled.connect(lambda on: self._only_toggled(self.next_only, on))
         self.check_only = QCheckBox("To check")
-        self.check_only.setToolTip("The random sample to check: Enter if the label is right, else pick the right one")
-        self.check_only.toggled.connect(self.filters_changed)
+        self.check_only.setToolTip("The random sample to check, in the order drawn: Enter if the label is right, "
+                                   "else pick the right one")  # fmt: skip
+        self.check_only.toggled.connect(lambda on: self._only_toggled(self.check_only, on))
         self.suggested: tuple[int, ...] = ()  # rows to teach next, best first (the session's)
         self.to_check: tuple[int, ...] = ()  # the random sample still to check
         self.search = QLineEdit()
@@ -311,11 +312,40 @@ class TicketArea(QWidget):
         )
 
     def _only(self) -> tuple[int, ...] | None:
+        """The rows of *Teach next* / *To check*, in their order (best first, as drawn): the table lists them so."""
         chosen = [rows for box, rows in ((self.next_only, self.suggested), (self.check_only, self.to_check))
                   if box.isChecked()]  # fmt: skip
         if not chosen:
             return None
-        return tuple(set(chosen[0]).intersection(*chosen[1:]))
+        others = [set(rows) for rows in chosen[1:]]
+        return tuple(r for r in chosen[0] if all(r in other for other in others))
+
+    def _only_toggled(self, box: QCheckBox, on: bool) -> None:
+        if on:  # a list of work to do: no other filter hides part of it (2 of 20 to check were listed)
+            self.reset_filters(keep=box, emit=False)
+        self.filters_changed.emit()
+
+    def show_only(self, box: QCheckBox) -> None:
+        """*Check a random sample*, and the like: this list alone, every other filter off."""
+        self.reset_filters(keep=box, emit=not box.isChecked())
+        box.setChecked(True)
+
+    def reset_filters(self, keep: QCheckBox | None = None, emit: bool = True) -> None:
+        """Every filter off but ``keep`` (a new file, a new list of work): a table emptied by a filter left
+        on from the last file gave no hint why."""
+        boxes = (self.low_only, self.disagree_only, self.wrong_only, self.taught_only, self.next_only, self.check_only)
+        for widget in (*boxes, self.search, self.label_filter):
+            widget.blockSignals(True)
+        for box in boxes:
+            box.setChecked(box is keep and box.isChecked())
+        self.search.clear()
+        self.label_filter.setCurrentIndex(0)
+        for widget in (*boxes, self.search, self.label_filter):
+            widget.blockSignals(False)
+        self.cell = None
+        self.cell_chip.hide()
+        if emit:
+            self.filters_changed.emit()
 
     def set_rows(self, suggested: tuple[int, ...] | None = None, to_check: tuple[int, ...] | None = None) -> None:
         """The session's suggestions or random sample changed: filter by the new rows if that filter is on."""
