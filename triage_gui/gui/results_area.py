@@ -4,7 +4,7 @@ the tickets whose label flipped with the last prompt save, and the prompt's vers
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -69,9 +69,13 @@ class ResultsArea(QTabWidget):
         self.confusion.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.confusion.horizontalHeader().setMinimumSectionSize(36)
         self.confusion.horizontalHeader().sectionResized.connect(self._fit_headers)
+        self.axes = QLabel("Rows: the gold label ↓ · Columns: the label given →")  # the matrix's axis names
+        self.axes.setAccessibleName("Confusion matrix axes")
+        self.axes.hide()
         accuracy = QWidget()
         box = QVBoxLayout(accuracy)
         box.addWidget(self.accuracy)
+        box.addWidget(self.axes)
         box.addWidget(self.confusion, 1)
         self.addTab(accuracy, "Accuracy")
 
@@ -151,7 +155,9 @@ class ResultsArea(QTabWidget):
             self.accuracy.setText(note or NO_GOLD_TEXT)
             self.confusion.setRowCount(0)
             self.confusion.setColumnCount(0)
+            self.axes.hide()
             return
+        self.axes.show()
         share = f"{report.correct}/{report.total} with a gold label"
         text = f"Accuracy against gold <b>{100 * report.accuracy:.1f}%</b> ({share})"
         if since:
@@ -198,7 +204,6 @@ class ResultsArea(QTabWidget):
         most ROW_TITLE px, so the matrix keeps room for its columns."""
         header, rows = self.confusion.horizontalHeader(), self.confusion.verticalHeader()
         margin = 2 * header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin) + 4
-        middle = Qt.TextElideMode.ElideMiddle
         for i, name in enumerate(self._labels):
             for item, width, metrics in (
                 (self.confusion.horizontalHeaderItem(i), header.sectionSize(i), header.fontMetrics()),
@@ -206,7 +211,7 @@ class ResultsArea(QTabWidget):
             ):
                 if item is None:
                     continue
-                shown = metrics.elidedText(name, middle, width - margin)
+                shown = distinct_elided(name, self._labels, metrics, width - margin)
                 if item.text() != shown:
                     item.setText(shown)
                 item.setToolTip(name)
@@ -259,3 +264,22 @@ class ResultsArea(QTabWidget):
         chosen = self._selected_versions()
         if len(chosen) == 1:
             self.version_revert.emit(chosen[0])
+
+
+def distinct_elided(name: str, names: list[str], metrics: QFontMetrics, width: int) -> str:
+    """``name`` elided to ``width`` so no two names read the same: "Access" and "Administrative rights"
+    both came out "A…s". Middle elision keeps both ends; where that leaves the start no other name has
+    not shown, the start is kept instead, however narrow ("Ac…", "Ad…")."""
+    shown = metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, width)
+    if shown == name:
+        return name
+    others = [n for n in names if n != name]
+    prefix = next((name[:k] for k in range(1, len(name) + 1) if not any(o.startswith(name[:k]) for o in others)), name)
+    if shown.startswith(prefix) and shown not in {
+        metrics.elidedText(o, Qt.TextElideMode.ElideMiddle, width) for o in others
+    }:
+        return shown
+    right = metrics.elidedText(name, Qt.TextElideMode.ElideRight, width)
+    if right.startswith(prefix):
+        return right
+    return prefix if prefix == name else prefix + "…"  # a name that begins another is shown whole

@@ -242,7 +242,7 @@ class TicketArea(QWidget):
         self.baseline_toggle.toggled.connect(self.baseline_toggled)
         self.progress = QProgressBar()
         self.progress.setAccessibleName("Labelling progress")
-        self.progress.setFormat("%v / %m labelled")
+        self.progress.setFormat("no tickets")  # as the run bar says it with none ("0 / 1 labelled" before any)
         self.progress.setMaximum(1)
         self.progress.setValue(0)
         self.rate_label = QLabel()
