@@ -147,10 +147,10 @@ def replace_or_add(parent: QWidget, loaded: int, names: list[str], title: str = 
     return None
 
 
-def choose_sheet(parent: QWidget, name: str, sheets: list[str]) -> str | None:
-    """Ask which of a workbook's sheets with data holds the tickets (the first is offered); None: cancel."""
+def choose_sheet(parent: QWidget, name: str, sheets: list[str], offered: int = 0) -> str | None:
+    """Ask which of a workbook's sheets with data holds the tickets (``offered`` preselected); None: cancel."""
     question = f"{name} has {len(sheets)} sheets with data. Which one holds the tickets?"
-    sheet, ok = QInputDialog.getItem(parent, "Open workbook", question, sheets, 0, False)
+    sheet, ok = QInputDialog.getItem(parent, "Open workbook", question, sheets, offered, False)
     return sheet if ok and sheet in sheets else None
 
 

@@ -8,6 +8,7 @@ files), a parent widget for dialogs and two ways to tell the user.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 from ..engine.export import ExcelExport, write_results
 from ..engine.table import NewRow
 from ..engine.tickets import SUPPORTED, TicketFileError, check_file, tickets_from_text
-from ..engine.workbook import XLSX
+from ..engine.workbook import XLSX, sheet_sizes
 from ..paths import sample_tickets
 from ..session.evaluation import Evaluation
 from ..session.gold import gold_teaching
@@ -67,16 +68,18 @@ class TicketActions:
             self.parent, "Open ticket files", "", f"Ticket files ({patterns});;All files (*)"
         )
         if paths:
-            self.open_files(paths)
+            self.open_files(paths, ask_sheet=True)
 
     def open_sample(self) -> None:
         self.open_files([str(sample_tickets())])
 
-    def open_files(self, paths: list[str]) -> None:
+    def open_files(self, paths: list[str], ask_sheet: bool = False) -> None:
         """Open files; while tickets are loaded, ask whether they replace them or are added to them.
 
         Each file is checked first (there, readable, a format we read; a workbook's sheet chosen), so a
         file that would be refused never asks the question, and a refusal leaves the tickets as they were.
+        A workbook's sheet is asked once per file and remembered (a drop or *Open recent* reads the same
+        one again; *File › Open* asks again, the remembered one offered).
         """
         chosen, refused = [], []
         for path in paths:
@@ -85,7 +88,7 @@ class TicketActions:
             except TicketFileError as exc:
                 refused.append(str(exc))
                 continue
-            sheet = dialogs.choose_sheet(self.parent, Path(path).name, sheets) if len(sheets) > 1 else None
+            sheet = self._sheet(path, sheets, ask_sheet) if len(sheets) > 1 else None
             if len(sheets) <= 1 or sheet is not None:  # a sheet not chosen: that file is not opened
                 chosen.append((path, sheet))
         if refused:
@@ -103,6 +106,23 @@ class TicketActions:
             self.last_opened = path
             self.refresh_recent_menu(self.settings.add_recent(str(path)))
             self.session.open_file(path, replace=replace and i == 0, sheet=sheet)
+
+    def _sheet(self, path: str, sheets: list[str], ask: bool) -> str | None:
+        """The sheet this workbook was read from last time, else the lead's choice, the sheet with the most
+        rows offered (the first was a one-cell "Notes" beside 400 tickets)."""
+        choices = self.settings.get_dict("sheets")
+        key = str(Path(path).resolve())
+        remembered = choices.get(key, {}).get("sheet")
+        if remembered in sheets and not ask:
+            return remembered
+        sizes = sheet_sizes(path)
+        offered = sheets.index(remembered) if remembered in sheets else max(
+            range(len(sheets)), key=lambda i: (sizes.get(sheets[i], 0), -i)
+        )  # fmt: skip
+        sheet = dialogs.choose_sheet(self.parent, Path(path).name, sheets, offered)
+        if sheet is not None:
+            self.settings.set("sheets", json.dumps(choices | {key: {"sheet": sheet}}))
+        return sheet
 
     def paste_clipboard(self) -> None:
         self.paste_text(QGuiApplication.clipboard().text())
