@@ -279,3 +279,15 @@ def test_every_menu_title_and_item_has_a_mnemonic_unique_in_its_menu(qtbot, wind
     recent = window.ticket_actions.recent_menu
     assert [a.text().split(" ", 1)[0] for a in recent.actions()] == ["&1", "&2", "&3"]
     assert "tickets && co 0.csv" in recent.actions()[0].text()  # a & in a path is no mnemonic
+
+
+def test_ctrl_1_goes_to_the_prompt_editor_and_ctrl_2_back_to_the_tickets(qtbot, window):
+    add_tickets(qtbot, window)
+    view = window.tickets.table
+    focus(qtbot, view)
+    qtbot.keyClick(view, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)  # 25 Shift+Tab before
+    qtbot.waitUntil(window.editor.instruction.hasFocus, timeout=2_000)
+    assert taught(window) == {}  # Ctrl+1 is not the 1 that teaches
+    qtbot.keyClick(window.editor.instruction, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(view.hasFocus, timeout=2_000)
+    assert "Ctrl+1" in window.menu_actions["go_prompt"].shortcut().toString()

@@ -72,6 +72,10 @@ class PromptActions:
         self.session.set_prompt(saved)
         self._show_state(self.document.status)
 
+    def focus_editor(self) -> None:
+        """Ctrl+1: the keyboard's way into the editor, its instruction first."""
+        self.editor.instruction.setFocus()
+
     def edited(self) -> None:
         self.document.edit(self.editor.profile())
 

@@ -144,6 +144,11 @@ class TicketActions:
         self.session.paste(rows, columns[text_column])
         self.notify(f"Pasted {len(rows)} ticket{'s' if len(rows) != 1 else ''}.", 8000)
 
+    def focus_table(self) -> None:
+        """Ctrl+2: back to the tickets (the empty table when there are none, so Ctrl+V pastes)."""
+        area = self.tickets
+        (area.table if len(self.session.table) else area.empty).setFocus()
+
     def columns_arrived(self) -> None:
         gold = self.evaluation.gold
         self.tickets.set_columns(self.session.table.columns, self.session.text_column, gold.column if gold else None)
