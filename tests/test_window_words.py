@@ -57,3 +57,24 @@ def test_the_confusion_matrix_names_its_axes(qtbot, window):
     axes = window.results.axes
     assert window.results.confusion.rowCount() and axes.isVisibleTo(window.results)
     assert "gold" in axes.text() and "given" in axes.text()
+
+
+def test_the_label_table_shows_five_rows_at_1366x768_and_rows_keep_their_height(qtbot, window):
+    from triage_gui.engine.prompt import Label
+
+    long = "Anything about this topic, described at the length a lead writes it, with the cases it covers. " * 2
+    profile = dataclasses.replace(window.session.profile, labels=[Label(f"Queue {i}", long) for i in range(8)])
+    window.editor.set_profile(profile)
+    window.resize(1366, 740)  # 1366x768 less a panel
+    qtbot.wait(50)
+    table = window.editor.labels
+    shown = sum(
+        1
+        for r in range(table.rowCount())
+        if table.rowViewportPosition(r) + table.rowHeight(r) <= table.viewport().height()
+    )
+    assert shown >= 5, shown  # 2.5 rows showed
+    below = table.rowViewportPosition(2)
+    table.item(1, 1).setText(long * 3)  # a description typed longer
+    qtbot.wait(50)
+    assert table.rowViewportPosition(2) == below  # the row under the pointer did not move

@@ -268,18 +268,19 @@ class ResultsArea(QTabWidget):
 
 def distinct_elided(name: str, names: list[str], metrics: QFontMetrics, width: int) -> str:
     """``name`` elided to ``width`` so no two names read the same: "Access" and "Administrative rights"
-    both came out "A…s". Middle elision keeps both ends; where that leaves the start no other name has
-    not shown, the start is kept instead, however narrow ("Ac…", "Ad…")."""
-    shown = metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, width)
-    if shown == name:
-        return name
-    others = [n for n in names if n != name]
-    prefix = next((name[:k] for k in range(1, len(name) + 1) if not any(o.startswith(name[:k]) for o in others)), name)
-    if shown.startswith(prefix) and shown not in {
-        metrics.elidedText(o, Qt.TextElideMode.ElideMiddle, width) for o in others
-    }:
+    both came out "A…s". Middle elision keeps both ends; names it makes alike keep their start instead
+    ("Acc…", "Adm…"), and where even that is alike, the start that tells them apart, however narrow."""
+
+    def elided(text: str, mode: Qt.TextElideMode) -> str:
+        return metrics.elidedText(text, mode, width)
+
+    shown = elided(name, Qt.TextElideMode.ElideMiddle)
+    alike = [o for o in names if o != name and elided(o, Qt.TextElideMode.ElideMiddle) == shown]
+    if shown == name or not alike:
         return shown
-    right = metrics.elidedText(name, Qt.TextElideMode.ElideRight, width)
-    if right.startswith(prefix):
+    right = elided(name, Qt.TextElideMode.ElideRight)
+    if all(elided(o, Qt.TextElideMode.ElideRight) != right for o in alike):
         return right
-    return prefix if prefix == name else prefix + "…"  # a name that begins another is shown whole
+    others = [o for o in names if o != name]
+    k = next((k for k in range(1, len(name) + 1) if not any(o.startswith(name[:k]) for o in others)), len(name))
+    return name[:k] + ("…" if k < len(name) else "")
