@@ -85,18 +85,20 @@ class ResultsArea(QTabWidget):
         self.flips.itemClicked.connect(lambda item: self.flip_selected.emit(item.data(Qt.ItemDataRole.UserRole)))
         self.addTab(self.flips, "Flipped")
 
-        self.versions = read_only(QTableWidget(0, 4))
-        self.versions.setHorizontalHeaderLabels(["Version", "Saved", "Accuracy", "Prompt"])
+        self.versions = read_only(QTableWidget(0, 5))
+        self.versions.setHorizontalHeaderLabels(["Version", "Saved", "Accuracy", "Taught", "Prompt"])
         self.versions.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.versions.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.versions.verticalHeader().setVisible(False)
-        for column in range(3):  # number, date and accuracy whole; the prompt's summary takes the rest
+        for column in range(4):  # number, date, accuracy and taught whole; the prompt's summary takes the rest
             self.versions.horizontalHeader().setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        self.versions.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.versions.horizontalHeader().setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
         self.versions.setAccessibleName("Prompt versions")
-        diff = QPushButton("Compare two…")
-        diff.setToolTip("Select two versions to see what changed between them")
+        self.compare_button = diff = QPushButton("Compare two…")
+        diff.setToolTip("Select two versions (Ctrl+click) to see what changed between them")
+        diff.setEnabled(False)  # with none selected it did nothing, with one it compared a version with itself
         diff.clicked.connect(self._diff_clicked)
+        self.versions.itemSelectionChanged.connect(lambda: diff.setEnabled(len(self._selected_versions()) == 2))
         revert = QPushButton("Go back to this version")
         revert.clicked.connect(self._revert_clicked)
         versions = QWidget()
@@ -237,15 +239,17 @@ class ResultsArea(QTabWidget):
 
     # -------------------------------------------------------------- versions
 
-    def show_versions(self, rows: list[tuple[int, str, float | None, str]]) -> None:
-        """rows: (version, saved at, accuracy or None, one-line prompt summary), newest first."""
+    def show_versions(self, rows: list[tuple[int, str, float | None, str, int | None]]) -> None:
+        """rows: (version, saved at, accuracy or None, one-line prompt summary, taught tickets the accuracy
+        was measured with or None), newest first."""
         self.versions.setRowCount(len(rows))
         self._version_numbers = [r[0] for r in rows]
-        for r, (version, saved, accuracy, summary) in enumerate(rows):
-            cells = [str(version), saved, "–" if accuracy is None else f"{100 * accuracy:.1f}%", summary]
+        for r, (version, saved, accuracy, summary, taught) in enumerate(rows):
+            shown = "–" if accuracy is None else f"{100 * accuracy:.1f}%"
+            cells = [str(version), saved, shown, "–" if taught is None else str(taught), summary]
             for c, value in enumerate(cells):
                 item = QTableWidgetItem(value)
-                item.setToolTip(value if c == 3 else "")
+                item.setToolTip(value if c == 4 else "")
                 self.versions.setItem(r, c, item)
 
     def _selected_versions(self) -> list[int]:
@@ -256,9 +260,6 @@ class ResultsArea(QTabWidget):
         chosen = self._selected_versions()
         if len(chosen) == 2:
             self.version_diff.emit(min(chosen), max(chosen))
-        elif len(chosen) == 1 and len(self._version_numbers) > 1:
-            newest = self._version_numbers[0]
-            self.version_diff.emit(min(chosen[0], newest), max(chosen[0], newest))
 
     def _revert_clicked(self) -> None:
         chosen = self._selected_versions()
