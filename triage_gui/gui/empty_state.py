@@ -62,4 +62,5 @@ class EmptyState(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        self.setFocus(Qt.FocusReason.OtherFocusReason)
+        if not event.spontaneous():  # shown by the app (start, Clear), not a window restored from minimised
+            self.setFocus(Qt.FocusReason.OtherFocusReason)
