@@ -121,7 +121,7 @@ def test_prompt_versions_are_listed_after_a_restart(qtbot, tmp_path, monkeypatch
         qtbot.waitUntil(lambda: second.results.versions.rowCount() == 2, timeout=10_000)
         table = second.results.versions
         assert [table.item(r, 0).text() for r in range(2)] == ["2", "1"]
-        assert "version two" in table.item(0, 3).text()
+        assert "version two" in table.item(0, 4).text()  # the prompt, after the Taught column
         assert second.prompt_status.text() == "Prompt ready (v2)"
         old = second.prompt._version(1)
         assert old is not None and "version two" not in old.instruction
