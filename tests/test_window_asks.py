@@ -61,7 +61,7 @@ def test_clear_asks_once_tickets_are_labelled_and_says_it_cannot_be_undone(qtbot
     window.trigger("clear")
     assert len(window.session.table) == 12  # cancelled
     text = asked[0][2]
-    assert "12 tickets" in text and "cannot be undone" in text and "1 taught" in text
+    assert "12 tickets and 12 labels" in text and "cannot be undone" in text and "(1 ticket)" in text
     answer(monkeypatch, QMessageBox, "question", Button.Yes)
     window.trigger("clear")
     assert len(window.session.table) == 0

@@ -135,7 +135,7 @@ class TicketActions:
         rows = [NewRow(dict(zip(columns, t.values)), t.text, "pasted") for t in tickets]
         table = self.session.table
         if len(table):  # as a file does: three pasted rows behind 17,746 unlabelled ones were easy to miss
-            what = f"the {len(rows)} pasted ticket{'s' if len(rows) != 1 else ''}"
+            what = f"the {_count(len(rows), 'pasted ticket')}"
             answer = dialogs.replace_or_add(self.parent, len(table), [what], "Paste tickets")
             if answer is None:
                 return
@@ -161,12 +161,12 @@ class TicketActions:
             if self.confirm_discard("Clear the tickets"):
                 self.session.clear()
             return
-        kept = f" Your {taught} taught tickets stay in the prompt's taught set." if taught else ""
+        kept = f" What you taught ({_count(taught, 'ticket')}) stays with the prompt." if taught else ""
         answer = QMessageBox.question(
             self.parent,
             "Clear the tickets",
-            f"Remove all {len(table)} tickets and their {labelled} labels? This cannot be undone (open the file "
-            f"again to get them back).{kept}",
+            f"Remove all {_count(len(table), 'ticket')} and {_count(labelled, 'label')}? This cannot be undone "
+            f"(open the file again to get them back).{kept}",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel,
         )
@@ -180,8 +180,8 @@ class TicketActions:
         answer = QMessageBox.question(
             self.parent,
             what,
-            f"Labelling is still running ({self.session.run_status.remaining} tickets to go). {what} anyway? "
-            + ("This cannot be undone." if what.startswith("Clear") else ""),
+            f"Labelling is still running ({self.session.run_status.remaining} tickets to go). {what} anyway?"
+            + (" This cannot be undone." if what.startswith("Clear") else ""),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel,
         )
@@ -305,3 +305,7 @@ def _mnemonic(i: int) -> str:
     """The i-th recent file's access key: &1 to &9, &0, then letters (the list is short)."""
     keys = "1234567890abcdefghijklmnopqrstuvwxyz"
     return f"&{keys[i]}" if i < len(keys) else ""
+
+
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}{'s' if n != 1 else ''}"
