@@ -46,7 +46,7 @@ def test_an_unanswered_question_fails_the_test_at_once_naming_it(tmp_path):
     assert seconds < LIMIT / 2
 
 
-def test_an_exec_ed_dialog_fails_and_a_patched_one_answers(tmp_path):
+def test_exec_ed_dialogs_fail_and_a_patched_one_answers(tmp_path):
     done, _seconds = run_child(
         tmp_path,
         """
@@ -58,13 +58,23 @@ def test_an_exec_ed_dialog_fails_and_a_patched_one_answers(tmp_path):
             qtbot.addWidget(dialog)
             dialog.exec()
 
+        def test_box(qtbot):
+            box = QMessageBox(QMessageBox.Icon.Question, "Open tickets", "Replace them or add to them?")
+            box.exec()
+
+        def test_sheet(qtbot):
+            from PySide6.QtWidgets import QInputDialog
+
+            QInputDialog.getItem(None, "Open workbook", "Which sheet?", ["Notes", "Tickets"], 0, False)
+
         def test_patched(qtbot, monkeypatch):
             monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
             assert QMessageBox.question(None, "Quit", "Quit anyway?") == QMessageBox.StandardButton.Yes
         """,
     )
-    assert "1 failed, 1 passed" in done.stdout, done.stdout + done.stderr
-    assert "'Map the gold values'" in done.stdout
+    assert "3 failed, 1 passed" in done.stdout, done.stdout + done.stderr
+    for title in ("'Map the gold values'", "'Open tickets'", "'Open workbook'"):
+        assert title in done.stdout
 
 
 def test_a_window_closed_at_teardown_mid_run_asks_nothing(tmp_path):
@@ -86,3 +96,17 @@ def test_a_window_closed_at_teardown_mid_run_asks_nothing(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout
     assert seconds < LIMIT / 2
+
+
+def test_every_test_has_a_time_limit(request):
+    """pytest-timeout is a test dependency and on for every test: a hang of any other kind ends too."""
+    import pytest
+
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    project = tomllib.loads((TESTS.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    assert any(
+        d.replace(" ", "").startswith("pytest-timeout>=2.4")
+        for d in project["project"]["optional-dependencies"]["test"]
+    )
+    assert request.config.pluginmanager.hasplugin("timeout")
+    assert float(request.config.getini("timeout")) >= 300 and request.config.getini("timeout_method") == "thread"
