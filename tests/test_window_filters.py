@@ -5,6 +5,7 @@ own order (as drawn, best first) so the next one to answer is the next row."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton
 
 from triage_gui.engine.table import NewRow
 from triage_gui.gui import dialogs
@@ -83,3 +84,15 @@ def test_sorting_by_a_column_still_wins_over_the_lists_order(qtbot, window):
     tickets.next_only.setChecked(True)
     tickets.table.sortByColumn(window.model.columns().index("Ticket"), Qt.SortOrder.AscendingOrder)
     assert shown_rows(window) == [12, 30, 5]  # "ticket 12" < "ticket 30" < "ticket 5"
+
+
+def test_a_table_emptied_by_the_filters_says_which_and_shows_all_again(qtbot, window):
+    add_tickets(qtbot, window)
+    tickets = window.tickets
+    tickets.taught_only.setChecked(True)  # nothing taught yet
+    tickets.search.setText("ticket 1")
+    assert tickets.proxy.rowCount() == 0
+    assert tickets.hidden_row.isVisibleTo(tickets)
+    assert tickets.hidden.text() == "None of the 60 tickets passes Taught, the search 'ticket 1'."
+    tickets.hidden_row.findChild(QPushButton).click()  # Show all
+    assert tickets.proxy.rowCount() == 60 and not tickets.hidden_row.isVisibleTo(tickets)

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
-from PySide6.QtGui import QGuiApplication, QKeyEvent, QKeySequence, QResizeEvent
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QApplication,
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
@@ -18,7 +17,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSizePolicy,
     QStackedWidget,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -31,65 +29,10 @@ from .flow_layout import FlowLayout
 from .label_picker import LabelDelegate
 from .ticket_columns import fit_ticket_column, size_columns
 from .ticket_model import Col, TicketFilterProxy, TicketTableModel, label_counts
+from .ticket_view import TicketView
 
 NO_GOLD = "(none)"
 ALL_LABELS = "All labels"
-
-
-class TicketView(QTableView):
-    """Keys 1-9 teach the n-th label to the selected rows, Enter accepts the shown label, Delete undoes a
-    teaching, Ctrl+C copies the selected rows as TSV with a header."""
-
-    teach_keys = Signal(list, object)  # source rows, label or None
-    accept_keys = Signal(list)
-    next_key = Signal()  # N: the next ticket to teach
-
-    def selected_rows(self) -> list[int]:
-        proxy = self.model()
-        assert isinstance(proxy, TicketFilterProxy)
-        rows = {proxy.mapToSource(i).row() for i in self.selectionModel().selectedRows()}
-        return sorted(rows)
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        rows = self.selected_rows()
-        key = event.key()
-        if rows and event.modifiers() in (Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.KeypadModifier):
-            if Qt.Key.Key_1 <= key <= Qt.Key.Key_9:
-                self.teach_keys.emit(rows, int(key - Qt.Key.Key_1))
-                return
-            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self._accepts_enter(event):
-                self.accept_keys.emit(rows)
-                return
-            if key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
-                self.teach_keys.emit(rows, None)
-                return
-        if key == Qt.Key.Key_N and event.modifiers() == Qt.KeyboardModifier.NoModifier:
-            self.next_key.emit()
-            return
-        if event.matches(QKeySequence.StandardKey.Copy):
-            self.copy_rows()
-            return
-        super().keyPressEvent(event)
-
-    def _accepts_enter(self, event: QKeyEvent) -> bool:
-        """Enter teaches only when pressed in the table itself: focused, in the active window with no
-        dialog over it, and not the auto-repeat of an Enter that closed a dialog (the F1 guide's Enter
-        taught the selected ticket), nor while a label is being picked."""
-        editing = self.state() == QAbstractItemView.State.EditingState
-        alone = QApplication.activeModalWidget() is None and self.isActiveWindow()
-        return self.hasFocus() and alone and not editing and not event.isAutoRepeat()
-
-    def copy_rows(self) -> str:
-        model = self.model()
-        columns = range(model.columnCount())
-        lines = ["\t".join(str(model.headerData(c, Qt.Orientation.Horizontal)) for c in columns)]
-        indexes = sorted(self.selectionModel().selectedRows(), key=QModelIndex.row)
-        for index in indexes:
-            cells = [str(model.index(index.row(), c).data() or "") for c in columns]
-            lines.append("\t".join(cell.replace("\t", " ").replace("\n", " ") for cell in cells))
-        text = "\n".join(lines) + "\n"
-        QGuiApplication.clipboard().setText(text)
-        return text
 
 
 class TicketArea(QWidget):
@@ -111,12 +54,24 @@ class TicketArea(QWidget):
         self._build_table()
         self._build_run_bar()
         self.empty = EmptyState()
+        self.hidden = QLabel()  # which filters hide every ticket, where they do
+        self.hidden.setAccessibleName("Hidden by the filters")
+        self.hidden.setWordWrap(True)
+        show_all = QPushButton("Show all")
+        show_all.clicked.connect(lambda: self.reset_filters())
+        self.hidden_row = QWidget()
+        hint = QHBoxLayout(self.hidden_row)
+        hint.setContentsMargins(0, 0, 0, 0)
+        hint.addWidget(self.hidden, 1)
+        hint.addWidget(show_all)
+        self.hidden_row.hide()
         self.stack = QStackedWidget()
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self.table)
         box = QVBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
         box.addWidget(self.filter_bar)
+        box.addWidget(self.hidden_row)
         box.addWidget(self.stack, 1)
         box.addLayout(self.run_row)
         self.show_empty(True)
@@ -329,6 +284,22 @@ class TicketArea(QWidget):
         """*Check a random sample*, and the like: this list alone, every other filter off."""
         self.reset_filters(keep=box, emit=not box.isChecked())
         box.setChecked(True)
+
+    def say_hidden(self, loaded: int) -> None:
+        """Every loaded ticket filtered out: say by which filters, rather than show an empty table."""
+        if not loaded or self.proxy.rowCount():
+            self.hidden_row.hide()
+            return
+        named = [box.text() for box in (self.low_only, self.disagree_only, self.wrong_only, self.taught_only,
+                                        self.next_only, self.check_only) if box.isChecked()]  # fmt: skip
+        if self.label_filter.currentData() is not None:
+            named.append(f"Show: {self.label_filter.currentData()}")
+        if self.search.text():
+            named.append(f"the search '{self.search.text()}'")
+        if self.cell is not None:
+            named.append(self.cell_chip.text().rstrip(" ✕"))
+        self.hidden.setText(f"None of the {loaded} tickets passes {', '.join(named) or 'the filters'}.")
+        self.hidden_row.show()
 
     def reset_filters(self, keep: QCheckBox | None = None, emit: bool = True) -> None:
         """Every filter off but ``keep`` (a new file, a new list of work): a table emptied by a filter left
