@@ -15,6 +15,8 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 
 from helpers import tiny_model
 
+pytest_plugins = ["dialog_guard"]  # an unanswered modal dialog fails the test at once (tests/dialog_guard.py)
+
 
 @pytest.fixture(scope="session")
 def loaded():

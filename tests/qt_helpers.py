@@ -13,7 +13,7 @@ from triage_gui.gui.main_window import MainWindow
 
 def open_window(qtbot, freeze_gc: bool = False, size: tuple[int, int] | None = None) -> MainWindow:
     window = MainWindow(device="cpu", freeze_gc=freeze_gc)
-    qtbot.addWidget(window)
+    qtbot.addWidget(window, before_close_func=MainWindow.close_now)  # pytest-qt's close asks nothing
     if size is not None:
         window.resize(*size)
     window.show()
@@ -22,8 +22,7 @@ def open_window(qtbot, freeze_gc: bool = False, size: tuple[int, int] | None = N
 
 
 def close(window: MainWindow) -> None:
-    window._closing = True  # no "still running" question in tests that close mid-run
-    window.close()
+    window.close_now()  # no "still running" question in tests that close mid-run
     session = window.session
     threads = [session.engine_thread, session.loader_thread, session.file_thread, session.teaching.thread]
     assert all(t._closed for t in threads), "a worker thread left running"

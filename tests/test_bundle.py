@@ -9,7 +9,7 @@ import sys
 import pytest
 from helpers import ROOT, SAMPLE
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]  # PyInstaller: minutes, past the 300 s default
 
 
 def labels(csv_text: str) -> list[str]:

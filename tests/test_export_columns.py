@@ -121,6 +121,9 @@ def test_after_clear_or_replace_the_export_has_the_new_files_columns_only(
     drop_files(window, [a])
     settled(qtbot, window, 4)
     if how == "clear":
+        from PySide6.QtWidgets import QMessageBox
+
+        monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)  # it asks
         window.ticket_actions.clear()
     else:
         monkeypatch.setattr(dialogs, "replace_or_add", lambda *args: True)

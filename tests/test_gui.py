@@ -12,6 +12,7 @@ from PySide6.QtGui import QGuiApplication, QTextCursor
 from qt_helpers import Heartbeat, close, drop_files, labelled, open_window, shown_labels, wait_all_labelled
 
 from triage_gui.engine.prompt import PromptProfile
+from triage_gui.gui import dialogs
 
 
 @pytest.fixture
@@ -242,6 +243,7 @@ def test_scoring_exception_is_shown_and_the_app_continues(qtbot, window, monkeyp
     qtbot.waitUntil(lambda: window.last_message is not None and not window.session.busy, timeout=30_000)
     assert "simulated fault" in window.last_message.text()
     window.last_message.close()
+    monkeypatch.setattr(dialogs, "replace_or_add", lambda *a: False)  # add to the first (a paste asks, as a file)
     window.ticket_actions.paste_text("second ticket about a refund")
     wait_all_labelled(qtbot, window, 2)
 

@@ -269,8 +269,7 @@ window = MainWindow(session=Session(FakeEngine().as_engine(), device="cpu", enco
 window.show()
 app.processEvents()
 print(json.dumps([window.screen().availableGeometry().getRect(), window.frameGeometry().getRect()]))
-window._closing = True
-window.close()
+window.close_now()
 """
 
 

@@ -176,8 +176,8 @@ def test_escape_in_the_label_picker_teaches_nothing(qtbot, window):
     add_tickets(qtbot, window)
     picker = open_picker(qtbot, window, 1)
     shown = window.session.table.label(1)
-    assert picker.currentText() == shown  # the list opens on the ticket's label, not on the first one
-    assert picker.view().currentIndex().row() == picker.findText(shown)
+    assert picker.currentData() == shown  # the list opens on the ticket's label, not on the first one
+    assert picker.view().currentIndex().row() == picker.findData(shown)
     qtbot.keyClick(picker.view(), Qt.Key.Key_Escape)
     qtbot.wait(50)
     view = window.tickets.table  # one Escape leaves: no editor left open on the cell
@@ -197,6 +197,16 @@ def test_picking_a_label_in_the_picker_teaches_it(qtbot, window):
     qtbot.keyClick(picker.view(), Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: table.taught_label(1) == table.labels[other], timeout=2_000)
     assert len(window.session.teaching.history.done) == 1
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support")  # the offscreen popup
+def test_the_label_picker_shows_the_keys_that_teach_each_label(qtbot, window):
+    add_tickets(qtbot, window)
+    table = window.session.table
+    picker = open_picker(qtbot, window, 1)
+    texts = [picker.itemText(i) for i in range(picker.count())]
+    assert texts[0] == f"1  {table.labels[0]}" and texts[1] == f"2  {table.labels[1]}"  # as 1-9 in the table
+    qtbot.keyClick(picker.view(), Qt.Key.Key_Escape)
 
 
 # ------------------------------------------------------------------ gold
@@ -269,3 +279,15 @@ def test_every_menu_title_and_item_has_a_mnemonic_unique_in_its_menu(qtbot, wind
     recent = window.ticket_actions.recent_menu
     assert [a.text().split(" ", 1)[0] for a in recent.actions()] == ["&1", "&2", "&3"]
     assert "tickets && co 0.csv" in recent.actions()[0].text()  # a & in a path is no mnemonic
+
+
+def test_ctrl_1_goes_to_the_prompt_editor_and_ctrl_2_back_to_the_tickets(qtbot, window):
+    add_tickets(qtbot, window)
+    view = window.tickets.table
+    focus(qtbot, view)
+    qtbot.keyClick(view, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)  # 25 Shift+Tab before
+    qtbot.waitUntil(window.editor.instruction.hasFocus, timeout=2_000)
+    assert taught(window) == {}  # Ctrl+1 is not the 1 that teaches
+    qtbot.keyClick(window.editor.instruction, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(view.hasFocus, timeout=2_000)
+    assert "Ctrl+1" in window.menu_actions["go_prompt"].shortcut().toString()

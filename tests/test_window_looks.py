@@ -129,8 +129,10 @@ def test_prompt_versions_are_listed_with_accuracy_and_can_be_compared_and_revert
         assert versions.item(0, 0).text() == "2" and versions.item(0, 2).text().endswith("%")
         assert versions.item(1, 2).text().endswith("%")  # each version keeps its own accuracy
         window.prompt.show_diff(1, 2)
-        diff = window.prompt.diff_dialog.findChild(type(window.editor.instruction)).toPlainText()
-        assert "-" + first in diff and "+Route the bank customer's ticket to one team." in diff
+        from PySide6.QtWidgets import QTextBrowser
+
+        diff = window.prompt.diff_dialog.findChild(QTextBrowser).toPlainText()  # side by side
+        assert first in diff and "Route the bank customer's ticket to one team." in diff and "accuracy" in diff
         window.prompt.diff_dialog.close()
         window.prompt.revert(1)
         wait_all_labelled(qtbot, window, 60)

@@ -202,7 +202,9 @@ def test_a_workbook_with_two_sheets_asks_which_one(qtbot, window, tmp_path, monk
 
     path = write_xlsx(tmp_path / "book.xlsx", {"Open": [["text"], ["open one"]], "Closed": [["text"], ["closed one"]]})
     asked = []
-    monkeypatch.setattr(dialogs, "choose_sheet", lambda parent, name, sheets: asked.append((name, sheets)) or "Closed")
+    monkeypatch.setattr(
+        dialogs, "choose_sheet", lambda parent, name, sheets, offered: asked.append((name, sheets)) or "Closed"
+    )
     drop_files(window, [path])
     loaded(qtbot, window, 1)
     assert asked == [("book.xlsx", ["Open", "Closed"])]
@@ -211,9 +213,33 @@ def test_a_workbook_with_two_sheets_asks_which_one(qtbot, window, tmp_path, monk
     monkeypatch.setattr(dialogs, "choose_sheet", lambda *a: None)  # cancelled: the file is not opened
     question = []
     monkeypatch.setattr(dialogs, "replace_or_add", lambda *a: question.append(a) or True)
-    window.ticket_actions.open_files([str(path)])
+    window.ticket_actions.open_files([str(path)], ask_sheet=True)  # File › Open asks again
     qtbot.wait(100)
     assert not question and window.session.table.texts == ["closed one"]
+
+
+def test_the_sheet_with_most_rows_is_offered_and_the_choice_remembered(qtbot, window, tmp_path, monkeypatch):
+    from qt_helpers import drop_files
+
+    from triage_gui.engine.workbook import sheet_sizes
+    from triage_gui.gui import dialogs
+
+    path = write_xlsx(tmp_path / "week.xlsx", {"Notes": [["exported monday"]], "Tickets": ROWS})
+    assert sheet_sizes(path) == {"Notes": 1, "Tickets": len(ROWS)}
+    asked = []
+    monkeypatch.setattr(
+        dialogs, "choose_sheet", lambda p, name, sheets, offered: asked.append(sheets[offered]) or "Tickets"
+    )
+    drop_files(window, [path])
+    loaded(qtbot, window, 5)
+    assert asked == ["Tickets"]  # not the one-cell "Notes" first in the workbook
+    monkeypatch.setattr(dialogs, "replace_or_add", lambda *a: True)
+    drop_files(window, [path])  # the same file again (a drop, Open recent): no second question
+    loaded(qtbot, window, 5)
+    assert asked == ["Tickets"]
+    window.ticket_actions.open_files([str(path)], ask_sheet=True)  # File › Open: asked, the choice offered
+    assert asked == ["Tickets", "Tickets"]
+    loaded(qtbot, window, 5)
 
 
 def test_a_one_sheet_workbook_opens_without_a_question(qtbot, window, tmp_path, monkeypatch):
@@ -250,6 +276,7 @@ def test_an_unreadable_file_is_refused_before_the_replace_or_add_question(
     assert window.last_message is not None and name in window.last_message.text()
 
 
+@pytest.mark.answers_dialogs  # the real box, answered from a timer
 def test_replace_is_the_default_answer(qtbot, window):
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication, QMessageBox

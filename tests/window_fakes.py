@@ -13,12 +13,11 @@ def fake_window(qtbot, engine: FakeEngine | None = None) -> MainWindow:
     fake = engine or FakeEngine()
     window = MainWindow(session=Session(fake.as_engine(), device="cpu", batch_size=8, encoder="none"))
     window.fake = fake  # type: ignore[attr-defined]
-    qtbot.addWidget(window)
+    qtbot.addWidget(window, before_close_func=MainWindow.close_now)  # pytest-qt's close asks nothing
     window.show()
     qtbot.waitUntil(lambda: window.session.prompt_status.state == "ready", timeout=10_000)
     return window
 
 
 def close_fake(window: MainWindow) -> None:
-    window._closing = True
-    window.close()
+    window.close_now()

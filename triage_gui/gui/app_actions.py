@@ -46,6 +46,8 @@ class AppActions:
         if self.progress_dialog is None:
             dialog = QProgressDialog("Preparing the model…", "Cancel", 0, 100, self.parent)
             dialog.setWindowTitle("Loading the model")
+            # The window manager sizes the title bar from the dialog: at the label's width it read "Loadi… model".
+            dialog.setMinimumWidth(max(360, dialog.fontMetrics().horizontalAdvance(dialog.windowTitle()) + 200))
             dialog.setMinimumDuration(0)
             dialog.setWindowModality(Qt.WindowModality.NonModal)
             dialog.canceled.connect(self.session.cancel_load)

@@ -126,11 +126,12 @@ def choose_model(parent: QWidget, current: str) -> str | None:
     return None
 
 
-def replace_or_add(parent: QWidget, loaded: int, names: list[str]) -> bool | None:
-    """Ask what a newly opened file does to the loaded tickets: True replace, False add, None cancel."""
+def replace_or_add(parent: QWidget, loaded: int, names: list[str], title: str = "Open tickets") -> bool | None:
+    """Ask what newly opened files (or pasted tickets) do to the loaded tickets: True replace, False add,
+    None cancel."""
     box = QMessageBox(parent)
     box.setIcon(QMessageBox.Icon.Question)
-    box.setWindowTitle("Open tickets")
+    box.setWindowTitle(title)
     shown = ", ".join(names[:3]) + ("…" if len(names) > 3 else "")
     box.setText(f"{loaded} tickets are loaded. Replace them with {shown}, or add to them?")
     replace = box.addButton("Replace", QMessageBox.ButtonRole.DestructiveRole)
@@ -146,10 +147,10 @@ def replace_or_add(parent: QWidget, loaded: int, names: list[str]) -> bool | Non
     return None
 
 
-def choose_sheet(parent: QWidget, name: str, sheets: list[str]) -> str | None:
-    """Ask which of a workbook's sheets with data holds the tickets (the first is offered); None: cancel."""
+def choose_sheet(parent: QWidget, name: str, sheets: list[str], offered: int = 0) -> str | None:
+    """Ask which of a workbook's sheets with data holds the tickets (``offered`` preselected); None: cancel."""
     question = f"{name} has {len(sheets)} sheets with data. Which one holds the tickets?"
-    sheet, ok = QInputDialog.getItem(parent, "Open workbook", question, sheets, 0, False)
+    sheet, ok = QInputDialog.getItem(parent, "Open workbook", question, sheets, offered, False)
     return sheet if ok and sheet in sheets else None
 
 

@@ -46,7 +46,9 @@ class LabelDelegate(QStyledItemDelegate):
 
     def createEditor(self, parent, option, index):
         box = LabelPicker(parent)
-        box.addItems([*self.table.labels, NOT_TAUGHT])
+        for i, name in enumerate(self.table.labels):  # the key that teaches it in the table: 1-9 (and typed here)
+            box.addItem(f"{i + 1}  {name}" if i < 9 else f"    {name}", name)
+        box.addItem(NOT_TAUGHT, NOT_TAUGHT)
         box.setAccessibleName("Teach label")
         box.activated.connect(lambda _i, b=box: self._picked(b))
         # The list closes before ``activated`` fires: decide once that has had its turn.
@@ -56,12 +58,12 @@ class LabelDelegate(QStyledItemDelegate):
     def setEditorData(self, editor: QWidget, index) -> None:
         if isinstance(editor, LabelPicker) and not editor.primed:
             editor.primed = True
-            editor.setCurrentText(self.table.label(index.row()) or "")
+            editor.setCurrentIndex(editor.findData(self.table.label(index.row()) or ""))
             editor.showPopup()
 
     def setModelData(self, editor: QWidget, model, index) -> None:
         if isinstance(editor, LabelPicker) and editor.chosen:
-            model.setData(index, editor.currentText())
+            model.setData(index, editor.currentData())
 
     def _picked(self, box: LabelPicker) -> None:
         box.chosen = True

@@ -59,7 +59,7 @@ class MainWindow(QMainWindow):
         )
         self.evaluation = Evaluation(self.session.table, self.settings.get_dict("gold_mappings"))
         self.last_message: QMessageBox | None = None
-        self._closing = False
+        self._closing = self._closed = False
         self._build()
         notify, warn = self.statusBar().showMessage, self.show_error
         self.prompt = PromptActions(
@@ -183,6 +183,7 @@ class MainWindow(QMainWindow):
         t.table.next_key.connect(self.teaching.next_suggestion)
         t.empty.open_clicked.connect(self.ticket_actions.open_dialog)
         t.empty.sample_clicked.connect(self.ticket_actions.open_sample)
+        t.empty.recent_clicked.connect(lambda path: self.ticket_actions.open_files([path]))
         self.detail.teach.connect(self.teach)
         self.detail.accept.connect(self.teaching.accept)
         self.results.flip_selected.connect(self.tickets.select_source_row)
@@ -287,7 +288,7 @@ class MainWindow(QMainWindow):
         self.model.set_gold_column(None)
         self.tickets.set_columns([], "", None)
         self.tickets.show_empty(True)
-        self.tickets.clear_cell()
+        self.tickets.reset_filters()  # the next file starts with every ticket shown
         self.detail.show_row(-1)
         self.mark_dirty()
         self.refresh_stats()
@@ -353,11 +354,20 @@ class MainWindow(QMainWindow):
             return
         event.acceptProposedAction()
 
+    def close_now(self) -> bool:
+        """Close without asking, as when the session ends (a logout; a test's teardown, where nobody would
+        answer "Labelling is still running … Quit anyway?" and the suite sat waiting)."""
+        self._closing = True
+        return self.close()
+
     def closeEvent(self, event: QCloseEvent) -> None:
-        if not self._closing and not self.ticket_actions.confirm_discard("Quit"):
+        if self._closed:  # closed once already (pytest-qt closes what a test closed): nothing left to save
+            super().closeEvent(event)
+            return
+        if not self._closing and not (self.ticket_actions.confirm_discard("Quit") and self.prompt.confirm_quit()):
             event.ignore()
             return
-        self._closing = True
+        self._closing = self._closed = True
         self.document.write_draft()
         self._save_settings()
         self._stats_timer.stop()

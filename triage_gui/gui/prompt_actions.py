@@ -8,18 +8,14 @@ for dialogs and two ways to tell the user (a status-bar note, a warning).
 
 from __future__ import annotations
 
-import difflib
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtWidgets import (
     QDialog,
-    QDialogButtonBox,
     QFileDialog,
     QMessageBox,
-    QPlainTextEdit,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -32,6 +28,7 @@ from ..session.session import Session
 from ..session.status import PromptStatus
 from .prompt_editor import PromptEditor
 from .results_area import ResultsArea
+from .version_compare import Side, compare_dialog
 
 Notify = Callable[[str, int], None]
 Warn = Callable[[str, str], None]
@@ -78,6 +75,10 @@ class PromptActions:
         self.session.set_prompt(saved)
         self._show_state(self.document.status)
 
+    def focus_editor(self) -> None:
+        """Ctrl+1: the keyboard's way into the editor, its instruction first."""
+        self.editor.instruction.setFocus()
+
     def edited(self) -> None:
         self.document.edit(self.editor.profile())
 
@@ -106,6 +107,26 @@ class PromptActions:
         if not self.session.set_prompt(self.document.saved):
             self.notify("Prompt unchanged: nothing to re-label.", 6000)
         return True
+
+    def confirm_quit(self) -> bool:
+        """Unsaved prompt edits: Save (and quit only if it saved), Discard (the draft goes too, so it does
+        not come back at the next start) or Cancel. True: quit."""
+        if not self.document.dirty:
+            return True
+        buttons = QMessageBox.StandardButton
+        answer = QMessageBox.question(
+            self.parent,
+            "Quit",
+            f"The prompt {self.document.status.name} has unsaved changes. Save them before quitting?",
+            buttons.Save | buttons.Discard | buttons.Cancel,
+            buttons.Save,
+        )
+        if answer == buttons.Save:
+            return self.save()
+        if answer == buttons.Discard:
+            self.document.draft = None  # not dirty: closing removes the autosaved draft
+            return True
+        return False
 
     def save_as_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self.parent, "Save prompt profile", str(self.document.path), "*.json")
@@ -174,8 +195,7 @@ class PromptActions:
             names = [str(x.get("name", "")) for x in record.prompt.get("labels", []) if isinstance(x, dict)]
             instruction = str(record.prompt.get("instruction", ""))
             summary = f"{len(names)} labels: {', '.join(names)[:80]} — {instruction[:60]}"
-            taught = "" if record.taught is None else f" ({record.taught} taught)"
-            rows.append((record.number, record.saved_at, record.accuracy, summary + taught))
+            rows.append((record.number, record.saved_at, record.accuracy, summary, record.taught))
         self.results.show_versions(rows)
 
     def _version(self, shown: int) -> PromptProfile | None:
@@ -191,24 +211,13 @@ class PromptActions:
             self.save()
 
     def show_diff(self, a: int, b: int) -> None:
+        """Versions' *Compare*: the two side by side, what changed and each one's accuracy."""
         old, new = self._version(a), self._version(b)
         if old is None or new is None:
             return
-        lines = difflib.unified_diff(
-            _readable(old).splitlines(), _readable(new).splitlines(), f"version {a}", f"version {b}", lineterm=""
-        )
-        dialog = QDialog(self.parent)
-        dialog.setWindowTitle(f"Prompt version {a} → {b}")
-        text = QPlainTextEdit("\n".join(lines) or "No difference in what the model reads.")
-        text.setReadOnly(True)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        buttons.rejected.connect(dialog.reject)
-        box = QVBoxLayout(dialog)
-        box.addWidget(text)
-        box.addWidget(buttons)
-        dialog.resize(640, 420)
-        dialog.open()
-        self.diff_dialog = dialog
+        records = {r.number: r for r in self.document.history}
+        sides = (Side(a, old, records.get(a)), Side(b, new, records.get(b)))
+        self.diff_dialog = compare_dialog(self.parent, *sides)
 
     # ------------------------------------------------------ taught tickets
 
@@ -244,10 +253,3 @@ class PromptActions:
                 self.warn("Export failed", f"Cannot write {path}: {exc.strerror or exc}")
                 return
             self.notify(f"Exported {len(items)} taught tickets to {path}.", 10000)
-
-
-def _readable(profile: PromptProfile) -> str:
-    lines = ["Instruction:", profile.instruction, "", "Labels:"]
-    lines += [f"- {label.name}: {label.description}" for label in profile.labels]
-    lines += ["", "Examples:"] + [f"- [{e.label}] {e.text}" for e in profile.examples]
-    return "\n".join(lines)

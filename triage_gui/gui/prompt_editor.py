@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QSignalBlocker, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QIcon, QTextCursor, QUndoCommand, QUndoStack
+from PySide6.QtCore import QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QIcon, QUndoCommand, QUndoStack
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -16,7 +15,6 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QStyle,
-    QStyledItemDelegate,
     QTableWidget,
     QTableWidgetItem,
     QToolButton,
@@ -26,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from ..engine.prompt import Example, Label, Problem, PromptProfile
 from ..session.checks import CheckStatus
+from .prompt_cells import LabelChoice, MultiLine
 
 ERROR_BRUSH = QBrush(QColor(230, 60, 60, 90))
 
@@ -46,62 +45,6 @@ class _Snapshot(QUndoCommand):
 
     def undo(self) -> None:
         self.editor._restore(self.before)
-
-
-class _LabelChoice(QStyledItemDelegate):
-    """Examples pick their label from the labels table."""
-
-    def __init__(self, editor: PromptEditor) -> None:
-        super().__init__(editor)
-        self.editor = editor
-
-    def createEditor(self, parent, option, index):
-        box = QComboBox(parent)
-        box.addItems([n for n in self.editor.label_names() if n.strip()])
-        return box
-
-    def setEditorData(self, editor: QWidget, index) -> None:
-        if isinstance(editor, QComboBox):
-            editor.setCurrentText(index.data() or "")
-
-    def setModelData(self, editor: QWidget, model, index) -> None:
-        if isinstance(editor, QComboBox):
-            model.setData(index, editor.currentText())
-
-
-class _MultiLine(QStyledItemDelegate):
-    """Descriptions and example texts edit in a multi-line box: Enter commits as in any other cell (a
-    lead pressed Enter and saw nothing happen: Qt hands Enter to a text editor as a new line), Shift+Enter
-    starts a new line, Escape cancels, leaving the cell commits."""
-
-    def eventFilter(self, editor, event) -> bool:
-        if isinstance(editor, QPlainTextEdit) and event.type() == QEvent.Type.KeyPress:
-            shift = event.modifiers() & Qt.KeyboardModifier.ShiftModifier
-            if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not shift:
-                self.commitData.emit(editor)
-                self.closeEditor.emit(editor, QStyledItemDelegate.EndEditHint.NoHint)
-                return True
-        return super().eventFilter(editor, event)
-
-    def createEditor(self, parent, option, index):
-        editor = QPlainTextEdit(parent)
-        editor.setTabChangesFocus(True)
-        editor.setMinimumHeight(60)
-        return editor
-
-    def setEditorData(self, editor: QWidget, index) -> None:
-        if isinstance(editor, QPlainTextEdit):
-            editor.setPlainText(index.data() or "")
-            editor.moveCursor(QTextCursor.MoveOperation.End)
-
-    def setModelData(self, editor: QWidget, model, index) -> None:
-        if isinstance(editor, QPlainTextEdit):
-            model.setData(index, editor.toPlainText().strip())
-
-    def updateEditorGeometry(self, editor, option, index) -> None:
-        rect = option.rect
-        rect.setHeight(max(rect.height(), 64))
-        editor.setGeometry(rect)
 
 
 def _icon(theme: str, fallback: QStyle.StandardPixmap | None, style: QStyle) -> QIcon:
@@ -138,8 +81,8 @@ class PromptEditor(QWidget):
 
         self.labels = self._table(["Label", "Description"], "Labels")
         self.examples = self._table(["Example ticket", "Label"], "Few-shot examples")
-        self.examples.setItemDelegateForColumn(1, _LabelChoice(self))
-        self._multi_line = (_MultiLine(self), _MultiLine(self))  # one a view: commitData goes to every view
+        self.examples.setItemDelegateForColumn(1, LabelChoice(self.label_names, self))
+        self._multi_line = (MultiLine(self), MultiLine(self))  # one a view: commitData goes to every view
         self.labels.setItemDelegateForColumn(1, self._multi_line[0])
         self.examples.setItemDelegateForColumn(0, self._multi_line[1])
         self.labels.horizontalHeader().resizeSection(0, 120)
@@ -178,9 +121,9 @@ class PromptEditor(QWidget):
         layout.addWidget(QLabel("<b>Instruction</b>"))
         layout.addWidget(self.instruction, 2)
         layout.addLayout(self._header("<b>Labels</b>", self.labels, reorder=True))
-        layout.addWidget(self.labels, 3)
+        layout.addWidget(self.labels, 4)  # the most rows: five or more at 1366x768
         layout.addLayout(self._header("<b>Few-shot examples</b>", self.examples, reorder=True))
-        layout.addWidget(self.examples, 3)
+        layout.addWidget(self.examples, 2)
         layout.addWidget(self.errors)
         taught = QHBoxLayout()
         taught.addWidget(self.taught_count, 1)
@@ -235,7 +178,12 @@ class PromptEditor(QWidget):
         )
         table.setTabKeyNavigation(False)
         table.setWordWrap(True)
-        table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # Two lines a row, fixed: rows sized to their contents grew as a description was typed, so a
+        # double-click landed on the neighbour, and three long descriptions filled the table (2.5 rows
+        # showed at 1366x768). The whole text is in the cell's editor (double-click).
+        rows = table.verticalHeader()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setDefaultSectionSize(2 * table.fontMetrics().lineSpacing() + 8)
         table.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         return table
 

@@ -4,7 +4,7 @@ the tickets whose label flipped with the last prompt save, and the prompt's vers
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -69,9 +69,13 @@ class ResultsArea(QTabWidget):
         self.confusion.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.confusion.horizontalHeader().setMinimumSectionSize(36)
         self.confusion.horizontalHeader().sectionResized.connect(self._fit_headers)
+        self.axes = QLabel("Rows: the gold label ↓ · Columns: the label given →")  # the matrix's axis names
+        self.axes.setAccessibleName("Confusion matrix axes")
+        self.axes.hide()
         accuracy = QWidget()
         box = QVBoxLayout(accuracy)
         box.addWidget(self.accuracy)
+        box.addWidget(self.axes)
         box.addWidget(self.confusion, 1)
         self.addTab(accuracy, "Accuracy")
 
@@ -81,18 +85,20 @@ class ResultsArea(QTabWidget):
         self.flips.itemClicked.connect(lambda item: self.flip_selected.emit(item.data(Qt.ItemDataRole.UserRole)))
         self.addTab(self.flips, "Flipped")
 
-        self.versions = read_only(QTableWidget(0, 4))
-        self.versions.setHorizontalHeaderLabels(["Version", "Saved", "Accuracy", "Prompt"])
+        self.versions = read_only(QTableWidget(0, 5))
+        self.versions.setHorizontalHeaderLabels(["Version", "Saved", "Accuracy", "Taught", "Prompt"])
         self.versions.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.versions.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.versions.verticalHeader().setVisible(False)
-        for column in range(3):  # number, date and accuracy whole; the prompt's summary takes the rest
+        for column in range(4):  # number, date, accuracy and taught whole; the prompt's summary takes the rest
             self.versions.horizontalHeader().setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        self.versions.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.versions.horizontalHeader().setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
         self.versions.setAccessibleName("Prompt versions")
-        diff = QPushButton("Compare two…")
-        diff.setToolTip("Select two versions to see what changed between them")
+        self.compare_button = diff = QPushButton("Compare two…")
+        diff.setToolTip("Select two versions (Ctrl+click) to see what changed between them")
+        diff.setEnabled(False)  # with none selected it did nothing, with one it compared a version with itself
         diff.clicked.connect(self._diff_clicked)
+        self.versions.itemSelectionChanged.connect(lambda: diff.setEnabled(len(self._selected_versions()) == 2))
         revert = QPushButton("Go back to this version")
         revert.clicked.connect(self._revert_clicked)
         versions = QWidget()
@@ -151,7 +157,9 @@ class ResultsArea(QTabWidget):
             self.accuracy.setText(note or NO_GOLD_TEXT)
             self.confusion.setRowCount(0)
             self.confusion.setColumnCount(0)
+            self.axes.hide()
             return
+        self.axes.show()
         share = f"{report.correct}/{report.total} with a gold label"
         text = f"Accuracy against gold <b>{100 * report.accuracy:.1f}%</b> ({share})"
         if since:
@@ -198,7 +206,6 @@ class ResultsArea(QTabWidget):
         most ROW_TITLE px, so the matrix keeps room for its columns."""
         header, rows = self.confusion.horizontalHeader(), self.confusion.verticalHeader()
         margin = 2 * header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin) + 4
-        middle = Qt.TextElideMode.ElideMiddle
         for i, name in enumerate(self._labels):
             for item, width, metrics in (
                 (self.confusion.horizontalHeaderItem(i), header.sectionSize(i), header.fontMetrics()),
@@ -206,7 +213,7 @@ class ResultsArea(QTabWidget):
             ):
                 if item is None:
                     continue
-                shown = metrics.elidedText(name, middle, width - margin)
+                shown = distinct_elided(name, self._labels, metrics, width - margin)
                 if item.text() != shown:
                     item.setText(shown)
                 item.setToolTip(name)
@@ -232,15 +239,17 @@ class ResultsArea(QTabWidget):
 
     # -------------------------------------------------------------- versions
 
-    def show_versions(self, rows: list[tuple[int, str, float | None, str]]) -> None:
-        """rows: (version, saved at, accuracy or None, one-line prompt summary), newest first."""
+    def show_versions(self, rows: list[tuple[int, str, float | None, str, int | None]]) -> None:
+        """rows: (version, saved at, accuracy or None, one-line prompt summary, taught tickets the accuracy
+        was measured with or None), newest first."""
         self.versions.setRowCount(len(rows))
         self._version_numbers = [r[0] for r in rows]
-        for r, (version, saved, accuracy, summary) in enumerate(rows):
-            cells = [str(version), saved, "–" if accuracy is None else f"{100 * accuracy:.1f}%", summary]
+        for r, (version, saved, accuracy, summary, taught) in enumerate(rows):
+            shown = "–" if accuracy is None else f"{100 * accuracy:.1f}%"
+            cells = [str(version), saved, shown, "–" if taught is None else str(taught), summary]
             for c, value in enumerate(cells):
                 item = QTableWidgetItem(value)
-                item.setToolTip(value if c == 3 else "")
+                item.setToolTip(value if c == 4 else "")
                 self.versions.setItem(r, c, item)
 
     def _selected_versions(self) -> list[int]:
@@ -251,11 +260,28 @@ class ResultsArea(QTabWidget):
         chosen = self._selected_versions()
         if len(chosen) == 2:
             self.version_diff.emit(min(chosen), max(chosen))
-        elif len(chosen) == 1 and len(self._version_numbers) > 1:
-            newest = self._version_numbers[0]
-            self.version_diff.emit(min(chosen[0], newest), max(chosen[0], newest))
 
     def _revert_clicked(self) -> None:
         chosen = self._selected_versions()
         if len(chosen) == 1:
             self.version_revert.emit(chosen[0])
+
+
+def distinct_elided(name: str, names: list[str], metrics: QFontMetrics, width: int) -> str:
+    """``name`` elided to ``width`` so no two names read the same: "Access" and "Administrative rights"
+    both came out "A…s". Middle elision keeps both ends; names it makes alike keep their start instead
+    ("Acc…", "Adm…"), and where even that is alike, the start that tells them apart, however narrow."""
+
+    def elided(text: str, mode: Qt.TextElideMode) -> str:
+        return metrics.elidedText(text, mode, width)
+
+    shown = elided(name, Qt.TextElideMode.ElideMiddle)
+    alike = [o for o in names if o != name and elided(o, Qt.TextElideMode.ElideMiddle) == shown]
+    if shown == name or not alike:
+        return shown
+    right = elided(name, Qt.TextElideMode.ElideRight)
+    if all(elided(o, Qt.TextElideMode.ElideRight) != right for o in alike):
+        return right
+    others = [o for o in names if o != name]
+    k = next((k for k in range(1, len(name) + 1) if not any(o.startswith(name[:k]) for o in others)), len(name))
+    return name[:k] + ("…" if k < len(name) else "")

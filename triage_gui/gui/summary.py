@@ -101,7 +101,8 @@ class Summary:
 
     def apply_filters(self) -> None:
         filters = self.tickets.filters()
-        self.tickets.proxy.set_mask(row_mask(self.session.table, filters, self.evaluation.gold))
+        self.tickets.proxy.set_mask(row_mask(self.session.table, filters, self.evaluation.gold), filters.only)
+        self.tickets.say_hidden(len(self.session.table))
 
     def refresh_gold(self) -> None:
         table, gold = self.session.table, self.evaluation.gold

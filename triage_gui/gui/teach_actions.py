@@ -75,7 +75,7 @@ class TeachActions:
         if not drawn and not checks.queue:
             self.notify("No untaught labelled ticket to check.", 6000)
             return
-        self.tickets.check_only.setChecked(True)
+        self.tickets.show_only(self.tickets.check_only)  # the sample alone: no filter left on hides part of it
         self.tickets.select_source_row(checks.queue[0])
         self.tickets.table.setFocus()
         self.notify(f"Check {len(checks.queue)} random tickets: Enter if right, else 1-9.", 15000)
@@ -87,8 +87,7 @@ class TeachActions:
         elif status.state == "fitting":
             label.setText("Learning…")
         elif status.state == "ready":
-            taught = f"{status.taught} taught tickets" if status.taught else "the prompt's examples"
-            label.setText(f"Learned from {taught}")
+            label.setText(f"Learned from {self._learned_from(status.taught)}")
             label.setToolTip(
                 f"Encoder, LLM-state, word and character heads and the prompt, weighted {status.weights}. "
                 f"Refit in {status.fit_ms:.0f} ms."
@@ -96,6 +95,18 @@ class TeachActions:
         elif status.state == "failed":
             label.setText("Learning failed")
             label.setToolTip(status.message)
+
+    def _learned_from(self, taught: int) -> str:
+        """What the classifier was fitted on, as it is: with nothing taught, the prompt's examples and
+        label descriptions ("the prompt's examples" was said of a prompt that has only descriptions)."""
+        if taught:
+            return f"{taught} taught ticket{'s' if taught != 1 else ''}"
+        profile = self.session.profile
+        examples = bool(profile and profile.examples)
+        described = bool(profile and any(label.description.strip() for label in profile.labels))
+        if examples and described:
+            return "the prompt's examples and label descriptions"
+        return "the prompt's examples" if examples or not described else "the label descriptions"
 
     def show_checks(self, status: CheckStatus) -> None:
         """The random checks' estimate, next to the learning state and in the editor."""

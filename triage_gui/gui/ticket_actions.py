@@ -8,6 +8,7 @@ files), a parent widget for dialogs and two ways to tell the user.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 from ..engine.export import ExcelExport, ExportCounts, export_counts, write_results
 from ..engine.table import NewRow
 from ..engine.tickets import SUPPORTED, TicketFileError, check_file, tickets_from_text
-from ..engine.workbook import XLSX
+from ..engine.workbook import XLSX, sheet_sizes
 from ..paths import sample_tickets
 from ..session.evaluation import Evaluation
 from ..session.gold import gold_teaching
@@ -54,10 +55,12 @@ class TicketActions:
         if menu is None:
             return
         menu.clear()
-        for i, path in enumerate(files if files is not None else self.settings.recent_files()):
+        files = files if files is not None else self.settings.recent_files()
+        for i, path in enumerate(files):
             act = menu.addAction(f"{_mnemonic(i)} {path.replace('&', '&&')}")  # "&1 /path": a key per file
             act.triggered.connect(lambda checked=False, p=path: self.open_files([p]))
         menu.setEnabled(bool(menu.actions()))
+        self.tickets.empty.set_recent(files[0] if files else None)  # the empty table offers the last file
 
     def open_dialog(self) -> None:
         patterns = " ".join(f"*{ext}" for ext in SUPPORTED)
@@ -65,16 +68,18 @@ class TicketActions:
             self.parent, "Open ticket files", "", f"Ticket files ({patterns});;All files (*)"
         )
         if paths:
-            self.open_files(paths)
+            self.open_files(paths, ask_sheet=True)
 
     def open_sample(self) -> None:
         self.open_files([str(sample_tickets())])
 
-    def open_files(self, paths: list[str]) -> None:
+    def open_files(self, paths: list[str], ask_sheet: bool = False) -> None:
         """Open files; while tickets are loaded, ask whether they replace them or are added to them.
 
         Each file is checked first (there, readable, a format we read; a workbook's sheet chosen), so a
         file that would be refused never asks the question, and a refusal leaves the tickets as they were.
+        A workbook's sheet is asked once per file and remembered (a drop or *Open recent* reads the same
+        one again; *File › Open* asks again, the remembered one offered).
         """
         chosen, refused = [], []
         for path in paths:
@@ -83,7 +88,7 @@ class TicketActions:
             except TicketFileError as exc:
                 refused.append(str(exc))
                 continue
-            sheet = dialogs.choose_sheet(self.parent, Path(path).name, sheets) if len(sheets) > 1 else None
+            sheet = self._sheet(path, sheets, ask_sheet) if len(sheets) > 1 else None
             if len(sheets) <= 1 or sheet is not None:  # a sheet not chosen: that file is not opened
                 chosen.append((path, sheet))
         if refused:
@@ -95,10 +100,29 @@ class TicketActions:
             if answer is None:
                 return
             replace = answer
+        if chosen:
+            self.tickets.reset_filters()  # a new file: no filter from the last one hides its tickets
         for i, (path, sheet) in enumerate(chosen):
             self.last_opened = path
             self.refresh_recent_menu(self.settings.add_recent(str(path)))
             self.session.open_file(path, replace=replace and i == 0, sheet=sheet)
+
+    def _sheet(self, path: str, sheets: list[str], ask: bool) -> str | None:
+        """The sheet this workbook was read from last time, else the lead's choice, the sheet with the most
+        rows offered (the first was a one-cell "Notes" beside 400 tickets)."""
+        choices = self.settings.get_dict("sheets")
+        key = str(Path(path).resolve())
+        remembered = choices.get(key, {}).get("sheet")
+        if remembered in sheets and not ask:
+            return remembered
+        sizes = sheet_sizes(path)
+        offered = sheets.index(remembered) if remembered in sheets else max(
+            range(len(sheets)), key=lambda i: (sizes.get(sheets[i], 0), -i)
+        )  # fmt: skip
+        sheet = dialogs.choose_sheet(self.parent, Path(path).name, sheets, offered)
+        if sheet is not None:
+            self.settings.set("sheets", json.dumps(choices | {key: {"sheet": sheet}}))
+        return sheet
 
     def paste_clipboard(self) -> None:
         self.paste_text(QGuiApplication.clipboard().text())
@@ -109,15 +133,44 @@ class TicketActions:
             self.notify("Nothing to paste: the clipboard holds no ticket text.", 8000)
             return
         rows = [NewRow(dict(zip(columns, t.values)), t.text, "pasted") for t in tickets]
+        table = self.session.table
+        if len(table):  # as a file does: three pasted rows behind 17,746 unlabelled ones were easy to miss
+            what = f"the {_count(len(rows), 'pasted ticket')}"
+            answer = dialogs.replace_or_add(self.parent, len(table), [what], "Paste tickets")
+            if answer is None:
+                return
+            if answer:
+                self.session.clear()
         self.session.paste(rows, columns[text_column])
         self.notify(f"Pasted {len(rows)} ticket{'s' if len(rows) != 1 else ''}.", 8000)
+
+    def focus_table(self) -> None:
+        """Ctrl+2: back to the tickets (the empty table when there are none, so Ctrl+V pastes)."""
+        area = self.tickets
+        (area.table if len(self.session.table) else area.empty).setFocus()
 
     def columns_arrived(self) -> None:
         gold = self.evaluation.gold
         self.tickets.set_columns(self.session.table.columns, self.session.text_column, gold.column if gold else None)
 
     def clear(self) -> None:
-        if self.confirm_discard("Clear the tickets"):
+        """Drop every ticket, once the lead agreed where labels or teaching would go with them."""
+        table = self.session.table
+        labelled, taught = table.count_scored(), len(table.taught_rows())
+        if not (labelled or taught) or self.session.running or self.session.reading:
+            if self.confirm_discard("Clear the tickets"):
+                self.session.clear()
+            return
+        kept = f" What you taught ({_count(taught, 'ticket')}) stays with the prompt." if taught else ""
+        answer = QMessageBox.question(
+            self.parent,
+            "Clear the tickets",
+            f"Remove all {_count(len(table), 'ticket')} and {_count(labelled, 'label')}? This cannot be undone "
+            f"(open the file again to get them back).{kept}",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        if answer == QMessageBox.StandardButton.Yes:
             self.session.clear()
 
     def confirm_discard(self, what: str) -> bool:
@@ -127,7 +180,8 @@ class TicketActions:
         answer = QMessageBox.question(
             self.parent,
             what,
-            f"Labelling is still running ({self.session.run_status.remaining} tickets to go). {what} anyway?",
+            f"Labelling is still running ({self.session.run_status.remaining} tickets to go). {what} anyway?"
+            + (" This cannot be undone." if what.startswith("Clear") else ""),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel,
         )
@@ -264,3 +318,7 @@ def _mnemonic(i: int) -> str:
     """The i-th recent file's access key: &1 to &9, &0, then letters (the list is short)."""
     keys = "1234567890abcdefghijklmnopqrstuvwxyz"
     return f"&{keys[i]}" if i < len(keys) else ""
+
+
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}{'s' if n != 1 else ''}"

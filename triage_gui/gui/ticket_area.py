@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
-from PySide6.QtGui import QGuiApplication, QKeyEvent, QKeySequence, QResizeEvent
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QApplication,
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
@@ -18,7 +17,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSizePolicy,
     QStackedWidget,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -26,103 +24,15 @@ from PySide6.QtWidgets import (
 from ..defaults import LOW_CONFIDENCE
 from ..session.gold import Filters
 from ..session.status import RunStatus
+from .empty_state import EmptyState
 from .flow_layout import FlowLayout
 from .label_picker import LabelDelegate
 from .ticket_columns import fit_ticket_column, size_columns
 from .ticket_model import Col, TicketFilterProxy, TicketTableModel, label_counts
+from .ticket_view import TicketView
 
 NO_GOLD = "(none)"
 ALL_LABELS = "All labels"
-
-
-class TicketView(QTableView):
-    """Keys 1-9 teach the n-th label to the selected rows, Enter accepts the shown label, Delete undoes a
-    teaching, Ctrl+C copies the selected rows as TSV with a header."""
-
-    teach_keys = Signal(list, object)  # source rows, label or None
-    accept_keys = Signal(list)
-    next_key = Signal()  # N: the next ticket to teach
-
-    def selected_rows(self) -> list[int]:
-        proxy = self.model()
-        assert isinstance(proxy, TicketFilterProxy)
-        rows = {proxy.mapToSource(i).row() for i in self.selectionModel().selectedRows()}
-        return sorted(rows)
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        rows = self.selected_rows()
-        key = event.key()
-        if rows and event.modifiers() in (Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.KeypadModifier):
-            if Qt.Key.Key_1 <= key <= Qt.Key.Key_9:
-                self.teach_keys.emit(rows, int(key - Qt.Key.Key_1))
-                return
-            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self._accepts_enter(event):
-                self.accept_keys.emit(rows)
-                return
-            if key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
-                self.teach_keys.emit(rows, None)
-                return
-        if key == Qt.Key.Key_N and event.modifiers() == Qt.KeyboardModifier.NoModifier:
-            self.next_key.emit()
-            return
-        if event.matches(QKeySequence.StandardKey.Copy):
-            self.copy_rows()
-            return
-        super().keyPressEvent(event)
-
-    def _accepts_enter(self, event: QKeyEvent) -> bool:
-        """Enter teaches only when pressed in the table itself: focused, in the active window with no
-        dialog over it, and not the auto-repeat of an Enter that closed a dialog (the F1 guide's Enter
-        taught the selected ticket), nor while a label is being picked."""
-        editing = self.state() == QAbstractItemView.State.EditingState
-        alone = QApplication.activeModalWidget() is None and self.isActiveWindow()
-        return self.hasFocus() and alone and not editing and not event.isAutoRepeat()
-
-    def copy_rows(self) -> str:
-        model = self.model()
-        columns = range(model.columnCount())
-        lines = ["\t".join(str(model.headerData(c, Qt.Orientation.Horizontal)) for c in columns)]
-        indexes = sorted(self.selectionModel().selectedRows(), key=QModelIndex.row)
-        for index in indexes:
-            cells = [str(model.index(index.row(), c).data() or "") for c in columns]
-            lines.append("\t".join(cell.replace("\t", " ").replace("\n", " ") for cell in cells))
-        text = "\n".join(lines) + "\n"
-        QGuiApplication.clipboard().setText(text)
-        return text
-
-
-class EmptyState(QWidget):
-    """What an empty table says: how to get tickets in."""
-
-    open_clicked = Signal()
-    sample_clicked = Signal()
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        title = QLabel("<h3>No tickets yet</h3>")
-        text = QLabel(
-            "Drop a CSV, Excel (.xlsx), TSV, TXT or JSONL file of tickets on this window, paste tickets with Ctrl+V, "
-            "or open a file with Ctrl+O. Every ticket gets a label as soon as it is read."
-        )
-        text.setWordWrap(True)
-        text.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        open_button = QPushButton("Open tickets…")
-        open_button.clicked.connect(self.open_clicked)
-        sample_button = QPushButton("Try the sample tickets")
-        sample_button.setToolTip("60 real banking queries with a team column to measure accuracy against")
-        sample_button.clicked.connect(self.sample_clicked)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(open_button)
-        buttons.addWidget(sample_button)
-        buttons.addStretch(1)
-        box = QVBoxLayout(self)
-        box.addStretch(1)
-        box.addWidget(title, 0, Qt.AlignmentFlag.AlignHCenter)
-        box.addWidget(text)
-        box.addLayout(buttons)
-        box.addStretch(2)
-        self.sample_button = sample_button
 
 
 class TicketArea(QWidget):
@@ -144,12 +54,24 @@ class TicketArea(QWidget):
         self._build_table()
         self._build_run_bar()
         self.empty = EmptyState()
+        self.hidden = QLabel()  # which filters hide every ticket, where they do
+        self.hidden.setAccessibleName("Hidden by the filters")
+        self.hidden.setWordWrap(True)
+        show_all = QPushButton("Show all")
+        show_all.clicked.connect(lambda: self.reset_filters())
+        self.hidden_row = QWidget()
+        hint = QHBoxLayout(self.hidden_row)
+        hint.setContentsMargins(0, 0, 0, 0)
+        hint.addWidget(self.hidden, 1)
+        hint.addWidget(show_all)
+        self.hidden_row.hide()
         self.stack = QStackedWidget()
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self.table)
         box = QVBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
         box.addWidget(self.filter_bar)
+        box.addWidget(self.hidden_row)
         box.addWidget(self.stack, 1)
         box.addLayout(self.run_row)
         self.show_empty(True)
@@ -196,10 +118,11 @@ class TicketArea(QWidget):
         self.taught_only.toggled.connect(self.filters_changed)
         self.next_only = QCheckBox("Teach next")
         self.next_only.setToolTip("The tickets that would teach the classifier most, best first (N: go to the next)")
-        self.next_only.toggled.connect(self.filters_changed)
+        self.next_only.toggled.connect(lambda on: self._only_toggled(self.next_only, on))
         self.check_only = QCheckBox("To check")
-        self.check_only.setToolTip("The random sample to check: Enter if the label is right, else pick the right one")
-        self.check_only.toggled.connect(self.filters_changed)
+        self.check_only.setToolTip("The random sample to check, in the order drawn: Enter if the label is right, "
+                                   "else pick the right one")  # fmt: skip
+        self.check_only.toggled.connect(lambda on: self._only_toggled(self.check_only, on))
         self.suggested: tuple[int, ...] = ()  # rows to teach next, best first (the session's)
         self.to_check: tuple[int, ...] = ()  # the random sample still to check
         self.search = QLineEdit()
@@ -274,7 +197,7 @@ class TicketArea(QWidget):
         self.baseline_toggle.toggled.connect(self.baseline_toggled)
         self.progress = QProgressBar()
         self.progress.setAccessibleName("Labelling progress")
-        self.progress.setFormat("%v / %m labelled")
+        self.progress.setFormat("no tickets")  # as the run bar says it with none ("0 / 1 labelled" before any)
         self.progress.setMaximum(1)
         self.progress.setValue(0)
         self.rate_label = QLabel()
@@ -344,11 +267,56 @@ class TicketArea(QWidget):
         )
 
     def _only(self) -> tuple[int, ...] | None:
+        """The rows of *Teach next* / *To check*, in their order (best first, as drawn): the table lists them so."""
         chosen = [rows for box, rows in ((self.next_only, self.suggested), (self.check_only, self.to_check))
                   if box.isChecked()]  # fmt: skip
         if not chosen:
             return None
-        return tuple(set(chosen[0]).intersection(*chosen[1:]))
+        others = [set(rows) for rows in chosen[1:]]
+        return tuple(r for r in chosen[0] if all(r in other for other in others))
+
+    def _only_toggled(self, box: QCheckBox, on: bool) -> None:
+        if on:  # a list of work to do: no other filter hides part of it (2 of 20 to check were listed)
+            self.reset_filters(keep=box, emit=False)
+        self.filters_changed.emit()
+
+    def show_only(self, box: QCheckBox) -> None:
+        """*Check a random sample*, and the like: this list alone, every other filter off."""
+        self.reset_filters(keep=box, emit=not box.isChecked())
+        box.setChecked(True)
+
+    def say_hidden(self, loaded: int) -> None:
+        """Every loaded ticket filtered out: say by which filters, rather than show an empty table."""
+        if not loaded or self.proxy.rowCount():
+            self.hidden_row.hide()
+            return
+        named = [box.text() for box in (self.low_only, self.disagree_only, self.wrong_only, self.taught_only,
+                                        self.next_only, self.check_only) if box.isChecked()]  # fmt: skip
+        if self.label_filter.currentData() is not None:
+            named.append(f"Show: {self.label_filter.currentData()}")
+        if self.search.text():
+            named.append(f"the search '{self.search.text()}'")
+        if self.cell is not None:
+            named.append(self.cell_chip.text().rstrip(" ✕"))
+        self.hidden.setText(f"None of the {loaded} tickets passes {', '.join(named) or 'the filters'}.")
+        self.hidden_row.show()
+
+    def reset_filters(self, keep: QCheckBox | None = None, emit: bool = True) -> None:
+        """Every filter off but ``keep`` (a new file, a new list of work): a table emptied by a filter left
+        on from the last file gave no hint why."""
+        boxes = (self.low_only, self.disagree_only, self.wrong_only, self.taught_only, self.next_only, self.check_only)
+        for widget in (*boxes, self.search, self.label_filter):
+            widget.blockSignals(True)
+        for box in boxes:
+            box.setChecked(box is keep and box.isChecked())
+        self.search.clear()
+        self.label_filter.setCurrentIndex(0)
+        for widget in (*boxes, self.search, self.label_filter):
+            widget.blockSignals(False)
+        self.cell = None
+        self.cell_chip.hide()
+        if emit:
+            self.filters_changed.emit()
 
     def set_rows(self, suggested: tuple[int, ...] | None = None, to_check: tuple[int, ...] | None = None) -> None:
         """The session's suggestions or random sample changed: filter by the new rows if that filter is on."""

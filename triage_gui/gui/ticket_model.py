@@ -327,13 +327,31 @@ class TicketFilterProxy(QSortFilterProxyModel):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.mask: np.ndarray | None = None  # None: every row
+        self.rank: dict[int, int] | None = None  # a list's own order (best first, as drawn), while unsorted
+        self.user_column = -1  # the column the lead sorted by (the header), -1: none
         self.setSortRole(SORT_ROLE)
         self.setDynamicSortFilter(False)
 
-    def set_mask(self, mask: np.ndarray | None) -> None:
+    def set_mask(self, mask: np.ndarray | None, order: Sequence[int] | None = None) -> None:
+        """Show the mask's rows; ``order``: those of a list (*Teach next*, *To check*) in its own order
+        until the lead sorts by a column, so the next one to answer is the next row, not somewhere in the
+        file order (the selection jumped after each check)."""
         self.beginFilterChange()
         self.mask = mask
+        self.rank = {row: i for i, row in enumerate(order)} if order is not None else None
         self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        if self.user_column < 0 and (self.rank is not None or self.sortColumn() >= 0):
+            super().sort(0 if self.rank is not None else -1)  # the list's order, else back to the file's
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        self.user_column = column  # the header's (the lead's) choice
+        super().sort(column if column >= 0 or self.rank is None else 0, order)
+
+    def lessThan(self, left: Index, right: Index) -> bool:
+        rank = self.rank
+        if rank is not None and self.user_column < 0:
+            return rank.get(left.row(), len(rank)) < rank.get(right.row(), len(rank))
+        return super().lessThan(left, right)
 
     def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
         mask = self.mask

@@ -89,6 +89,10 @@ def action_table(
                    enabled_when=has_gold),
         ActionSpec("forget_all", "&Forget everything taught", "&Teach", session.teaching.forget_all,
                    enabled_when=taught),
+        ActionSpec("go_prompt", "Go to the &prompt editor", "&View", p.focus_editor, "Ctrl+1",
+                   guide="Go to the prompt editor's instruction"),
+        ActionSpec("go_tickets", "Go to the &tickets", "&View", t.focus_table, "Ctrl+2",
+                   guide="Go to the ticket table"),
     ]  # fmt: skip
     for name in theme.SCHEMES:
         title = f"&{name.capitalize()}" if name != "system" else "Follow the &system"

@@ -1,0 +1,66 @@
+"""The prompt editor's cell editors: an example's label picked from the labels table, and descriptions
+and example texts edited in a multi-line box."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QTextCursor
+from PySide6.QtWidgets import QComboBox, QPlainTextEdit, QStyledItemDelegate, QWidget
+
+
+class LabelChoice(QStyledItemDelegate):
+    """Examples pick their label from the labels table."""
+
+    def __init__(self, label_names: Callable[[], list[str]], parent: QWidget) -> None:
+        super().__init__(parent)
+        self.label_names = label_names
+
+    def createEditor(self, parent, option, index):
+        box = QComboBox(parent)
+        box.addItems([n for n in self.label_names() if n.strip()])
+        return box
+
+    def setEditorData(self, editor: QWidget, index) -> None:
+        if isinstance(editor, QComboBox):
+            editor.setCurrentText(index.data() or "")
+
+    def setModelData(self, editor: QWidget, model, index) -> None:
+        if isinstance(editor, QComboBox):
+            model.setData(index, editor.currentText())
+
+
+class MultiLine(QStyledItemDelegate):
+    """Descriptions and example texts edit in a multi-line box: Enter commits as in any other cell (a
+    lead pressed Enter and saw nothing happen: Qt hands Enter to a text editor as a new line), Shift+Enter
+    starts a new line, Escape cancels, leaving the cell commits."""
+
+    def eventFilter(self, editor, event) -> bool:
+        if isinstance(editor, QPlainTextEdit) and event.type() == QEvent.Type.KeyPress:
+            shift = event.modifiers() & Qt.KeyboardModifier.ShiftModifier
+            if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not shift:
+                self.commitData.emit(editor)
+                self.closeEditor.emit(editor, QStyledItemDelegate.EndEditHint.NoHint)
+                return True
+        return super().eventFilter(editor, event)
+
+    def createEditor(self, parent, option, index):
+        editor = QPlainTextEdit(parent)
+        editor.setTabChangesFocus(True)
+        editor.setMinimumHeight(60)
+        return editor
+
+    def setEditorData(self, editor: QWidget, index) -> None:
+        if isinstance(editor, QPlainTextEdit):
+            editor.setPlainText(index.data() or "")
+            editor.moveCursor(QTextCursor.MoveOperation.End)
+
+    def setModelData(self, editor: QWidget, model, index) -> None:
+        if isinstance(editor, QPlainTextEdit):
+            model.setData(index, editor.toPlainText().strip())
+
+    def updateEditorGeometry(self, editor, option, index) -> None:
+        rect = option.rect
+        rect.setHeight(max(rect.height(), 64))
+        editor.setGeometry(rect)

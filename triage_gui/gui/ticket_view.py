@@ -1,0 +1,65 @@
+"""The ticket table's view: the keys that teach (1-9, Enter, Delete, N) and Ctrl+C as TSV."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtGui import QGuiApplication, QKeyEvent, QKeySequence
+from PySide6.QtWidgets import QAbstractItemView, QApplication, QTableView
+
+from .ticket_model import TicketFilterProxy
+
+
+class TicketView(QTableView):
+    """Keys 1-9 teach the n-th label to the selected rows, Enter accepts the shown label, Delete undoes a
+    teaching, Ctrl+C copies the selected rows as TSV with a header."""
+
+    teach_keys = Signal(list, object)  # source rows, label or None
+    accept_keys = Signal(list)
+    next_key = Signal()  # N: the next ticket to teach
+
+    def selected_rows(self) -> list[int]:
+        proxy = self.model()
+        assert isinstance(proxy, TicketFilterProxy)
+        rows = {proxy.mapToSource(i).row() for i in self.selectionModel().selectedRows()}
+        return sorted(rows)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        rows = self.selected_rows()
+        key = event.key()
+        if rows and event.modifiers() in (Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.KeypadModifier):
+            if Qt.Key.Key_1 <= key <= Qt.Key.Key_9:
+                self.teach_keys.emit(rows, int(key - Qt.Key.Key_1))
+                return
+            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self._accepts_enter(event):
+                self.accept_keys.emit(rows)
+                return
+            if key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
+                self.teach_keys.emit(rows, None)
+                return
+        if key == Qt.Key.Key_N and event.modifiers() == Qt.KeyboardModifier.NoModifier:
+            self.next_key.emit()
+            return
+        if event.matches(QKeySequence.StandardKey.Copy):
+            self.copy_rows()
+            return
+        super().keyPressEvent(event)
+
+    def _accepts_enter(self, event: QKeyEvent) -> bool:
+        """Enter teaches only when pressed in the table itself: focused, in the active window with no
+        dialog over it, and not the auto-repeat of an Enter that closed a dialog (the F1 guide's Enter
+        taught the selected ticket), nor while a label is being picked."""
+        editing = self.state() == QAbstractItemView.State.EditingState
+        alone = QApplication.activeModalWidget() is None and self.isActiveWindow()
+        return self.hasFocus() and alone and not editing and not event.isAutoRepeat()
+
+    def copy_rows(self) -> str:
+        model = self.model()
+        columns = range(model.columnCount())
+        lines = ["\t".join(str(model.headerData(c, Qt.Orientation.Horizontal)) for c in columns)]
+        indexes = sorted(self.selectionModel().selectedRows(), key=QModelIndex.row)
+        for index in indexes:
+            cells = [str(model.index(index.row(), c).data() or "") for c in columns]
+            lines.append("\t".join(cell.replace("\t", " ").replace("\n", " ") for cell in cells))
+        text = "\n".join(lines) + "\n"
+        QGuiApplication.clipboard().setText(text)
+        return text

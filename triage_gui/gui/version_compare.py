@@ -1,0 +1,98 @@
+"""Versions' *Compare*: two prompt versions side by side, what changed only (instruction, labels and
+their descriptions, examples), each with its accuracy and the taught tickets it was measured with.
+
+It replaced a unified diff of the prompts as text (``@@ -6,7 +6,7 @@``), which a lead could not read,
+shown without either version's accuracy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
+
+from ..engine.history import VersionRecord
+from ..engine.prompt import PromptProfile
+
+
+@dataclass(frozen=True)
+class Side:
+    number: int
+    profile: PromptProfile
+    record: VersionRecord | None
+
+    def heading(self) -> str:
+        record = self.record
+        saved = f", saved {record.saved_at}" if record and record.saved_at else ""
+        if record is None or record.accuracy is None:
+            score = "no accuracy against gold yet"
+        else:
+            taught = f" with {record.taught} taught" if record.taught is not None else ""
+            score = f"accuracy {100 * record.accuracy:.1f}%{taught}"
+        return f"<b>Version {self.number}</b>{escape(saved)}<br>{escape(score)}"
+
+
+def changes(old: PromptProfile, new: PromptProfile) -> list[tuple[str, str, str]]:
+    """(what, before, after) for each thing that differs, in the editor's order; empty: the same prompt."""
+    out: list[tuple[str, str, str]] = []
+    if old.name != new.name:
+        out.append(("Name", old.name, new.name))
+    if old.instruction != new.instruction:
+        out.append(("Instruction", old.instruction, new.instruction))
+    before = {label.name: label.description for label in old.labels}
+    after = {label.name: label.description for label in new.labels}
+    for name in [*before, *(n for n in after if n not in before)]:
+        if name not in after:
+            out.append((f"Label {name}", f"{name}: {before[name]}", "(removed)"))
+        elif name not in before:
+            out.append((f"Label {name}", "(not there)", f"{name}: {after[name]}"))
+        elif before[name] != after[name]:
+            out.append((f"Description of {name}", before[name] or "(none)", after[name] or "(none)"))
+    if list(before) != list(after) and set(before) == set(after):
+        out.append(("Label order", ", ".join(before), ", ".join(after)))
+    was = {(e.text, e.label) for e in old.examples}
+    now = {(e.text, e.label) for e in new.examples}
+    for text, label in [(e.text, e.label) for e in old.examples if (e.text, e.label) not in now]:
+        out.append(("Example removed", f"[{label}] {text}", ""))
+    for text, label in [(e.text, e.label) for e in new.examples if (e.text, e.label) not in was]:
+        out.append(("Example added", "", f"[{label}] {text}"))
+    return out
+
+
+def compare_html(old: Side, new: Side) -> str:
+    rows = changes(old.profile, new.profile)
+    cell = "padding:4px 8px; vertical-align:top; border-bottom:1px solid #999;"
+    html = [f"<table width='100%' cellspacing='0'><tr><th></th><th style='{cell}' align='left'>{old.heading()}</th>"
+            f"<th style='{cell}' align='left'>{new.heading()}</th></tr>"]  # fmt: skip
+    for what, before, after in rows:
+        html.append(
+            f"<tr><td style='{cell}'><b>{escape(what)}</b></td><td style='{cell}'>{_text(before)}</td>"
+            f"<td style='{cell}'>{_text(after)}</td></tr>"
+        )
+    html.append("</table>")
+    if not rows:
+        html.append("<p>No difference in what the model reads.</p>")
+    else:
+        html.append("<p>Everything else is the same.</p>")
+    return "".join(html)
+
+
+def _text(text: str) -> str:
+    return escape(text).replace("\n", "<br>")
+
+
+def compare_dialog(parent: QWidget, old: Side, new: Side) -> QDialog:
+    """The comparison, opened (not modal: the window stays usable)."""
+    dialog = QDialog(parent)
+    dialog.setWindowTitle(f"Prompt version {old.number} and version {new.number}")
+    text = QTextBrowser()
+    text.setAccessibleName("What changed between the two versions")
+    text.setHtml(compare_html(old, new))
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+    buttons.rejected.connect(dialog.reject)
+    box = QVBoxLayout(dialog)
+    box.addWidget(text)
+    box.addWidget(buttons)
+    dialog.resize(760, 460)
+    dialog.open()
+    return dialog
