@@ -129,9 +129,9 @@ def test_the_export_question_counts_what_the_export_writes(qtbot, tmp_path, monk
         with open(out, encoding="utf-8", newline="") as handle:
             rows = list(csv.DictReader(handle))
         labelled = sum(1 for r in rows if r["label"])
-        learned = sum(1 for r in rows if r["label"] and r["label_source"] == "learned" and not r["latency_ms"])
+        learned = sum(1 for r in rows if r["label"] and r["label_source"] == "first pass" and not r["latency_ms"])
         assert asked, "the export asked nothing"
-        assert f"{counts.ahead} of 40 tickets are not labelled by this prompt version yet" in asked[0], asked
+        assert f"{counts.ahead} of 40 tickets are not read by the language model yet" in asked[0], asked
         assert learned == counts.ahead and labelled == 40 - counts.unlabelled
         if not counts.unlabelled:
             assert "not labelled yet;" not in asked[0]

@@ -308,8 +308,8 @@ def export_question(counts: ExportCounts) -> str:
         )
     if counts.ahead:
         parts.append(
-            f"{counts.ahead} of {counts.tickets} tickets are not labelled by this prompt version yet; they are "
-            'exported with the label the learned classifier gives them now (label_source "learned").'
+            f"{counts.ahead} of {counts.tickets} tickets are not read by the language model yet; they are "
+            'exported with the classifier\'s first-pass label (label_source "first pass").'
         )
     return " ".join(parts) + " Export now?" if parts else ""
 
