@@ -15,6 +15,7 @@ from .atomic import atomic_write_text
 from .history import VersionRecord, read_history, write_history
 
 SCHEMA_VERSION = 2  # 2 added the taught tickets; version 1 files still load
+KNOWN_FIELDS = ("schema_version", "name", "instruction", "labels", "examples", "taught", "history")
 READABLE_VERSIONS = (1, 2)
 # Every label name is scored against every ticket, so one huge name or hundreds of labels make each ticket
 # take tens of seconds (a 10,000-character name: ~55 s a ticket). A profile is a small hand-edited file.
@@ -63,6 +64,8 @@ class PromptProfile:
     taught: list[Example] = field(default_factory=list)
     # The versions tried with this prompt and what each scored (engine/history.py); not read by the model.
     history: list[VersionRecord] = field(default_factory=list)
+    # Fields this version does not read (a newer version's, say): carried through every write unchanged.
+    extra: dict = field(default_factory=dict)
 
     @property
     def label_names(self) -> list[str]:
@@ -120,6 +123,7 @@ class PromptProfile:
 
     def to_dict(self) -> dict:
         return {
+            **self.extra,
             "schema_version": SCHEMA_VERSION,
             "name": self.name,
             "instruction": self.instruction,
@@ -168,6 +172,7 @@ class PromptProfile:
                 for w, x in _items(data.get("taught", []), "taught", "taught ticket")
             ],
             history=read_history(data.get("history")),
+            extra={k: v for k, v in data.items() if k not in KNOWN_FIELDS},
         )
 
     @classmethod
@@ -217,9 +222,13 @@ def _read_profile_bytes(path: str | os.PathLike[str]) -> bytes:
 
 
 def label_key(name: str) -> str:
-    """What two label names are compared by: Unicode NFC form, runs of whitespace as one space, case
-    folded; "café" typed two ways, "tech  support" and "tech support" are one label."""
-    return " ".join(unicodedata.normalize("NFC", name).split()).casefold()
+    """What two label names are compared by: Unicode NFC form, invisible characters (zero-width space,
+    joiners, soft hyphen, byte-order mark: every format character, and the blank letters) removed, runs
+    of whitespace as one space, case folded; "café" typed two ways, "tech  support" and "tech support",
+    "billing" and "bill\u200bing" are one label."""
+    text = unicodedata.normalize("NFC", name)
+    text = "".join(c for c in text if c not in _BLANK_LETTERS and unicodedata.category(c) != "Cf")
+    return " ".join(text.split()).casefold()
 
 
 def _kind(value: object) -> str:

@@ -7,27 +7,37 @@ The window shows it and sends it intents; it owns every write of the prompt file
 switches: a refused file changes nothing (the path, the saved profile, the draft and the taught set
 stay) and the caller is told why. The taught set changes on every teaching key press; its writes are
 coalesced (at most one per ``delay``, the newest set) and made on a writer thread, never on the GUI
-thread. What the thread writes (the JSON text) is captured on the loop's thread before it is handed over.
+thread. What the thread writes from (what was last read or written, and ours) is captured on the loop's
+thread before it is handed over.
+
+Two windows can share the file: every write re-reads it and merges what the other side wrote
+(:mod:`engine.prompt_merge`); the prompt itself is taken from the other side only when this side has
+no unsaved edits, and a Save over edits made in both raises ``PromptConflict`` for the window to ask.
+A file that cannot be read (or is read-only) is never written over: the taught set goes to the draft
+(``stranded``), which the next start offers back, and a Save first moves an unreadable file aside.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..engine.atomic import atomic_write_text
+from ..engine.atomic import atomic_write_text, refuse_read_only
 from ..engine.history import MAX_VERSIONS, PROMPT_KEYS, VersionRecord
 from ..engine.prompt import SCHEMA_VERSION, Example, ProfileError, PromptProfile, default_profile
+from ..engine.prompt_merge import Merged, PromptConflict, merge, merge_history, read_current
 from .events import Event
 from .tasks import LatestTask
 from .workers import WorkerThread
 
 log = logging.getLogger(__name__)
+UNEDITED = "draft_unedited"  # a draft that only keeps a taught set: its prompt is not an edit to offer
 
 
 @dataclass(frozen=True)
@@ -55,6 +65,13 @@ class PromptDocument:
         self._numbers: dict[int, int] = {}  # the session's prompt version -> its number in the history
         self.changed: Event[[DocumentStatus]] = Event()
         self.failed: Event[[str]] = Event()  # a background write failed: why, for the status bar
+        # A write found the other side's work in the file: their taught tickets ours lacks (the window
+        # must take them in: they are what this side now knows the file holds), and whether the prompt in
+        # the file is now theirs (taken as saved when there were no unsaved edits here).
+        self.merged: Event[[list[tuple[str, str]], bool]] = Event()
+        self.unreadable = ""  # why the file in use cannot be read ("" when it can): it is never written
+        self.stranded: list[tuple[str, str]] | None = None  # a taught set the file could not take: in the draft
+        self.draft_taught: list[tuple[str, str]] = []  # the taught set the draft held at start
         self.writer = WorkerThread("prompt-file", transient=True)
         self._taught: list[tuple[str, str]] | None = None  # a taught set waiting to be written
         self._writing = LatestTask("write taught tickets")
@@ -69,16 +86,20 @@ class PromptDocument:
 
     def start(self) -> tuple[PromptProfile, PromptProfile | None, str]:
         """The saved prompt (else the default), an unsaved draft that differs from it, and a note about
-        a saved prompt that could not be read."""
+        a saved prompt that could not be read: that file is kept as it is, never written over."""
         note = ""
         saved: PromptProfile | None = None
-        if self.path.is_file():
+        self.unreadable = ""
+        if self.path.exists():
             try:
-                saved = PromptProfile.load(self.path)
-                saved.validate()
+                saved = self.read(self.path)
             except ValueError as exc:
-                note = f"Could not read the saved prompt ({exc}); using the default."
-                saved = None
+                self.unreadable = str(exc)
+                note = (
+                    f"Could not read the prompt file {self.path.name} ({exc}); it is kept as it is and the "
+                    f"default prompt is in use: what you teach is kept in the draft until you Save, which first "
+                    f"moves {self.path.name} aside as a backup."
+                )
         self.saved = saved or default_profile()
         self.history = list(self.saved.history)
         draft: PromptProfile | None = None
@@ -87,7 +108,12 @@ class PromptDocument:
                 draft = PromptProfile.load(self.draft_path)
             except ValueError:
                 draft = None
-            if draft is not None and draft.to_dict() == self.saved.to_dict():
+        self.draft_taught = [(e.text, e.label) for e in draft.taught] if draft is not None else []
+        self.stranded = list(self.draft_taught) or None
+        if draft is not None:
+            unedited = draft.extra.get(UNEDITED) is True
+            draft = replace(draft, taught=[], history=[], extra={})
+            if unedited or (draft.content_hash(), draft.name) == (self.saved.content_hash(), self.saved.name):
                 draft = None
         self.draft = draft
         self._announce()
@@ -122,11 +148,16 @@ class PromptDocument:
         await self.writer.run(self._draft_job())
 
     def _draft_job(self):
-        """What the writer thread does for the draft, decided here on the loop's thread."""
+        """What the writer thread does for the draft, decided here on the loop's thread: the editor's
+        unsaved content (else the saved prompt, marked unedited) with the taught set the file could not
+        take; nothing of either: no draft."""
         path = self.draft_path
-        if self.draft is None or not self.dirty:
+        dirty = self.draft is not None and self.dirty
+        if not dirty and not self.stranded:
             return lambda: path.unlink(missing_ok=True)
-        text = self.draft.to_json()
+        prompt = self.draft if dirty and self.draft is not None else self.saved
+        taught = [Example(t, label) for t, label in self.stranded or []]
+        text = replace(prompt, taught=taught, history=[], extra={} if dirty else {UNEDITED: True}).to_json()
         return lambda: atomic_write_text(path, text)
 
     def write_draft(self) -> None:
@@ -139,21 +170,41 @@ class PromptDocument:
 
     # ------------------------------------------------------------- saving
 
-    def save(self, profile: PromptProfile, taught: Sequence[tuple[str, str]], path: Path | None = None) -> None:
-        """Validate, then write ``profile`` with the taught set to ``path`` (default: the file in use)
-        and make it the saved version. Raises ProfileError (nothing written, nothing switched) or
-        OSError (nothing switched)."""
+    def save(
+        self, profile: PromptProfile, taught: Sequence[tuple[str, str]], path: Path | None = None, force: bool = False
+    ) -> str:
+        """Validate, then write ``profile`` with the taught set to ``path`` (default: the file in use),
+        merged with what another window wrote there, and make it the saved version. Returns a note for
+        the lead ("" or where an unreadable file was moved aside). Raises ProfileError (nothing written,
+        nothing switched), PromptConflict (the other side changed the prompt too; ``force`` keeps ours)
+        or OSError, a read-only file included (nothing switched)."""
         profile.validate()
         target = path or self.path
+        same = os.path.realpath(target) == os.path.realpath(self.path)
         history = self._with_version(profile, list(self.history))
-        saved = replace(profile, taught=[Example(t, label) for t, label in taught], history=history)
+        ours = replace(
+            profile, taught=[Example(t, label) for t, label in taught], history=history, extra=self.saved.extra
+        )
+        note = ""
         with self._file_lock:
-            saved.save(target)
+            refuse_read_only(target)
+            theirs = None
+            if same:
+                try:
+                    theirs = read_current(target)
+                except ValueError:
+                    note = f"The unreadable {target.name} was kept as {move_aside(target).name}."
+            merged = merge(self.saved, ours, theirs, target, force)
+            atomic_write_text(target, merged.profile.to_json())
             self._generation += 1
         self.writes += 1
-        self._taught = None  # this write carried the newest taught set
+        self._taught, self.stranded, self.unreadable = None, None, ""  # this write carried the newest set
         self._writing.cancel()
-        self._switch(target, saved, history)
+        self._renumber(merged)
+        self._switch(target, merged.profile, merged.profile.history)
+        if merged.from_them or merged.prompt_from_them:
+            self.merged.emit(merged.from_them, merged.prompt_from_them)
+        return note
 
     def adopt(self, path: str | Path, profile: PromptProfile) -> None:
         """Switch to a file already read and validated (:meth:`read`), as saved there, its versions too.
@@ -161,7 +212,7 @@ class PromptDocument:
         self.flush()  # the taught set still waiting goes to the file it belongs to
         with self._file_lock:
             self._generation += 1  # and no write captured before lands after the switch
-        self._numbers = {}
+        self._numbers, self.unreadable = {}, ""
         self._switch(Path(path), profile, list(profile.history))
 
     def _switch(self, path: Path, saved: PromptProfile, history: list[VersionRecord]) -> None:
@@ -169,9 +220,9 @@ class PromptDocument:
         self.path, self.saved, self.draft, self.history = path, saved, None, history
         self._drafting.cancel()
         try:
-            self.draft_path.unlink(missing_ok=True)
+            self._draft_job()()  # no draft left, unless it holds a taught set no file has taken yet
         except OSError as exc:
-            log.info("draft not removed: %s", exc)
+            log.info("draft not updated: %s", exc)
         self._announce()
 
     # ------------------------------------------------------- taught set
@@ -191,38 +242,90 @@ class PromptDocument:
     async def _write_taught_soon(self) -> None:
         await asyncio.sleep(self.delay)
         while self._taught is not None:
-            path, text = self._take_taught()
+            job = self._take_taught()
             try:
-                await self.writer.run(self._write_file, path, text, self._generation)
-            except OSError as exc:
-                self.failed.emit(f"Could not save the taught tickets: {exc.strerror or exc}")
+                if self.unreadable:
+                    raise ValueError(self.unreadable)
+                merged = await self.writer.run(self._write_file, *job)
+            except (OSError, ValueError) as exc:
+                self._strand(job[2], exc)
+                await self.writer.run(self._draft_job())
                 return
-            self.writes += 1
+            self._landed(job[2], merged)
 
-    def _take_taught(self) -> tuple[Path, str]:
-        """Captured on the loop's thread: the path and the JSON text, so the thread reads nothing shared."""
+    def _take_taught(self) -> tuple[Path, PromptProfile, PromptProfile, int]:
+        """Captured on the loop's thread: the path, what was last read or written there, what to write
+        and the write's generation, so the thread reads nothing shared."""
         assert self._taught is not None
         taught = [Example(t, label) for t, label in self._taught]
-        self.saved = replace(self.saved, taught=taught, history=list(self.history))
         self._taught = None
-        return self.path, self.saved.to_json()
+        return self.path, self.saved, replace(self.saved, taught=taught, history=list(self.history)), self._generation
 
-    def _write_file(self, path: Path, text: str, generation: int) -> None:
-        """On the writer thread: write, unless a newer write of the file has been made since the capture."""
+    def _write_file(self, path: Path, base: PromptProfile, ours: PromptProfile, generation: int) -> Merged | None:
+        """On the writer thread: re-read the file, merge, write; unless a newer write of the file has been
+        made since the capture. A read-only or unreadable file raises and is left as it is."""
         with self._file_lock:
-            if generation == self._generation:
-                atomic_write_text(path, text)
+            if generation != self._generation:
+                return None
+            refuse_read_only(path)
+            merged = merge(base, ours, read_current(path), path)
+            atomic_write_text(path, merged.profile.to_json())
+            return merged
+
+    def _landed(self, ours: PromptProfile, merged: Merged | None) -> None:
+        """Back on the loop's thread after a write: what the file now holds is the base of the next one."""
+        self.writes += 1
+        if merged is None:
+            return
+        written = merged.profile
+        self._renumber(merged)
+        self.history, _ = merge_history(ours.history, self.history, written.history)
+        base = replace(self.saved, taught=written.taught, history=written.history, extra=written.extra)
+        take = merged.prompt_from_them and not self.dirty
+        self.saved = written if take else base
+        if take:
+            self.draft = None
+        if self.stranded is not None:
+            self.stranded = None  # the file took the taught set the draft was keeping
+            self._drafting.start(self._write_draft_soon())
+        if merged.from_them or merged.prompt_from_them:
+            self.merged.emit(merged.from_them, merged.prompt_from_them)
+        if take:
+            self._announce()
+
+    def _strand(self, ours: PromptProfile, exc: Exception) -> None:
+        """The file cannot take the taught set: keep it in the draft, and say so once."""
+        first = self.stranded is None
+        self.stranded = [(e.text, e.label) for e in ours.taught]
+        if isinstance(exc, ValueError) and not self.unreadable:
+            self.unreadable = str(exc)
+        if first:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            self.failed.emit(
+                f"The taught tickets were not written to {self.path.name} ({why}); they are kept in the draft "
+                "and come back at the next start."
+            )
+
+    def _renumber(self, merged: Merged) -> None:
+        """Versions of ours that the file had under other numbers were given the next free ones."""
+        if merged.renumbered:
+            self._numbers = {v: merged.renumbered.get(n, n) for v, n in self._numbers.items()}
 
     def flush(self) -> None:
         """Write a taught set still waiting, now (the window closing)."""
         self._writing.cancel()
         if self._taught is not None:
-            path, text = self._take_taught()
+            job = self._take_taught()
             try:
-                self._write_file(path, text, self._generation)
-                self.writes += 1
-            except OSError as exc:
-                self.failed.emit(f"Could not save the taught tickets: {exc.strerror or exc}")
+                if self.unreadable:
+                    raise ValueError(self.unreadable)
+                self._landed(job[2], self._write_file(*job))
+            except (OSError, ValueError) as exc:
+                self._strand(job[2], exc)
+                try:
+                    self._draft_job()()
+                except OSError as err:
+                    self.failed.emit(f"Could not save the taught tickets: {err.strerror or err}")
 
     @property
     def busy(self) -> bool:
@@ -282,4 +385,17 @@ class PromptDocument:
         self.changed.emit(self.status)
 
 
-__all__ = ["DocumentStatus", "ProfileError", "PromptDocument"]
+def move_aside(path: Path) -> Path:
+    """Rename a file that cannot be read to a backup beside it (``prompt.unreadable-20261201-1405.json``),
+    so a Save over it loses nothing; returns the backup's path."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    backup = path.with_name(f"{path.stem}.unreadable-{stamp}{path.suffix}")
+    n = 1
+    while backup.exists():
+        n += 1
+        backup = path.with_name(f"{path.stem}.unreadable-{stamp}-{n}{path.suffix}")
+    path.rename(backup)
+    return backup
+
+
+__all__ = ["DocumentStatus", "ProfileError", "PromptConflict", "PromptDocument"]
