@@ -184,7 +184,7 @@ def test_prompt_file_with_byte_order_mark_still_loads(tmp_path):
 
 
 def test_labels_that_render_the_same_are_duplicates():
-    """"billing" and "bill\u200bing" (a zero-width space inside) look alike in every list: refused."""
+    """ "billing" and "bill\u200bing" (a zero-width space inside) look alike in every list: refused."""
     from triage_gui.engine.prompt import Label, PromptProfile, label_key
 
     for twin in ("bill\u200bing", "\ufeffbilling", "bil\u00adling", "Billing\u2060"):

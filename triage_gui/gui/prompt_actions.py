@@ -286,7 +286,7 @@ class PromptActions:
 
 
 def ask_conflict(parent: QWidget, exc: PromptConflict) -> str | None:
-    """"mine", "theirs" or None (cancel): whose prompt to keep when both windows changed it."""
+    """ "mine", "theirs" or None (cancel): whose prompt to keep when both windows changed it."""
     box = QMessageBox(QMessageBox.Icon.Question, "Prompt changed in another window", str(exc), parent=parent)
     box.setInformativeText(
         f"Its instruction now begins “{exc.theirs.instruction[:80]}”. Keep your prompt (the taught tickets "
