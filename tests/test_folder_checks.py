@@ -104,7 +104,8 @@ def model_folder(tmp_path: Path) -> Path:
     folder = tmp_path / "my-model"
     folder.mkdir()
     (folder / "config.json").write_text(json.dumps({"model_type": "llama"}), encoding="utf-8")
-    save_file({"model.norm.weight": torch.ones(8), "lm_head.weight": torch.zeros(4, 8)}, str(folder / "model.safetensors"))
+    tensors = {"model.norm.weight": torch.ones(8), "lm_head.weight": torch.zeros(4, 8)}
+    save_file(tensors, str(folder / "model.safetensors"))
     return folder
 
 
