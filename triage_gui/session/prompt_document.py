@@ -217,7 +217,7 @@ class PromptDocument:
 
     def _switch(self, path: Path, saved: PromptProfile, history: list[VersionRecord]) -> None:
         """The file in use is ``path`` as ``saved`` there: no draft over it any more (a Save or an Open)."""
-        self.path, self.saved, self.draft, self.history = path, saved, None, history
+        self.path, self.saved, self.draft, self.history = path, saved, None, list(history)
         self._drafting.cancel()
         try:
             self._draft_job()()  # no draft left, unless it holds a taught set no file has taken yet
