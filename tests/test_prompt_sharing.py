@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import tempfile
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -76,8 +78,7 @@ def test_both_windows_teaching_keeps_both_tickets(tmp_path):
 )
 def test_interleaved_teaching_loses_nothing_either_side_taught(tmp_path, steps):
     """Each side teaches and forgets its own tickets in any order: the file holds exactly both sides' sets."""
-    folder = tmp_path / f"case{abs(hash(tuple(steps)))}"
-    folder.mkdir()
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))
     GOOD.save(folder / "prompt.json")
 
     def body():
@@ -233,5 +234,21 @@ def test_a_read_only_file_is_refused_not_replaced(tmp_path):
         os.chmod(path, 0o644)  # made writable again: the next teach lands, the draft keeps nothing
         teach(a, "another ticket", "technical")
         assert taught_in(path) == {"a ticket": "billing", "another ticket": "technical"}
+
+    run(body)
+
+
+def test_a_file_mended_by_hand_takes_what_was_taught_meanwhile(tmp_path):
+    path = tmp_path / "prompt.json"
+    path.write_text("{", encoding="utf-8")
+
+    def body():
+        a = window(tmp_path, "a")
+        teach(a, "taught while broken", "billing")
+        assert path.read_text(encoding="utf-8") == "{"
+        GOOD.save(path)  # the lead fixes the file in an editor
+        teach(a, "taught after", "technical")
+        assert taught_in(path) == {"taught while broken": "billing", "taught after": "technical"}
+        assert PromptProfile.load(path).instruction == GOOD.instruction and not a.unreadable
 
     run(body)

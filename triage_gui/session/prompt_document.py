@@ -201,7 +201,7 @@ class PromptDocument:
         self._taught, self.stranded, self.unreadable = None, None, ""  # this write carried the newest set
         self._writing.cancel()
         self._renumber(merged)
-        self._switch(target, merged.profile, merged.profile.history)
+        self._switch(target, replace(merged.profile, taught=known_taught(ours, merged)), merged.profile.history)
         if merged.from_them or merged.prompt_from_them:
             self.merged.emit(merged.from_them, merged.prompt_from_them)
         return note
@@ -243,9 +243,7 @@ class PromptDocument:
         await asyncio.sleep(self.delay)
         while self._taught is not None:
             job = self._take_taught()
-            try:
-                if self.unreadable:
-                    raise ValueError(self.unreadable)
+            try:  # a file that could not be read is tried again: a hand edit may have mended it
                 merged = await self.writer.run(self._write_file, *job)
             except (OSError, ValueError) as exc:
                 self._strand(job[2], exc)
@@ -277,12 +275,14 @@ class PromptDocument:
         self.writes += 1
         if merged is None:
             return
+        self.unreadable = ""
         written = merged.profile
         self._renumber(merged)
         self.history, _ = merge_history(ours.history, self.history, written.history)
-        base = replace(self.saved, taught=written.taught, history=written.history, extra=written.extra)
+        taught = known_taught(ours, merged)
+        base = replace(self.saved, taught=taught, history=written.history, extra=written.extra)
         take = merged.prompt_from_them and not self.dirty
-        self.saved = written if take else base
+        self.saved = replace(written, taught=taught) if take else base
         if take:
             self.draft = None
         if self.stranded is not None:
@@ -317,8 +317,6 @@ class PromptDocument:
         if self._taught is not None:
             job = self._take_taught()
             try:
-                if self.unreadable:
-                    raise ValueError(self.unreadable)
                 self._landed(job[2], self._write_file(*job))
             except (OSError, ValueError) as exc:
                 self._strand(job[2], exc)
@@ -383,6 +381,14 @@ class PromptDocument:
 
     def _announce(self) -> None:
         self.changed.emit(self.status)
+
+
+def known_taught(ours: PromptProfile, merged: Merged) -> list[Example]:
+    """The base of the next write's taught tickets: what the file now holds (the window takes in the
+    other side's tickets), and the tickets the other side forgot that this side still holds, as held
+    (unchanged here, so the next write leaves them forgotten rather than teaching them again)."""
+    written = {e.text.strip() for e in merged.profile.taught}
+    return [*merged.profile.taught, *(e for e in ours.taught if e.text.strip() not in written)]
 
 
 def move_aside(path: Path) -> Path:
