@@ -252,3 +252,29 @@ def test_a_file_mended_by_hand_takes_what_was_taught_meanwhile(tmp_path):
         assert PromptProfile.load(path).instruction == GOOD.instruction and not a.unreadable
 
     run(body)
+
+
+def test_two_windows_writing_at_the_same_moment_lose_nothing(tmp_path):
+    """Two windows (each its own loop and writer thread) teaching in bursts at once: the lock beside the
+    file makes each read-merge-write whole, so every ticket of both is in the file."""
+    import threading
+
+    GOOD.save(tmp_path / "prompt.json")
+    barrier = threading.Barrier(2)
+
+    def side(name: str) -> None:
+        async def main():
+            doc = window(tmp_path, name)
+            barrier.wait(5)
+            for i in range(30):
+                teach(doc, f"{name} ticket {i}", "billing")
+            doc.close()
+
+        asyncio.run(main())
+
+    threads = [threading.Thread(target=side, args=(name,)) for name in "ab"]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert taught_in(tmp_path / "prompt.json") == {f"{n} ticket {i}": "billing" for n in "ab" for i in range(30)}

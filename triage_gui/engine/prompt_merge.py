@@ -19,7 +19,9 @@ now (``ours``) and the file as it is now (``theirs``), part by part:
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -51,6 +53,30 @@ def prompt_part(profile: PromptProfile) -> tuple:
         [asdict(x) for x in profile.labels],
         [asdict(x) for x in profile.examples],
     )
+
+
+@contextlib.contextmanager
+def locked(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold an advisory lock for one read-merge-write of ``path`` against other processes (two windows
+    writing within the same milliseconds would each merge the file as it was before the other's write).
+    The lock is on a hidden ``.NAME.lock`` beside the file (the file itself is replaced by every write, so
+    a lock on it would not hold); where locks are not available (a read-only folder, no ``fcntl``) the
+    write goes ahead unlocked, as before."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    target = Path(os.path.realpath(path))
+    try:
+        handle = open(target.with_name(f".{target.name}.lock"), "a+b")  # noqa: SIM115 (closed below)
+    except OSError:
+        yield
+        return
+    with handle:
+        with contextlib.suppress(OSError):  # a file system without locks: unlocked, as before
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        yield
 
 
 def read_current(path: str | os.PathLike[str]) -> PromptProfile | None:

@@ -31,7 +31,7 @@ from pathlib import Path
 from ..engine.atomic import atomic_write_text, refuse_read_only
 from ..engine.history import MAX_VERSIONS, PROMPT_KEYS, VersionRecord
 from ..engine.prompt import SCHEMA_VERSION, Example, ProfileError, PromptProfile, default_profile
-from ..engine.prompt_merge import Merged, PromptConflict, merge, merge_history, read_current
+from ..engine.prompt_merge import Merged, PromptConflict, locked, merge, merge_history, read_current
 from .events import Event
 from .tasks import LatestTask
 from .workers import WorkerThread
@@ -186,7 +186,7 @@ class PromptDocument:
             profile, taught=[Example(t, label) for t, label in taught], history=history, extra=self.saved.extra
         )
         note = ""
-        with self._file_lock:
+        with self._file_lock, locked(target):
             refuse_read_only(target)
             theirs = None
             if same:
@@ -262,7 +262,7 @@ class PromptDocument:
     def _write_file(self, path: Path, base: PromptProfile, ours: PromptProfile, generation: int) -> Merged | None:
         """On the writer thread: re-read the file, merge, write; unless a newer write of the file has been
         made since the capture. A read-only or unreadable file raises and is left as it is."""
-        with self._file_lock:
+        with self._file_lock, locked(path):
             if generation != self._generation:
                 return None
             refuse_read_only(path)
