@@ -12,8 +12,9 @@ checksums it records itself, where it has them:
 - a Hugging Face cache snapshot, whose large files are links to blobs named by their own SHA-256.
 
 and every float tensor of its ``*.safetensors`` must be finite (no NaN, no infinity), checked before the
-weights are used. Hashing costs about 1 s per GB and the finite check about as much, so both are done
-once per file version: a file that passes gets a stamp (size, mtime, ctime and what passed) in the user
+weights are used. Both read every byte (the converted 538 MB model as a folder: 4.6 s the first time on
+2 loaded cores, SHA-256 and the finite scan together; the encoder's tensors scan in 23 ms), so both are
+done once per file version: a file that passes gets a stamp (size, mtime, ctime and what passed) in the user
 cache, and is checked again only when its stamp no longer matches (any write moves the ctime).
 """
 
@@ -24,10 +25,16 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from ..paths import cache_dir
 from .atomic import atomic_write_text
 from .integrity import MANIFEST, file_sha256
+
+if TYPE_CHECKING:
+    import torch
 
 STAMPS = "verified-weights.json"
 SUM_FILES = ("SHA256SUMS", "sha256sums.txt", "SHA256SUMS.txt", "checksums.sha256")
@@ -114,18 +121,29 @@ def damaged_file(folder: Path, hasher: Callable[[Path], str] = file_sha256) -> s
     return None
 
 
+def all_finite(tensor: torch.Tensor) -> bool:
+    """Whether a tensor holds no NaN and no infinity (true for integer tensors). Through numpy: for the
+    encoder's 22.7 M values 23 ms, where ``torch.isfinite(...).all()`` took 3.2 s on 2 loaded cores
+    (200 ms on one thread): its thread team waits at barriers for cores that are busy elsewhere."""
+    import torch
+
+    if not tensor.is_floating_point():
+        return True
+    if tensor.dtype not in (torch.float16, torch.float32, torch.float64):
+        tensor = tensor.to(torch.float32)
+    return bool(np.isfinite(tensor.detach().cpu().numpy()).all())
+
+
 def nonfinite_tensor(path: Path) -> str | None:
     """The name of the first float tensor of a ``.safetensors`` file holding NaN or infinity, else None;
     a file that passes is stamped, so the next start does not read its tensors again."""
     if _stamped(path, {"finite": True}):
         return None
-    import torch
     from safetensors import safe_open
 
     with safe_open(str(path), framework="pt") as handle:
         for key in handle.keys():  # noqa: SIM118 (a safetensors handle is not a dict)
-            tensor = handle.get_tensor(key)
-            if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            if not all_finite(handle.get_tensor(key)):
                 return key
     _stamp(path, {"finite": True})
     return None

@@ -148,7 +148,7 @@ class SentenceEncoder:
         except Exception as exc:  # safetensors and tokenizers raise their own kinds on bad files
             why = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
             raise ValueError(f"Cannot read the sentence encoder in {folder}: {why}.") from exc
-        if bad := next((k for k, t in tensors.items() if t.is_floating_point() and not torch.isfinite(t).all()), None):
+        if bad := next((k for k, t in tensors.items() if not checksums.all_finite(t)), None):
             raise ValueError(
                 f"The sentence encoder in {folder} is damaged: its weight {bad} holds non-finite values (NaN or "
                 "infinity); copy it again, or use the bundled encoder."

@@ -300,9 +300,9 @@ class PromptDocument:
         if isinstance(exc, ValueError) and not self.unreadable:
             self.unreadable = str(exc)
         if first:
-            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            why = (exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)).rstrip(".")
             self.failed.emit(
-                f"The taught tickets were not written to {self.path.name} ({why}); they are kept in the draft "
+                f"The taught tickets were not written to {self.path.name}: {why}; they are kept in the draft "
                 "and come back at the next start."
             )
 
