@@ -278,3 +278,29 @@ def test_two_windows_writing_at_the_same_moment_lose_nothing(tmp_path):
     for thread in threads:
         thread.join(60)
     assert taught_in(tmp_path / "prompt.json") == {f"{n} ticket {i}": "billing" for n in "ab" for i in range(30)}
+
+
+def record(number: int, content: str):
+    from triage_gui.engine.history import VersionRecord
+
+    return VersionRecord(number, "2026-12-01 10:00", {"instruction": content, "labels": []}, content)
+
+
+@given(st.integers(0, 120), st.integers(0, 5), st.integers(0, 5))
+def test_merged_versions_keep_the_files_and_number_ours_after_them(known, theirs_new, ours_new):
+    """Both sides add versions after a shared history of any length: the file's are kept, ours follow
+    the file's newest with fresh numbers, numbers only increase, and at most 100 are kept."""
+    from triage_gui.engine.history import MAX_VERSIONS
+    from triage_gui.engine.prompt_merge import merge_history
+
+    base = [record(n, f"shared {n}") for n in range(1, known + 1)]
+    theirs = base + [record(known + 1 + i, f"theirs {i}") for i in range(theirs_new)]
+    ours = base + [record(known + 1 + i, f"ours {i}") for i in range(ours_new)]
+    merged, renumbered = merge_history(base, ours, theirs)
+    numbers = [r.number for r in merged]
+    assert numbers == sorted(set(numbers)) and len(merged) == min(MAX_VERSIONS, known + theirs_new + ours_new)
+    contents = [r.content for r in merged]
+    assert contents[-ours_new or len(contents) :] == [f"ours {i}" for i in range(ours_new)]
+    if ours_new:
+        assert merged[-1].number == known + theirs_new + ours_new
+    assert len(renumbered) == (ours_new if theirs_new else 0)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -154,3 +155,24 @@ def merge_history(
             result[number] = replace(record, number=number)
     merged = [result[n] for n in sorted(result)]
     return merged[-MAX_VERSIONS:], renumbered
+
+
+def known_taught(ours: PromptProfile, merged: Merged) -> list[Example]:
+    """The base of the next write's taught tickets: what the file now holds (the window takes in the
+    other side's tickets), and the tickets the other side forgot that this side still holds, as held
+    (unchanged here, so the next write leaves them forgotten rather than teaching them again)."""
+    written = {e.text.strip() for e in merged.profile.taught}
+    return [*merged.profile.taught, *(e for e in ours.taught if e.text.strip() not in written)]
+
+
+def move_aside(path: Path) -> Path:
+    """Rename a file that cannot be read to a backup beside it (``prompt.unreadable-20261201-1405.json``),
+    so a Save over it loses nothing; returns the backup's path."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    backup = path.with_name(f"{path.stem}.unreadable-{stamp}{path.suffix}")
+    n = 1
+    while backup.exists():
+        n += 1
+        backup = path.with_name(f"{path.stem}.unreadable-{stamp}-{n}{path.suffix}")
+    path.rename(backup)
+    return backup

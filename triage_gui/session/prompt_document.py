@@ -31,7 +31,16 @@ from pathlib import Path
 from ..engine.atomic import atomic_write_text, refuse_read_only
 from ..engine.history import MAX_VERSIONS, PROMPT_KEYS, VersionRecord
 from ..engine.prompt import SCHEMA_VERSION, Example, ProfileError, PromptProfile, default_profile
-from ..engine.prompt_merge import Merged, PromptConflict, locked, merge, merge_history, read_current
+from ..engine.prompt_merge import (
+    Merged,
+    PromptConflict,
+    known_taught,
+    locked,
+    merge,
+    merge_history,
+    move_aside,
+    read_current,
+)
 from .events import Event
 from .tasks import LatestTask
 from .workers import WorkerThread
@@ -188,14 +197,20 @@ class PromptDocument:
         note = ""
         with self._file_lock, locked(target):
             refuse_read_only(target)
-            theirs = None
+            theirs, backup = None, None
             if same:
                 try:
                     theirs = read_current(target)
                 except ValueError:
-                    note = f"The unreadable {target.name} was kept as {move_aside(target).name}."
+                    backup = move_aside(target)
+                    note = f"The unreadable {target.name} was kept as {backup.name}."
             merged = merge(self.saved, ours, theirs, target, force)
-            atomic_write_text(target, merged.profile.to_json())
+            try:
+                atomic_write_text(target, merged.profile.to_json())
+            except OSError:
+                if backup is not None:  # nothing written: the file goes back under its name
+                    backup.rename(target)
+                raise
             self._generation += 1
         self.writes += 1
         self._taught, self.stranded, self.unreadable = None, None, ""  # this write carried the newest set
@@ -247,8 +262,8 @@ class PromptDocument:
                 merged = await self.writer.run(self._write_file, *job)
             except (OSError, ValueError) as exc:
                 self._strand(job[2], exc)
-                await self.writer.run(self._draft_job())
-                return
+                await self.writer.run(self._draft_job())  # and a newer set waiting goes the same way
+                continue
             self._landed(job[2], merged)
 
     def _take_taught(self) -> tuple[Path, PromptProfile, PromptProfile, int]:
@@ -381,27 +396,6 @@ class PromptDocument:
 
     def _announce(self) -> None:
         self.changed.emit(self.status)
-
-
-def known_taught(ours: PromptProfile, merged: Merged) -> list[Example]:
-    """The base of the next write's taught tickets: what the file now holds (the window takes in the
-    other side's tickets), and the tickets the other side forgot that this side still holds, as held
-    (unchanged here, so the next write leaves them forgotten rather than teaching them again)."""
-    written = {e.text.strip() for e in merged.profile.taught}
-    return [*merged.profile.taught, *(e for e in ours.taught if e.text.strip() not in written)]
-
-
-def move_aside(path: Path) -> Path:
-    """Rename a file that cannot be read to a backup beside it (``prompt.unreadable-20261201-1405.json``),
-    so a Save over it loses nothing; returns the backup's path."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    backup = path.with_name(f"{path.stem}.unreadable-{stamp}{path.suffix}")
-    n = 1
-    while backup.exists():
-        n += 1
-        backup = path.with_name(f"{path.stem}.unreadable-{stamp}-{n}{path.suffix}")
-    path.rename(backup)
-    return backup
 
 
 __all__ = ["DocumentStatus", "ProfileError", "PromptConflict", "PromptDocument"]
