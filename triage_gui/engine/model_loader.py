@@ -168,8 +168,8 @@ def _convert(gguf: Path, target: Path, report: Progress) -> None:
             for path in tmp.iterdir():  # safetensors writes 0600; a shared cache needs what open() gives
                 normal_permissions(path)
             report(0.88, "Checking the converted files…")
-            integrity.release(tmp)
             integrity.write_manifest(tmp)  # last: a folder without a manifest is unfinished
+        integrity.release(target)  # the owner mark came along (hidden: no manifest lists it)
     except OSError as exc:
         raise ModelLoadError(f"Cannot save the converted model to {target}: {_short(exc)}") from exc
     report(1.0, "Model converted.")
