@@ -304,3 +304,23 @@ def test_merged_versions_keep_the_files_and_number_ours_after_them(known, theirs
     if ours_new:
         assert merged[-1].number == known + theirs_new + ours_new
     assert len(renumbered) == (ours_new if theirs_new else 0)
+
+
+def test_a_field_added_to_the_profile_later_merges_side_by_side(tmp_path):
+    """A field a later change adds to the profile (saved random checks, say) needs no merge code: ours
+    where this side changed it, else the file's."""
+    from dataclasses import dataclass, field, replace
+
+    from triage_gui.engine.prompt_merge import merge
+
+    @dataclass
+    class WithChecks(PromptProfile):
+        checks: list = field(default_factory=list)
+
+    base = WithChecks(GOOD.instruction, GOOD.labels)
+    theirs = replace(base, checks=[3, 7])
+    ours = replace(base, instruction="Edited here.")
+    merged = merge(base, ours, theirs, tmp_path / "prompt.json").profile
+    assert merged.checks == [3, 7] and merged.instruction == "Edited here."
+    merged = merge(base, replace(ours, checks=[1]), theirs, tmp_path / "prompt.json").profile
+    assert merged.checks == [1]

@@ -13,8 +13,9 @@ now (``ours``) and the file as it is now (``theirs``), part by part:
   the file's newest (so numbering continues from the file), a version this side scored keeps its score;
 - the prompt itself (name, instruction, labels, examples): the side that changed it since ``base``
   wins; when both did, differently, :class:`PromptConflict` is raised and the window asks the lead;
-- any other field (one this version does not know, or one added later), key by key: ours where this
-  side changed it since ``base``, else the file's, so a newer field merges without code here.
+- any other field, one this version does not know (kept in ``extra``) or one added to the profile later,
+  key by key: ours where this side changed it since ``base``, else the file's, so a new field merges
+  without code here.
 """
 
 from __future__ import annotations
@@ -23,11 +24,14 @@ import contextlib
 import os
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 from .history import MAX_VERSIONS, VersionRecord
 from .prompt import Example, PromptProfile
+
+# The fields merged part by part below; any other field of the profile is merged as a whole, side by side.
+MERGED_FIELDS = ("name", "instruction", "labels", "examples", "taught", "history", "extra")
 
 
 class PromptConflict(Exception):
@@ -109,7 +113,12 @@ def merge(
                 extra[key] = ours.extra[key]
             else:
                 extra.pop(key, None)
-    profile = replace(prompt_source, taught=taught, history=history, extra=extra)
+    others = {  # a field added to the profile later (saved random checks, say): ours where we changed it
+        f.name: getattr(ours if getattr(ours, f.name) != getattr(base, f.name) else theirs, f.name)
+        for f in fields(ours)
+        if f.name not in MERGED_FIELDS
+    }
+    profile = replace(prompt_source, taught=taught, history=history, extra=extra, **others)
     return Merged(profile, from_them, renumbered, prompt_source is theirs and other != mine)
 
 
