@@ -191,8 +191,11 @@ class PromptDocument:
         target = path or self.path
         same = os.path.realpath(target) == os.path.realpath(self.path)
         history = self._with_version(profile, list(self.history))
-        ours = replace(
-            profile, taught=[Example(t, label) for t, label in taught], history=history, extra=self.saved.extra
+        ours = replace(  # the prompt from the editor; every other field as this document holds it
+            self.saved,
+            **{k: getattr(profile, k) for k in ("name", "instruction", "labels", "examples")},
+            taught=[Example(t, label) for t, label in taught],
+            history=history,
         )
         note = ""
         with self._file_lock, locked(target):
