@@ -221,3 +221,18 @@ def test_the_prefix_checksum_sees_any_changed_byte_name_or_shape():
     assert integrity.tensors_checksum({**tensors, "v0": tensors["v0"].view(1, 3, 64, 170)}) != reference
     assert integrity.tensors_checksum({**tensors, "v0": tensors["v0"].to(torch.bfloat16)}) != reference
     assert integrity.tensors_checksum(dict(tensors)) == reference
+
+
+def test_a_conversion_is_marked_with_its_owner_until_its_folder_is_in_place(tmp_path, monkeypatch, loaded):
+    """A kill -9 at any moment of a conversion, the hashing for the manifest included, leaves a folder
+    the next start can tell is abandoned; the finished folder keeps no mark."""
+    monkeypatch.setenv("TRIAGE_GUI_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(model_loader, "_dequantize", Conversions(Path(loaded.source)), raising=False)
+    marked = []
+    real = integrity.write_manifest
+    monkeypatch.setattr(
+        integrity, "write_manifest", lambda folder: marked.append((folder / integrity.OWNER).is_file()) or real(folder)
+    )
+    folder = model_loader.convert_gguf(bundled_gguf())
+    assert marked == [True] and not (folder / integrity.OWNER).exists()
+    assert model_loader._check(folder) is None

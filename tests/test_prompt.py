@@ -181,3 +181,13 @@ def test_prompt_file_with_byte_order_mark_still_loads(tmp_path):
     path = tmp_path / "bom.json"
     path.write_bytes(b"\xef\xbb\xbf" + default_profile().to_json().encode())
     assert PromptProfile.load(path) == default_profile()
+
+
+def test_labels_that_render_the_same_are_duplicates():
+    """ "billing" and "bill\u200bing" (a zero-width space inside) look alike in every list: refused."""
+    from triage_gui.engine.prompt import Label, PromptProfile, label_key
+
+    for twin in ("bill\u200bing", "\ufeffbilling", "bil\u00adling", "Billing\u2060"):
+        profile = PromptProfile("Route it.", [Label("billing"), Label(twin), Label("technical")])
+        assert any("duplicates label 1" in p.message for p in profile.problems()), twin
+        assert label_key(twin) == label_key("billing")

@@ -62,3 +62,28 @@ def test_a_train_file_shows_progress_while_its_features_are_computed(tmp_path, l
     total = 40 + len(prompt_examples(default_profile()))
     assert f"teaching: features of {total} taught and prompt tickets" in err
     assert f"\r{total}/{total} tickets" in err and "for the taught classifier" in err
+
+
+def test_taught_tickets_with_a_label_no_longer_in_the_prompt_are_set_aside(tmp_path, loaded, capsys):
+    """A label renamed by hand leaves its taught tickets behind: one sentence, and the run goes on; a
+    500 KB taught ticket is learned from its beginning (MAX_TAUGHT_CHARS) instead of stalling the run."""
+    from triage_gui.engine.taught import MAX_TAUGHT_CHARS
+
+    with open(SAMPLE, encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))[:6]
+    tickets = tmp_path / "tickets.csv"
+    with open(tickets, "w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows([["text"], *[[r["text"]] for r in rows[:2]]])
+    profile = default_profile()
+    profile.taught = [Example(r["text"], r["team"]) for r in rows[2:5]]
+    profile.taught.append(Example("my invoice is wrong", "accounts payable"))  # no such label any more
+    profile.taught.append(Example("refund " * 80_000, profile.label_names[0]))  # 560 KB
+    prompt = tmp_path / "taught.json"
+    profile.save(prompt)
+    out = tmp_path / "out.csv"
+    assert main(["classify", str(tickets), "--prompt", str(prompt), "--threads", "1", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "1 taught tickets saved with the prompt have labels that are no longer labels of the prompt" in err
+    assert "(such as 'accounts payable'); they are set aside." in err
+    assert f"longer than {MAX_TAUGHT_CHARS:,} characters" in err
+    assert "teaching from 4 taught tickets saved with the prompt" in err and len(labels(out)) == 2

@@ -171,11 +171,12 @@ def taught_tickets(args: argparse.Namespace, profile) -> list[tuple[str, str]]:
     """The taught set as the window has it: the tickets the lead taught, saved with the prompt (unless
     ``--no-taught``), then ``--train``'s; a later label for the same text replaces an earlier one. So the
     same taught tickets give the same labels whether they come from ``--prompt P`` or ``--train``."""
-    merged: dict[str, str] = {}
-    saved = [] if getattr(args, "no_taught", False) else profile.taught
-    for example in saved:
-        if example.text.strip():
-            merged[example.text.strip()] = example.label
+    from .engine.taught import usable_taught
+
+    saved, notes = usable_taught([] if getattr(args, "no_taught", False) else profile.taught, profile.label_names)
+    merged = dict(saved)
+    for note in notes:
+        print(note, file=sys.stderr)
     if saved:
         print(f"teaching from {len(merged)} taught tickets saved with the prompt", file=sys.stderr)
     if args.train:

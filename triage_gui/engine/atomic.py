@@ -10,6 +10,7 @@ through: its target is replaced and the link stays a link.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import stat
@@ -17,6 +18,27 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
+
+
+class ReadOnlyFile(PermissionError):
+    """A file the user made read-only: refused, never replaced (an atomic replace is a rename, which the
+    file's own mode does not stop, so a 0444 prompt file was silently replaced)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        why = "it is read-only, so it was left as it is (make it writable, or save under another name)"
+        super().__init__(errno.EACCES, why, str(path))
+
+
+def refuse_read_only(path: str | os.PathLike[str]) -> None:
+    """Raise :class:`ReadOnlyFile` if ``path`` (a symlink's target) exists and may not be written: no write
+    permission bit at all (which even root is held to here), or none for this account."""
+    target = os.path.realpath(path)
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        return  # a new file: the folder decides
+    if stat.S_ISREG(mode) and (not mode & 0o222 or not os.access(target, os.W_OK)):
+        raise ReadOnlyFile(path)
 
 
 def _umask() -> int:

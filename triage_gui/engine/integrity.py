@@ -30,6 +30,9 @@ import contextlib
 import hashlib
 import json
 import os
+import shutil
+import socket
+import time
 import zlib
 from collections.abc import Mapping
 from pathlib import Path
@@ -140,6 +143,59 @@ def check_manifest(folder: Path, full: bool = False) -> str | None:
     except (OSError, KeyError, TypeError) as exc:
         return f"its files cannot be checked ({exc})"
     return None
+
+
+OWNER = ".triage-owner"  # in a conversion's temp folder: "<pid> <host>" of the process filling it
+
+
+def claim(folder: Path) -> None:
+    """Mark a temp folder as being filled by this process, so a sweep can tell an abandoned one."""
+    (folder / OWNER).write_text(f"{os.getpid()} {socket.gethostname()}", encoding="utf-8")
+
+
+def release(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        (folder / OWNER).unlink()
+
+
+def _owner_gone(folder: Path) -> bool:
+    """Whether the process that was filling ``folder`` (its owner file, or a ``.damaged-<pid>`` name) is
+    gone: on this host, with no such process. Another host's, or one we may not signal, is alive."""
+    try:
+        pid_text, _, host = (folder / OWNER).read_text(encoding="utf-8").partition(" ")
+    except OSError:
+        pid_text, host = folder.name.rpartition("-")[2], socket.gethostname()
+        if ".damaged-" not in folder.name:
+            return False
+    if not pid_text.strip().isdigit() or host.strip() != socket.gethostname():
+        return False
+    pid = int(pid_text)
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # another account's process: alive
+        return False
+    return False
+
+
+def sweep_interrupted(parent: Path, max_age: float) -> list[Path]:
+    """Remove what interrupted conversions and removals left in ``parent`` (hidden folders of 540 MB
+    each, after a ``kill -9``): at every start, not only when converting. One goes when the process that
+    filled it is gone, or when it is older than ``max_age`` seconds. Returns what was removed."""
+    removed = []
+    now = time.time()
+    with contextlib.suppress(OSError):
+        for leftover in parent.glob(".*"):
+            try:
+                if leftover.is_dir() and (_owner_gone(leftover) or now - leftover.stat().st_mtime > max_age):
+                    shutil.rmtree(leftover, ignore_errors=True)
+                    removed.append(leftover)
+            except OSError:
+                continue
+    return removed
 
 
 def hub_folder(repo_id: str) -> Path | None:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from ..paths import cache_dir
-from . import integrity
+from . import checksums, integrity
 from .atomic import atomic_dir, normal_permissions
 
 if TYPE_CHECKING:
@@ -160,14 +160,16 @@ def _check(folder: Path, full: bool = False) -> str | None:
 
 
 def _convert(gguf: Path, target: Path, report: Progress) -> None:
-    _sweep_leftovers(target)
+    _sweep_leftovers(target.parent)
     try:
         with atomic_dir(target) as tmp:
+            integrity.claim(tmp)  # a kill -9 leaves it without a live owner: the next start removes it
             _dequantize(gguf, tmp, report)
             for path in tmp.iterdir():  # safetensors writes 0600; a shared cache needs what open() gives
                 normal_permissions(path)
             report(0.88, "Checking the converted files…")
             integrity.write_manifest(tmp)  # last: a folder without a manifest is unfinished
+        integrity.release(target)  # the owner mark came along (hidden: no manifest lists it)
     except OSError as exc:
         raise ModelLoadError(f"Cannot save the converted model to {target}: {_short(exc)}") from exc
     report(1.0, "Model converted.")
@@ -213,17 +215,9 @@ def _discard(target: Path, gguf: Path, problem: str, report: Progress) -> None:
     shutil.rmtree(doomed, ignore_errors=True)
 
 
-def _sweep_leftovers(target: Path) -> None:
-    """Remove what interrupted conversions or removals of ``target`` left beside it (540 MB each)."""
-    if not target.parent.is_dir():
-        return
-    now = time.time()
-    for leftover in target.parent.glob(f".{target.name}.*"):
-        try:
-            if leftover.is_dir() and now - leftover.stat().st_mtime > LEFTOVER_SECONDS:
-                shutil.rmtree(leftover, ignore_errors=True)
-        except OSError:
-            continue
+def _sweep_leftovers(models: Path) -> None:
+    """Remove what interrupted conversions or removals left in the models cache (540 MB each)."""
+    integrity.sweep_interrupted(models, LEFTOVER_SECONDS)
 
 
 @dataclass
@@ -243,6 +237,7 @@ def resolve(spec: str | None, progress: Progress | None = None) -> tuple[str, st
 
 def _resolve(spec: str | None, report: Progress) -> _Source:
     spec = (spec or BUNDLED).strip()
+    _sweep_leftovers(cache_dir() / "models")  # every start: an interrupted conversion's folder goes
     if spec == BUNDLED:
         gguf = bundled_gguf()
         folder, repaired = _converted(gguf, report)
@@ -256,6 +251,8 @@ def _resolve(spec: str | None, report: Progress) -> _Source:
     if path.exists():
         if not (path / "config.json").is_file():
             raise ModelLoadError(f"{path} is not a model folder (it has no config.json).")
+        if problem := checksums.folder_problem(path):
+            raise ModelLoadError(f"The model in {path} is damaged ({problem}): copy or download it again.")
         return _Source(str(path), path.name, "see the model's card")
     if is_hub_id(spec):
         return _Source(spec, spec, "see the model's card on the Hugging Face Hub")

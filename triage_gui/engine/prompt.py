@@ -16,6 +16,7 @@ from .checked import CheckRecord, read_checks, write_checks
 from .history import VersionRecord, read_history, write_history
 
 SCHEMA_VERSION = 2  # 2 added the taught tickets; version 1 files still load
+KNOWN_FIELDS = ("schema_version", "name", "instruction", "labels", "examples", "taught", "history", "checks")
 READABLE_VERSIONS = (1, 2)
 # Every label name is scored against every ticket, so one huge name or hundreds of labels make each ticket
 # take tens of seconds (a 10,000-character name: ~55 s a ticket). A profile is a small hand-edited file.
@@ -66,6 +67,8 @@ class PromptProfile:
     history: list[VersionRecord] = field(default_factory=list)
     # The lead's random checks and what they were made under (engine/checked.py); not read by the model.
     checks: list[CheckRecord] = field(default_factory=list)
+    # Fields this version does not read (a newer version's, say): carried through every write unchanged.
+    extra: dict = field(default_factory=dict)
 
     @property
     def label_names(self) -> list[str]:
@@ -123,6 +126,7 @@ class PromptProfile:
 
     def to_dict(self) -> dict:
         return {
+            **self.extra,
             "schema_version": SCHEMA_VERSION,
             "name": self.name,
             "instruction": self.instruction,
@@ -173,6 +177,7 @@ class PromptProfile:
             ],
             history=read_history(data.get("history")),
             checks=read_checks(data.get("checks")),
+            extra={k: v for k, v in data.items() if k not in KNOWN_FIELDS},
         )
 
     @classmethod
@@ -222,9 +227,13 @@ def _read_profile_bytes(path: str | os.PathLike[str]) -> bytes:
 
 
 def label_key(name: str) -> str:
-    """What two label names are compared by: Unicode NFC form, runs of whitespace as one space, case
-    folded; "café" typed two ways, "tech  support" and "tech support" are one label."""
-    return " ".join(unicodedata.normalize("NFC", name).split()).casefold()
+    """What two label names are compared by: Unicode NFC form, invisible characters (zero-width space,
+    joiners, soft hyphen, byte-order mark: every format character, and the blank letters) removed, runs
+    of whitespace as one space, case folded; "café" typed two ways, "tech  support" and "tech support",
+    "billing" and "bill\u200bing" are one label."""
+    text = unicodedata.normalize("NFC", name)
+    text = "".join(c for c in text if c not in _BLANK_LETTERS and unicodedata.category(c) != "Cf")
+    return " ".join(text.split()).casefold()
 
 
 def _kind(value: object) -> str:

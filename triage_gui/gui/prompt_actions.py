@@ -23,7 +23,7 @@ from ..engine.history import Measure
 from ..engine.prompt import Problem, ProfileError, PromptProfile
 from ..engine.taught import read_taught, write_taught
 from ..session.evaluation import Evaluation, Score
-from ..session.prompt_document import DocumentStatus, PromptDocument
+from ..session.prompt_document import DocumentStatus, PromptConflict, PromptDocument
 from ..session.session import Session
 from ..session.status import PromptStatus
 from .prompt_editor import PromptEditor
@@ -54,6 +54,7 @@ class PromptActions:
         self.diff_dialog: QDialog | None = None
         document.changed.connect(self._show_state)
         document.failed.connect(lambda why: notify(why, 10000))
+        document.merged.connect(self._merged)
         evaluation.scored.connect(self._scored)
         evaluation.numbering = document.number
         checks = session.checks  # kept with the prompt file, each with what it was made under
@@ -70,8 +71,12 @@ class PromptActions:
             self.editor.set_profile(draft)
             self.document.draft = self.editor.profile()
             self.notify("Restored your unsaved prompt draft.", 10000)
-        self.session.teaching.restore([(e.text, e.label) for e in saved.taught])
+        waiting = self.document.draft_taught  # taught where the file could not take them: offered back
+        self.session.teaching.restore([*((e.text, e.label) for e in saved.taught), *waiting])
         self.session.checks.restore(saved.checks)
+        if waiting:
+            self.notify(f"Restored {len(waiting)} taught tickets kept in the draft.", 10000)
+            self.keep_taught()
         self.session.set_prompt(saved)
         self._show_state(self.document.status)
 
@@ -95,17 +100,21 @@ class PromptActions:
         self.editor.flush_snapshot()
         profile = self.editor.profile()
         try:
-            self.document.save(profile, self.session.teaching.items(), path)
+            note = self.document.save(profile, self.session.teaching.items(), path)
         except ProfileError as exc:
             self.editor.show_problems(exc.problems)
             self.notify("Prompt not saved: " + exc.problems[0].message, 10000)
             return False
+        except PromptConflict as exc:
+            return self._conflict(exc, profile, path)
         except OSError as exc:
             self.warn("Prompt not saved", f"Cannot write {path or self.document.path}: {exc.strerror or exc}")
             return False
         self.editor.clear_problems()
         if not self.session.set_prompt(self.document.saved):
-            self.notify("Prompt unchanged: nothing to re-label.", 6000)
+            self.notify(note or "Prompt unchanged: nothing to re-label.", 15000 if note else 6000)
+        elif note:
+            self.notify(note, 15000)
         return True
 
     def confirm_quit(self) -> bool:
@@ -127,6 +136,42 @@ class PromptActions:
             self.document.draft = None  # not dirty: closing removes the autosaved draft
             return True
         return False
+
+    def _conflict(self, exc: PromptConflict, profile: PromptProfile, path: Path | None) -> bool:
+        """Another window saved another prompt into the file since this one read it: the lead chooses."""
+        answer = ask_conflict(self.parent, exc)
+        if answer == "theirs":
+            self.keep_taught()
+            self.document.flush()  # this window's taught tickets go into the file before it is read again
+            return self.open(str(exc.path), ask=False)
+        if answer != "mine":
+            self.notify("Prompt not saved.", 6000)
+            return False
+        try:
+            note = self.document.save(profile, self.session.teaching.items(), path, force=True)
+        except (OSError, PromptConflict) as err:
+            self.warn("Prompt not saved", f"Cannot write {exc.path}: {getattr(err, 'strerror', None) or err}")
+            return False
+        if note:
+            self.notify(note, 15000)
+        self.editor.clear_problems()
+        self.session.set_prompt(self.document.saved)
+        return True
+
+    def _merged(self, theirs: list[tuple[str, str]], prompt_changed: bool) -> None:
+        """A write found another window's work in the file: take in its taught tickets, and its prompt
+        when the editor holds no unsaved edits (else Save asks which to keep)."""
+        name = self.document.path.name
+        if theirs:
+            self.session.teaching.add_items(theirs)
+        if prompt_changed and not self.document.dirty:
+            self.editor.set_profile(self.document.saved, clear_undo=False)
+            self.session.set_prompt(self.document.saved)
+            self.notify(f"{name} was changed in another window: its prompt is in the editor now.", 15000)
+        elif prompt_changed:
+            self.notify(f"{name} was changed in another window; Save will ask which prompt to keep.", 15000)
+        elif theirs:
+            self.notify(f"{len(theirs)} tickets taught in another window were added from {name}.", 10000)
 
     def save_as_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self.parent, "Save prompt profile", str(self.document.path), "*.json")
@@ -156,11 +201,14 @@ class PromptActions:
             )
             if answer != QMessageBox.StandardButton.Discard:
                 return False
+        stranded = self.document.stranded or []  # taught where no file could take them yet: they come along
         self.document.adopt(path, profile)
         self.editor.clear_problems()
         self.editor.set_profile(profile)
-        self.session.teaching.restore([(e.text, e.label) for e in profile.taught])
+        self.session.teaching.restore([*((e.text, e.label) for e in profile.taught), *stranded])
         self.session.checks.restore(profile.checks)
+        if stranded:
+            self.keep_taught()
         self.session.set_prompt(self.document.saved)
         return True
 
@@ -253,3 +301,19 @@ class PromptActions:
                 self.warn("Export failed", f"Cannot write {path}: {exc.strerror or exc}")
                 return
             self.notify(f"Exported {len(items)} taught tickets to {path}.", 10000)
+
+
+def ask_conflict(parent: QWidget, exc: PromptConflict) -> str | None:
+    """ "mine", "theirs" or None (cancel): whose prompt to keep when both windows changed it."""
+    box = QMessageBox(QMessageBox.Icon.Question, "Prompt changed in another window", str(exc), parent=parent)
+    box.setInformativeText(
+        f"Its instruction now begins “{exc.theirs.instruction[:80]}”. Keep your prompt (the taught tickets "
+        "of both are kept), or load the other window's and drop your edits?"
+    )
+    mine = box.addButton("Keep mine", QMessageBox.ButtonRole.AcceptRole)
+    theirs = box.addButton("Load theirs", QMessageBox.ButtonRole.DestructiveRole)
+    box.addButton(QMessageBox.StandardButton.Cancel)
+    box.exec()
+    clicked = box.clickedButton()
+    return "mine" if clicked is mine else "theirs" if clicked is theirs else None
+

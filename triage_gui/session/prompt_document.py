@@ -7,28 +7,47 @@ The window shows it and sends it intents; it owns every write of the prompt file
 switches: a refused file changes nothing (the path, the saved profile, the draft and the taught set
 stay) and the caller is told why. The taught set changes on every teaching key press; its writes are
 coalesced (at most one per ``delay``, the newest set) and made on a writer thread, never on the GUI
-thread. What the thread writes (the JSON text) is captured on the loop's thread before it is handed over.
+thread. What the thread writes from (what was last read or written, and ours) is captured on the loop's
+thread before it is handed over.
+
+Two windows can share the file: every write re-reads it and merges what the other side wrote
+(:mod:`engine.prompt_merge`); the prompt itself is taken from the other side only when this side has
+no unsaved edits, and a Save over edits made in both raises ``PromptConflict`` for the window to ask.
+A file that cannot be read (or is read-only) is never written over: the taught set goes to the draft
+(``stranded``), which the next start offers back, and a Save first moves an unreadable file aside.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..engine.atomic import atomic_write_text
+from ..engine.atomic import atomic_write_text, refuse_read_only
 from ..engine.checked import CheckRecord
 from ..engine.history import MAX_VERSIONS, PROMPT_KEYS, Measure, VersionRecord
 from ..engine.prompt import SCHEMA_VERSION, Example, ProfileError, PromptProfile, default_profile
+from ..engine.prompt_merge import (
+    Merged,
+    PromptConflict,
+    known_taught,
+    locked,
+    merge,
+    merge_history,
+    move_aside,
+    read_current,
+)
 from .events import Event
 from .tasks import LatestTask
 from .workers import WorkerThread
 
 log = logging.getLogger(__name__)
+UNEDITED = "draft_unedited"  # a draft that only keeps a taught set: its prompt is not an edit to offer
 
 
 @dataclass(frozen=True)
@@ -57,6 +76,13 @@ class PromptDocument:
         self.checks: list[CheckRecord] = []  # the random checks, written with the file as the versions are
         self.changed: Event[[DocumentStatus]] = Event()
         self.failed: Event[[str]] = Event()  # a background write failed: why, for the status bar
+        # A write found the other side's work in the file: their taught tickets ours lacks (the window
+        # must take them in: they are what this side now knows the file holds), and whether the prompt in
+        # the file is now theirs (taken as saved when there were no unsaved edits here).
+        self.merged: Event[[list[tuple[str, str]], bool]] = Event()
+        self.unreadable = ""  # why the file in use cannot be read ("" when it can): it is never written
+        self.stranded: list[tuple[str, str]] | None = None  # a taught set the file could not take: in the draft
+        self.draft_taught: list[tuple[str, str]] = []  # the taught set the draft held at start
         self.writer = WorkerThread("prompt-file", transient=True)
         self._taught: list[tuple[str, str]] | None = None  # a taught set waiting to be written
         self._writing = LatestTask("write taught tickets")
@@ -71,16 +97,20 @@ class PromptDocument:
 
     def start(self) -> tuple[PromptProfile, PromptProfile | None, str]:
         """The saved prompt (else the default), an unsaved draft that differs from it, and a note about
-        a saved prompt that could not be read."""
+        a saved prompt that could not be read: that file is kept as it is, never written over."""
         note = ""
         saved: PromptProfile | None = None
-        if self.path.is_file():
+        self.unreadable = ""
+        if self.path.exists():
             try:
-                saved = PromptProfile.load(self.path)
-                saved.validate()
+                saved = self.read(self.path)
             except ValueError as exc:
-                note = f"Could not read the saved prompt ({exc}); using the default."
-                saved = None
+                self.unreadable = str(exc)
+                note = (
+                    f"Could not read the prompt file {self.path.name} ({exc}); it is kept as it is and the "
+                    f"default prompt is in use: what you teach is kept in the draft until you Save, which first "
+                    f"moves {self.path.name} aside as a backup."
+                )
         self.saved = saved or default_profile()
         self.history = list(self.saved.history)
         self.checks = list(self.saved.checks)
@@ -90,7 +120,12 @@ class PromptDocument:
                 draft = PromptProfile.load(self.draft_path)
             except ValueError:
                 draft = None
-            if draft is not None and draft.to_dict() == self.saved.to_dict():
+        self.draft_taught = [(e.text, e.label) for e in draft.taught] if draft is not None else []
+        self.stranded = list(self.draft_taught) or None
+        if draft is not None:
+            unedited = draft.extra.get(UNEDITED) is True
+            draft = replace(draft, taught=[], history=[], extra={})
+            if unedited or (draft.content_hash(), draft.name) == (self.saved.content_hash(), self.saved.name):
                 draft = None
         self.draft = draft
         self._announce()
@@ -125,11 +160,16 @@ class PromptDocument:
         await self.writer.run(self._draft_job())
 
     def _draft_job(self):
-        """What the writer thread does for the draft, decided here on the loop's thread."""
+        """What the writer thread does for the draft, decided here on the loop's thread: the editor's
+        unsaved content (else the saved prompt, marked unedited) with the taught set the file could not
+        take; nothing of either: no draft."""
         path = self.draft_path
-        if self.draft is None or not self.dirty:
+        dirty = self.draft is not None and self.dirty
+        if not dirty and not self.stranded:
             return lambda: path.unlink(missing_ok=True)
-        text = self.draft.to_json()
+        prompt = self.draft if dirty and self.draft is not None else self.saved
+        taught = [Example(t, label) for t, label in self.stranded or []]
+        text = replace(prompt, taught=taught, history=[], extra={} if dirty else {UNEDITED: True}).to_json()
         return lambda: atomic_write_text(path, text)
 
     def write_draft(self) -> None:
@@ -142,21 +182,51 @@ class PromptDocument:
 
     # ------------------------------------------------------------- saving
 
-    def save(self, profile: PromptProfile, taught: Sequence[tuple[str, str]], path: Path | None = None) -> None:
-        """Validate, then write ``profile`` with the taught set to ``path`` (default: the file in use)
-        and make it the saved version. Raises ProfileError (nothing written, nothing switched) or
-        OSError (nothing switched)."""
+    def save(
+        self, profile: PromptProfile, taught: Sequence[tuple[str, str]], path: Path | None = None, force: bool = False
+    ) -> str:
+        """Validate, then write ``profile`` with the taught set to ``path`` (default: the file in use),
+        merged with what another window wrote there, and make it the saved version. Returns a note for
+        the lead ("" or where an unreadable file was moved aside). Raises ProfileError (nothing written,
+        nothing switched), PromptConflict (the other side changed the prompt too; ``force`` keeps ours)
+        or OSError, a read-only file included (nothing switched)."""
         profile.validate()
         target = path or self.path
+        same = os.path.realpath(target) == os.path.realpath(self.path)
         history = self._with_version(profile, list(self.history))
-        saved = replace(profile, taught=[Example(t, label) for t, label in taught], history=history, checks=self.checks)
-        with self._file_lock:
-            saved.save(target)
+        ours = replace(  # the prompt from the editor; every other field as this document holds it
+            self.saved,
+            **{k: getattr(profile, k) for k in ("name", "instruction", "labels", "examples")},
+            taught=[Example(t, label) for t, label in taught],
+            history=history,
+            checks=self.checks,
+        )
+        note = ""
+        with self._file_lock, locked(target):
+            refuse_read_only(target)
+            theirs, backup = None, None
+            if same:
+                try:
+                    theirs = read_current(target)
+                except ValueError:
+                    backup = move_aside(target)
+                    note = f"The unreadable {target.name} was kept as {backup.name}."
+            merged = merge(self.saved, ours, theirs, target, force)
+            try:
+                atomic_write_text(target, merged.profile.to_json())
+            except OSError:
+                if backup is not None:  # nothing written: the file goes back under its name
+                    backup.rename(target)
+                raise
             self._generation += 1
         self.writes += 1
-        self._taught = None  # this write carried the newest taught set
+        self._taught, self.stranded, self.unreadable = None, None, ""  # this write carried the newest set
         self._writing.cancel()
-        self._switch(target, saved, history)
+        self._renumber(merged)
+        self._switch(target, replace(merged.profile, taught=known_taught(ours, merged)), merged.profile.history)
+        if merged.from_them or merged.prompt_from_them:
+            self.merged.emit(merged.from_them, merged.prompt_from_them)
+        return note
 
     def adopt(self, path: str | Path, profile: PromptProfile) -> None:
         """Switch to a file already read and validated (:meth:`read`), as saved there, its versions too.
@@ -164,18 +234,18 @@ class PromptDocument:
         self.flush()  # the taught set still waiting goes to the file it belongs to
         with self._file_lock:
             self._generation += 1  # and no write captured before lands after the switch
-        self._numbers = {}
+        self._numbers, self.unreadable = {}, ""
         self._switch(Path(path), profile, list(profile.history))
 
     def _switch(self, path: Path, saved: PromptProfile, history: list[VersionRecord]) -> None:
         """The file in use is ``path`` as ``saved`` there: no draft over it any more (a Save or an Open)."""
-        self.path, self.saved, self.draft, self.history = path, saved, None, history
+        self.path, self.saved, self.draft, self.history = path, saved, None, list(history)
         self.checks = list(saved.checks)
         self._drafting.cancel()
         try:
-            self.draft_path.unlink(missing_ok=True)
+            self._draft_job()()  # no draft left, unless it holds a taught set no file has taken yet
         except OSError as exc:
-            log.info("draft not removed: %s", exc)
+            log.info("draft not updated: %s", exc)
         self._announce()
 
     # ------------------------------------------------------- taught set
@@ -201,38 +271,89 @@ class PromptDocument:
     async def _write_taught_soon(self) -> None:
         await asyncio.sleep(self.delay)
         while self._taught is not None:
-            path, text = self._take_taught()
-            try:
-                await self.writer.run(self._write_file, path, text, self._generation)
-            except OSError as exc:
-                self.failed.emit(f"Could not save the taught tickets: {exc.strerror or exc}")
-                return
-            self.writes += 1
+            job = self._take_taught()
+            try:  # a file that could not be read is tried again: a hand edit may have mended it
+                merged = await self.writer.run(self._write_file, *job)
+            except (OSError, ValueError) as exc:
+                self._strand(job[2], exc)
+                await self.writer.run(self._draft_job())  # and a newer set waiting goes the same way
+                continue
+            self._landed(job[2], merged)
 
-    def _take_taught(self) -> tuple[Path, str]:
-        """Captured on the loop's thread: the path and the JSON text, so the thread reads nothing shared."""
+    def _take_taught(self) -> tuple[Path, PromptProfile, PromptProfile, int]:
+        """Captured on the loop's thread: the path, what was last read or written there, what to write
+        and the write's generation, so the thread reads nothing shared."""
         assert self._taught is not None
         taught = [Example(t, label) for t, label in self._taught]
-        self.saved = replace(self.saved, taught=taught, history=list(self.history), checks=list(self.checks))
         self._taught = None
-        return self.path, self.saved.to_json()
+        ours = replace(self.saved, taught=taught, history=list(self.history), checks=list(self.checks))
+        return self.path, self.saved, ours, self._generation
 
-    def _write_file(self, path: Path, text: str, generation: int) -> None:
-        """On the writer thread: write, unless a newer write of the file has been made since the capture."""
-        with self._file_lock:
-            if generation == self._generation:
-                atomic_write_text(path, text)
+    def _write_file(self, path: Path, base: PromptProfile, ours: PromptProfile, generation: int) -> Merged | None:
+        """On the writer thread: re-read the file, merge, write; unless a newer write of the file has been
+        made since the capture. A read-only or unreadable file raises and is left as it is."""
+        with self._file_lock, locked(path):
+            if generation != self._generation:
+                return None
+            refuse_read_only(path)
+            merged = merge(base, ours, read_current(path), path)
+            atomic_write_text(path, merged.profile.to_json())
+            return merged
+
+    def _landed(self, ours: PromptProfile, merged: Merged | None) -> None:
+        """Back on the loop's thread after a write: what the file now holds is the base of the next one."""
+        self.writes += 1
+        if merged is None:
+            return
+        self.unreadable = ""
+        written = merged.profile
+        self._renumber(merged)
+        self.history, _ = merge_history(ours.history, self.history, written.history)
+        taught = known_taught(ours, merged)
+        base = replace(self.saved, taught=taught, history=written.history, extra=written.extra, checks=written.checks)
+        take = merged.prompt_from_them and not self.dirty
+        self.saved = replace(written, taught=taught) if take else base
+        if take:
+            self.draft = None
+        if self.stranded is not None:
+            self.stranded = None  # the file took the taught set the draft was keeping
+            self._drafting.start(self._write_draft_soon())
+        if merged.from_them or merged.prompt_from_them:
+            self.merged.emit(merged.from_them, merged.prompt_from_them)
+        if take:
+            self._announce()
+
+    def _strand(self, ours: PromptProfile, exc: Exception) -> None:
+        """The file cannot take the taught set: keep it in the draft, and say so once."""
+        first = self.stranded is None
+        self.stranded = [(e.text, e.label) for e in ours.taught]
+        if isinstance(exc, ValueError) and not self.unreadable:
+            self.unreadable = str(exc)
+        if first:
+            why = (exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)).rstrip(".")
+            self.failed.emit(
+                f"The taught tickets were not written to {self.path.name}: {why}; they are kept in the draft "
+                "and come back at the next start."
+            )
+
+    def _renumber(self, merged: Merged) -> None:
+        """Versions of ours that the file had under other numbers were given the next free ones."""
+        if merged.renumbered:
+            self._numbers = {v: merged.renumbered.get(n, n) for v, n in self._numbers.items()}
 
     def flush(self) -> None:
         """Write a taught set still waiting, now (the window closing)."""
         self._writing.cancel()
         if self._taught is not None:
-            path, text = self._take_taught()
+            job = self._take_taught()
             try:
-                self._write_file(path, text, self._generation)
-                self.writes += 1
-            except OSError as exc:
-                self.failed.emit(f"Could not save the taught tickets: {exc.strerror or exc}")
+                self._landed(job[2], self._write_file(*job))
+            except (OSError, ValueError) as exc:
+                self._strand(job[2], exc)
+                try:
+                    self._draft_job()()
+                except OSError as err:
+                    self.failed.emit(f"Could not save the taught tickets: {err.strerror or err}")
 
     @property
     def busy(self) -> bool:
@@ -293,4 +414,4 @@ class PromptDocument:
         self.changed.emit(self.status)
 
 
-__all__ = ["DocumentStatus", "ProfileError", "PromptDocument"]
+__all__ = ["DocumentStatus", "ProfileError", "PromptConflict", "PromptDocument"]
