@@ -158,14 +158,14 @@ def test_version_numbers_continue_from_the_file(tmp_path):
 
 
 def test_a_field_this_version_does_not_know_is_carried_through(tmp_path):
-    data = {**GOOD.to_dict(), "checks": {"rows": [3, 7]}}
+    data = {**GOOD.to_dict(), "reviews": {"rows": [3, 7]}}
     (tmp_path / "prompt.json").write_text(json.dumps(data))
 
     def body():
         a = window(tmp_path, "a")
         teach(a, "a ticket", "billing")
         a.save(PromptProfile("Edited.", GOOD.labels), list(a.items.items()))  # type: ignore[attr-defined]
-        assert json.loads((tmp_path / "prompt.json").read_text())["checks"] == {"rows": [3, 7]}
+        assert json.loads((tmp_path / "prompt.json").read_text())["reviews"] == {"rows": [3, 7]}
 
     run(body)
 
