@@ -150,3 +150,20 @@ async def test_a_random_check_on_a_first_pass_label_says_so(session, fake):
     finally:
         fake.gate.set()
     await idle(session)
+
+
+@run
+async def test_resume_while_the_first_pass_runs_after_a_stop_brings_the_language_model_back(session, fake):
+    await ready(session)
+    await idle(session)
+    fake.batch_seconds = 0.2
+    session.add_rows(topical(20))
+    await until(lambda: session.table.count_current() == 20, 8)
+    session.stop()
+    session.add_rows(topical(2000)[20:])  # a long first pass, stopped
+    await until(lambda: session.running, 8)
+    session.resume()
+    fake.batch_seconds = 0.0
+    await idle(session)
+    table = session.table
+    assert table.count_scored() == 2000 and session.run_status.state == "done"

@@ -85,8 +85,7 @@ class Session:
         self._rebuilding = LatestTask("rebuild prompt")
         self._labelling = LatestTask("label")
         self._file_tasks: set[asyncio.Task] = set()
-        self._queue = WorkQueue(self.table)
-        self._stop = threading.Event()
+        self._queue, self._stop = WorkQueue(self.table), threading.Event()
         self._throughput = Throughput()
         self.teaching = Teaching(self.table, self.engine_thread, self._in_use)
         self.teaching.rows_changed.connect(self.rows_changed.emit)
@@ -323,8 +322,7 @@ class Session:
     # ============================================================ labelling
 
     def stop(self) -> None:
-        """Stop labelling and reading; every label finished so far stays, the batch being scored too
-        (at most one, ~1 s). Resume picks up the rest."""
+        """Stop the language model and reading; every label so far stays (the batch in flight too, ~1 s)."""
         self.user_stopped = True
         for task in list(self._file_tasks):
             task.cancel()  # a finished one ignores it
@@ -333,6 +331,8 @@ class Session:
 
     def resume(self) -> None:
         self.user_stopped = False
+        if self.running and self._stop.is_set():  # a first-pass-only run after a Stop: one with the LLM instead
+            self._labelling.cancel()
         self._ensure_running()
 
     def set_baseline(self, on: bool) -> None:
@@ -438,8 +438,8 @@ class Session:
             worker.shutdown(wait=False)
 
     def shutdown(self) -> None:
-        """Cancel every task and join the worker threads, from synchronous code (the window closing).
-        Each thread finishes the job it is running (at most one micro-batch, ~1.5 s) and drops the rest."""
+        """Cancel every task and join the worker threads, from synchronous code (the window closing): each
+        finishes its job (at most one micro-batch, ~1.5 s) and drops the rest."""
         for task in self._tasks():
             task.cancel()
         self.join_threads()
