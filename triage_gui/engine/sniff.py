@@ -17,6 +17,7 @@ import unicodedata
 from collections import Counter
 from pathlib import Path
 
+from .links import UnsafeLinkError, check_links, shown
 from .prompt import label_key
 from .records import rows_of, uses_quoting
 
@@ -35,13 +36,18 @@ class TicketFileError(ValueError):
 
 
 def file_name(path: Path) -> str:
-    return path.name or str(path)
+    """The name a message shows: non-UTF-8 bytes and newlines escaped (``links.shown``)."""
+    return shown(path.name or str(path))
 
 
 def check_regular_file(path: Path) -> None:
-    """Refuse anything but a regular file before opening it: opening a FIFO for reading blocks."""
+    """Refuse anything but a regular file before opening it (opening a FIFO for reading blocks), and a
+    link another user planted in a shared folder (``links.check_links``)."""
     try:
+        check_links(path)
         mode = os.stat(path).st_mode
+    except UnsafeLinkError as exc:
+        raise TicketFileError(str(exc)) from None
     except FileNotFoundError:
         raise TicketFileError(f"{file_name(path)}: no such file.") from None
     except OSError as exc:
