@@ -24,6 +24,7 @@ from typing import IO, Any
 from xml.parsers import expat
 
 from .sniff import TicketFileError
+from .xlsx_writer import column_letters
 
 # 256 MiB unpacked per part: a 100,000-ticket export's sheet and strings are about 15 MB (measured with
 # 500-character tickets), a sheet of 1,048,576 rows of five short columns about 120 MB.
@@ -212,7 +213,7 @@ class SheetRows:
                 "s": int(style) if style.isdigit() else 0,
                 "v": [],
                 "f": False,
-                "ref": ref or f"column {self.column} of row {self.row}",
+                "ref": ref or f"{column_letters(self.column - 1)}{self.row}",
             }
         elif tag == "row":
             number = attrs.get("r", "")

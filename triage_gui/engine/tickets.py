@@ -11,6 +11,7 @@ same header and text-column rules as a CSV's.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -18,7 +19,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from .records import fold_extra, read_records, unique_names, uses_quoting
 from .sniff import (
@@ -34,6 +35,7 @@ from .sniff import (
     is_tab_table,
     looks_jsonl,
     read_head,
+    reading,
     scan_whole_file,
     sniff_delimiter,
     text_encoding,
@@ -153,8 +155,8 @@ class TicketSource:
 
     # ----------------------------------------------------------------- readers
 
-    def _text_stream(self) -> io.TextIOBase:
-        return open(self.path, encoding=self.encoding, errors=self.errors, newline="")
+    def _text_stream(self) -> contextlib.AbstractContextManager[IO[str]]:
+        return reading(self.path, self.encoding, self.errors)
 
     def _records(self, column: int) -> Iterator[tuple[int, list[str], str | None]]:
         """(line number, values padded to the columns, problem) for every record; empty lines are skipped."""

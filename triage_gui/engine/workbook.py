@@ -232,13 +232,13 @@ def sheet_rows(
     except _FAILURES as exc:
         raise TicketFileError(f"{name}: cannot read row {number + 1} of sheet {sheet!r} ({_reason(exc)}).") from None
     if notes is not None:
-        for cells, what in (
-            (reader.formulas, "formula without a saved value"),
-            (reader.missing, "cell pointing to a shared text the workbook does not have"),
+        for cells, noun, what in (
+            (reader.formulas, "formula", "without a saved value"),
+            (reader.missing, "cell", "pointing to a shared text the workbook does not have"),
         ):
             if cells:
                 shown = ", ".join(cells[:5]) + ("…" if len(cells) > 5 else "")
-                note = f"{len(cells)} {what}{'s' if len(cells) > 1 else ''} read as empty ({shown})"
+                note = f"{len(cells)} {noun}{'s' if len(cells) > 1 else ''} {what} read as empty ({shown})"
                 if note not in notes:
                     notes.append(note)
 
