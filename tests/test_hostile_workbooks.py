@@ -82,7 +82,8 @@ def test_a_shared_string_index_that_is_none_of_the_tables_reads_empty_and_is_sai
 
 
 def test_a_part_past_the_limit_is_refused_in_one_sentence_naming_the_limit(tmp_path, monkeypatch):
-    monkeypatch.setattr(sheet_xml, "PART_LIMIT", 64 * 1024)
+    for limit in ("SHEET_LIMIT", "STRINGS_LIMIT", "PART_LIMIT"):
+        monkeypatch.setattr(sheet_xml, limit, 64 * 1024)
     big = "x" * 100_000
     cases = {
         "strings.xlsx": hand_made(tmp_path / "strings.xlsx", sheet(string_rows([[0], [1]])), ["text", big]),
@@ -104,7 +105,9 @@ def test_a_part_past_the_limit_is_refused_in_one_sentence_naming_the_limit(tmp_p
         with pytest.raises(TicketFileError) as caught:
             open_tickets(path).read_all()
         message = str(caught.value)
-        assert "is too large to read" in message and "0 MiB (the limit" in message, (name, message)
+        assert (
+            "is too large to read" in message and "unpacks to more than 64 KiB (the limit for that part" in message
+        ), (name, message)
         assert one_sentence(message), message
 
 
@@ -127,13 +130,13 @@ def test_shared_strings_of_1_2_gb_are_refused_in_seconds(tmp_path):
         with archive.open("xl/sharedStrings.xml", "w", force_zip64=True) as out:
             out.write(f'<sst xmlns="{MAIN}"><si><t>text</t></si><si><t>'.encode())
             block = b"A" * (16 << 20)
-            for _ in range(300 // 16):  # 300 MB is past the limit as surely as 1.2 GB, and quicker to write
+            for _ in range(600 // 16):  # 600 MB is past the limit as surely as 1.2 GB, and quicker to write
                 out.write(block)
             out.write(b"</t></si></sst>")
     started = time.perf_counter()
     with pytest.raises(TicketFileError) as caught:
         open_tickets(path).read_all()
-    assert "shared-string table unpacks to more than 256 MiB" in str(caught.value)
+    assert "shared-string table unpacks to more than 512 MiB" in str(caught.value)
     assert time.perf_counter() - started < 5
 
 
@@ -151,8 +154,32 @@ def test_a_size_the_zip_header_understates_is_refused_in_one_sentence(tmp_path):
     assert one_sentence(str(refused.value)) and "bad CRC-32" in str(refused.value)
 
 
+def test_a_padded_workbook_xml_and_a_huge_cell_are_refused_in_seconds(tmp_path, monkeypatch):
+    """A 2 GB-padded workbook.xml and a 1.5 GB inline string ended in a traceback."""
+    padded = hand_made(
+        tmp_path / "padded.xlsx", sheet(string_rows([[0], [1]])), ["text", "a ticket"], book_extra=" " * (20 << 20)
+    )
+    started = time.perf_counter()
+    with pytest.raises(TicketFileError, match=r"workbook\.xml unpacks to more than 16 MiB"):
+        check_file(padded)
+    monkeypatch.setattr(sheet_xml, "CELL_LIMIT", 100_000)
+    huge = hand_made(
+        tmp_path / "huge.xlsx",
+        sheet(
+            '<row><c t="inlineStr"><is><t>text</t></is></c></row><row>'
+            f'<c r="A2" t="inlineStr"><is><t>{"y" * 300_000}</t></is></c></row>'
+        ),
+    )
+    with pytest.raises(TicketFileError) as caught:
+        open_tickets(huge).read_all()
+    assert "cell A2 of sheet 'Tickets' holds more than 100,000 characters (Excel itself holds 32,767)" in str(
+        caught.value
+    )
+    assert one_sentence(str(caught.value)) and time.perf_counter() - started < 10
+
+
 def test_two_rows_then_a_sea_of_empty_rows_read_in_seconds(tmp_path):
-    """Two rows and then 200 MB of ``<row/>`` (under the limit): the rest is scanned, not parsed row by row."""
+    """Two rows and then 500 MB of ``<row/>`` (under the limit): the rest is scanned, not parsed row by row."""
     path = tmp_path / "sea.xlsx"
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
         archive.writestr(
@@ -171,7 +198,7 @@ def test_two_rows_then_a_sea_of_empty_rows_read_in_seconds(tmp_path):
                 '<row><c t="inlineStr"><is><t>my card was charged twice</t></is></c></row>'.encode()
             )
             block = b"<row/>" * (1 << 20)
-            for _ in range(32):
+            for _ in range(80):
                 out.write(block)
             out.write(b"</sheetData></worksheet>")
     started = time.perf_counter()

@@ -108,7 +108,7 @@ def write_xlsx(path: str | os.PathLike[str], table: TicketTable, prompt_hash: st
 
 
 def output_format(path: str | os.PathLike[str]) -> str:
-    """ "xlsx" where the name ends in .xlsx (any case), else "csv"; a name that promises another Excel
+    """The format a name asks for: "xlsx" where it ends in .xlsx (any case), else "csv"; one that promises another Excel
     format (.xls, .xlsm, .xlsb) is refused: a CSV under it would not open as one, and we write no macros."""
     name = os.fspath(path)
     suffix = os.path.splitext(name)[1].lower()

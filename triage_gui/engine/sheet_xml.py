@@ -6,8 +6,10 @@ workbook whose strings unpack to 1.2 GB ran for minutes at 3.4 GB), reads a shar
 as the last string (another cell's text), gives a formula without a saved value as an empty cell, and
 parses every one of 500 MB of empty ``<row/>`` one by one. Here:
 
-- every part is refused past ``PART_LIMIT`` unpacked bytes, by the zip's declared size and by counting
-  what really comes out (a header can lie), in one sentence naming the limit;
+- every part is refused past its limit of unpacked bytes (a sheet ``SHEET_LIMIT``, the shared strings
+  ``STRINGS_LIMIT``, workbook.xml, styles and relationship lists ``PART_LIMIT``), by the zip's declared
+  size and by counting what really comes out (a header can lie), in one sentence naming the limit; a
+  cell past ``CELL_LIMIT`` characters is refused the same way;
 - a shared-string index that is no index of the table is read as an empty cell and counted;
 - formulas without a saved value are counted with their cells;
 - after ``EMPTY_RUN`` empty rows in a row the rest of the sheet is scanned as bytes for a value (about
@@ -24,11 +26,15 @@ from typing import IO, Any
 from xml.parsers import expat
 
 from .sniff import TicketFileError
-from .xlsx_writer import column_letters
+from .xlsx_writer import EXCEL_MAX_CELL, column_letters
 
-# 256 MiB unpacked per part: a 100,000-ticket export's sheet and strings are about 15 MB (measured with
-# 500-character tickets), a sheet of 1,048,576 rows of five short columns about 120 MB.
-PART_LIMIT = 256 * 1024 * 1024
+# Unpacked bytes. A 100,000-ticket export with 440-character tickets is an 84 MB sheet (measured), and
+# its shared strings, where the writer uses them, about 45 MB: the limits are ten times that and more.
+# A sheet is streamed (memory flat, about 6 MB/s on a loaded laptop core); the shared strings are held.
+SHEET_LIMIT = 1024 * 1024 * 1024
+STRINGS_LIMIT = 512 * 1024 * 1024
+PART_LIMIT = 16 * 1024 * 1024  # workbook.xml, styles, relationship lists: kilobytes in real workbooks
+CELL_LIMIT = 16 * 1024 * 1024  # characters in one cell (Excel itself holds 32,767)
 EMPTY_RUN = 100_000  # empty rows in a row after which the rest is scanned rather than parsed
 MAX_COLUMNS = 16_384  # Excel's last column, XFD
 CHUNK = 1 << 16
@@ -42,19 +48,28 @@ def unescape(text: str) -> str:
     return _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text) if "_x" in text else text
 
 
-def too_large(name: str, what: str) -> TicketFileError:
+def _size(limit: int) -> str:
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20)):
+        if limit >= size:
+            return f"{limit / size:g} {unit}"
+    return f"{limit / 2**10:g} KiB"
+
+
+def too_large(name: str, what: str, limit: int) -> TicketFileError:
     return TicketFileError(
-        f"{name} is too large to read: its {what} unpacks to more than {PART_LIMIT // 2**20} MiB (the limit for "
-        "one part of a workbook); save the tickets as CSV and open that."
+        f"{name} is too large to read: its {what} unpacks to more than {_size(limit)} (the limit for that part "
+        "of a workbook); save the tickets as CSV and open that."
     )
 
 
 class Limited:
-    """A zip member's stream that refuses to give more than ``PART_LIMIT`` bytes (counted, not declared)."""
+    """A zip member's stream that refuses to give more than its limit (counted, not declared): ``kind``
+    "sheet", "strings" or "part" (the limits are looked up now, so a test can lower them)."""
 
-    def __init__(self, archive: zipfile.ZipFile, member: str, name: str, what: str) -> None:
-        self.refuse = too_large(name, what)
-        if archive.getinfo(member).file_size > PART_LIMIT:
+    def __init__(self, archive: zipfile.ZipFile, member: str, name: str, what: str, kind: str = "part") -> None:
+        self.limit = {"sheet": SHEET_LIMIT, "strings": STRINGS_LIMIT}.get(kind, PART_LIMIT)
+        self.refuse = too_large(name, what, self.limit)
+        if archive.getinfo(member).file_size > self.limit:
             raise self.refuse
         self.handle: IO[bytes] = archive.open(member)
         self.count = 0
@@ -62,7 +77,7 @@ class Limited:
     def read(self, size: int = -1) -> bytes:
         data = self.handle.read(CHUNK if size is None or size < 0 else min(size, CHUNK))
         self.count += len(data)
-        if self.count > PART_LIMIT:
+        if self.count > self.limit:
             raise self.refuse
         return data
 
@@ -84,7 +99,8 @@ def holds_value(stream: Limited, tail: bytes = b"") -> bool:
     """Whether the rest of ``stream`` (after ``tail``, bytes already read) holds a cell value: a byte scan."""
     for data in stream.chunks():
         tail = tail[-256:] + data  # a mark cut between two chunks is found in the next
-        if VALUE_MARK.search(tail):
+        # bytes.find first: a sea of "<row/>" holds none of these, and the regex is ten times slower there
+        if (b"v>" in tail or b"t>" in tail or b"t " in tail) and VALUE_MARK.search(tail):
             return True
     return bool(VALUE_MARK.search(tail))
 
@@ -192,6 +208,7 @@ class SheetRows:
         self.formulas: list[str] = []  # cells whose formula has no saved value
         self.missing: list[str] = []  # cells whose shared-string index is none of the table's
         self.beyond = ""  # a cell reference past Excel's last column
+        self.too_long = ""  # a cell holding more than CELL_LIMIT characters
         self.ready: list[tuple[int, list[str]]] = []
         self.row = self.last_value = self.empty = 0  # empty: parsed empty rows since the last value
         self.cells: dict[int, str] = {}
@@ -212,6 +229,7 @@ class SheetRows:
                 "t": attrs.get("t", "n"),
                 "s": int(style) if style.isdigit() else 0,
                 "v": [],
+                "n": 0,
                 "f": False,
                 "ref": ref or f"{column_letters(self.column - 1)}{self.row}",
             }
@@ -246,6 +264,10 @@ class SheetRows:
     def text(self, data: str) -> None:
         if self.collect:
             self.cell["v"].append(data)
+            self.cell["n"] += len(data)
+            if self.cell["n"] > CELL_LIMIT:
+                self.too_long = self.too_long or self.cell["ref"]
+                self.cell["v"].clear()
 
     def value(self, cell: dict[str, Any]) -> str:
         raw, kind = "".join(cell["v"]), cell["t"]
@@ -272,6 +294,11 @@ class SheetRows:
                 raise TicketFileError(
                     f"{name}: cell {self.beyond} of sheet {sheet!r} lies past Excel's last column (XFD); "
                     "save the sheet again from Excel or as CSV."
+                )
+            if self.too_long:
+                raise TicketFileError(
+                    f"{name}: cell {self.too_long} of sheet {sheet!r} holds more than {CELL_LIMIT:,} characters "
+                    f"(Excel itself holds {EXCEL_MAX_CELL:,}); save the sheet as CSV and open that."
                 )
             if self.empty > EMPTY_RUN:
                 if holds_value(stream):

@@ -11,7 +11,6 @@ same header and text-column rules as a CSV's.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
@@ -19,7 +18,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from .records import fold_extra, read_records, unique_names, uses_quoting
 from .sniff import (
@@ -42,7 +41,7 @@ from .sniff import (
     text_sample,
 )
 from .sniff import file_name as _name
-from .workbook import choose_sheet, is_workbook
+from .workbook import choose_sheet, is_workbook, sheet_sample
 
 __all__ = [
     "SAMPLE_BYTES",
@@ -155,14 +154,11 @@ class TicketSource:
 
     # ----------------------------------------------------------------- readers
 
-    def _text_stream(self) -> contextlib.AbstractContextManager[IO[str]]:
-        return reading(self.path, self.encoding, self.errors)
-
     def _records(self, column: int) -> Iterator[tuple[int, list[str], str | None]]:
         """(line number, values padded to the columns, problem) for every record; empty lines are skipped."""
         width = len(self.columns)
         if self.kind == "txt":
-            with self._text_stream() as handle:
+            with reading(self.path, self.encoding, self.errors) as handle:
                 for number, line in enumerate(handle, start=1):
                     line = line.rstrip("\r\n")
                     if not line:
@@ -170,7 +166,7 @@ class TicketSource:
                         continue
                     yield number, [_clean(line)], None
         elif self.kind == "jsonl":
-            with self._text_stream() as handle:
+            with reading(self.path, self.encoding, self.errors) as handle:
                 for number, line in enumerate(handle, start=1):
                     line = line.rstrip("\r\n")
                     if not line:
@@ -204,7 +200,7 @@ class TicketSource:
         return number, [_clean(_stringify(value.get(c, ""))) for c in self.columns], None
 
     def _csv_records(self, width: int, column: int) -> Iterator[tuple[int, list[str], str | None]]:
-        with self._text_stream() as handle:
+        with reading(self.path, self.encoding, self.errors) as handle:
             header_pending = self.has_header
             number = 0
             try:
@@ -348,8 +344,6 @@ def _json_source(path: Path, kind: str, encoding: str, sample: list[object], not
 
 def _open_xlsx(path: Path, sheet: str | None) -> TicketSource:
     """A workbook's sheet, sniffed from its first 500 rows with the CSV rules (header, text column)."""
-    from .workbook import sheet_sample
-
     name, _, notes = choose_sheet(path, sheet)
     sample, complete, first_row = sheet_sample(path, name, notes)
     source = _table_source(path, "xlsx", "xlsx", sample, complete, notes)

@@ -111,7 +111,7 @@ def read_book(path: str | os.PathLike[str]) -> Book:
         with zipfile.ZipFile(path) as archive:
             book = _read_book(archive, name)
             for sheet in book.names:
-                with Limited(archive, book.members[sheet], name, f"sheet {sheet!r}") as stream:
+                with Limited(archive, book.members[sheet], name, f"sheet {sheet!r}", "sheet") as stream:
                     if holds_value(stream):
                         book.with_data.append(sheet)
     except TicketFileError:
@@ -220,10 +220,10 @@ def sheet_rows(
                 raise TicketFileError(f"{name} has no sheet {sheet!r}; its sheets: {', '.join(book.names)}.")
             strings: list[str] = []
             if book.strings and book.strings in archive.namelist():
-                with Limited(archive, book.strings, name, "shared-string table") as stream:
+                with Limited(archive, book.strings, name, "shared-string table", "strings") as stream:
                     strings = shared_strings(stream)
             reader = SheetRows(strings, _converter(book, archive, name))
-            with Limited(archive, book.members[sheet], name, f"sheet {sheet!r}") as stream:
+            with Limited(archive, book.members[sheet], name, f"sheet {sheet!r}", "sheet") as stream:
                 for number, values in reader.read(stream, name, sheet):
                     if number >= first:
                         yield number, values
