@@ -207,3 +207,16 @@ def test_classify_refuses_what_excel_cannot_hold_before_scoring(tmp_path, monkey
             classify_module.run(args)
         assert expected in str(caught.value) and "write the results as CSV instead" in str(caught.value)
         assert not (tmp_path / "out.XLSX").exists()
+
+
+def test_the_window_refuses_what_excel_cannot_hold_and_writes_nothing(qtbot, window, tmp_path):
+    window.session.paste([NewRow({"text": t}, t) for t in ["short", "y" * 40_000]])
+    qtbot.waitUntil(lambda: len(window.session.table) == 2, timeout=5000)
+    out = tmp_path / "labelled.xlsx"
+    assert window.ticket_actions.export(str(out)) is False
+    message = window.last_message.text()
+    assert "ticket 2 holds 40,000 characters in column 'text', more than an Excel cell holds (32,767)" in message
+    assert "write the results as CSV instead" in message and not out.exists()
+    assert window.ticket_actions.export(str(tmp_path / "labelled.xlsm")) is False
+    assert "name the file .xlsx or .csv" in window.last_message.text()
+    assert window.ticket_actions.export(str(tmp_path / "labelled.csv")) is True  # CSV holds it
