@@ -12,8 +12,9 @@ back as a line feed. Here:
 - the only file written is the one given (the caller's temporary file beside the output).
 
 Excel's limits are checked before anything is written (:func:`excel_problem`): 1,048,576 rows with
-the header, 16,384 columns, 32,767 characters a cell. Writing 100,000 rows of five columns takes about
-1.5 s (openpyxl's writer took 7 s).
+the header, 16,384 columns, 32,767 characters a cell. Writing the export of 100,000 short tickets (ten
+columns) took 2.3-3.1 s against openpyxl's 16.5-17.7 s; of 100,000 440-character tickets 10.6 s against
+20.4 s (both on two cores shared with other work).
 """
 
 from __future__ import annotations
