@@ -276,6 +276,7 @@ def test_a_header_under_a_title_and_a_blank_row_is_found(tmp_path):
     book = openpyxl.Workbook()
     ws = book.active
     ws.append(["Support tickets, March export"])
+    ws.append(["Generated 2024-03-01"])
     ws.append([])
     ws.append(["id", "subject", "queue"])
     for i in range(5):
@@ -284,8 +285,8 @@ def test_a_header_under_a_title_and_a_blank_row_is_found(tmp_path):
     source = open_tickets(path)
     assert source.columns == ["id", "subject", "queue"] and source.has_header
     tickets = source.read_all()
-    assert [t.row for t in tickets] == [4, 5, 6, 7, 8] and tickets[0].text.startswith("my card")
-    assert "row 1 above the header (row 3) read as a title, not as tickets" in source.summary()
+    assert [t.row for t in tickets] == [5, 6, 7, 8, 9] and tickets[0].text.startswith("my card")
+    assert "rows 1–2 above the header (row 4) read as a title, not as tickets" in source.summary()
 
 
 def test_a_cell_past_excels_last_column_is_refused(tmp_path):

@@ -11,6 +11,7 @@ Writing is ``xlsx_writer``'s.
 from __future__ import annotations
 
 import datetime
+import math
 import os
 import posixpath
 import re
@@ -193,6 +194,8 @@ def _converter(book: Book, archive: zipfile.ZipFile, name: str) -> Callable[[str
             if kind == "d":
                 return cell_text(from_ISO8601(raw))
             number: float = int(raw) if _INTEGER.fullmatch(raw) else float(raw)
+            if number != number or number in (math.inf, -math.inf):
+                return raw  # "1e999" is text a writer put there, not a number to show as inf
             if style in dates:
                 return cell_text(from_excel(number, epoch, timedelta=style in durations))
             return cell_text(number)
@@ -252,9 +255,9 @@ def title_rows(rows: list[list[str]]) -> int:
     body = widths[1:]
     modal = max(set(body), key=body.count)
     skip = 0
-    while skip < min(5, len(widths) - 2) and widths[skip] <= 1 < modal and widths[skip + 1] > 1:
+    while skip < min(5, len(widths) - 2) and widths[skip] <= 1 < modal:
         skip += 1
-    return skip
+    return skip if widths[skip] > 1 else 0  # the header under them is as wide as a table row
 
 
 def sheet_sample(path: Path, sheet: str, notes: list[str]) -> tuple[list[list[str]], bool, int]:
