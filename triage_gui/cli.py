@@ -110,7 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     classify.add_argument("file", type=given, help="CSV, TSV, TXT (one ticket a line), JSONL or Excel (.xlsx)")
     classify.add_argument("--column", type=given, help="column holding the ticket text (default: detected)")
     classify.add_argument(
-        "--sheet", type=given, help="the sheet of an .xlsx file to read (default: the first with data)"
+        "--sheet", type=given, help="the sheet of an .xlsx file to read (default: the first visible one with data)"
     )
     classify.add_argument(
         "--out",
@@ -150,7 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--gold", type=given, required=True, help="the column holding the correct labels")
     evaluate.add_argument("--column", type=given, help="column holding the ticket text (default: detected)")
     evaluate.add_argument(
-        "--sheet", type=given, help="the sheet of an .xlsx file to read (default: the first with data)"
+        "--sheet", type=given, help="the sheet of an .xlsx file to read (default: the first visible one with data)"
     )
     evaluate.add_argument(
         "--train-per-label",
