@@ -37,6 +37,17 @@ def refusal(capsys, argv):
         (["bench", "--n", "0"], "--n: must be at least 1"),
         (["classify", "t.csv", "--threads", str(2**70)], "--threads: must be at most 1,024"),
         (["classify", "t.csv", "--threads", "two"], "'two' is not a whole number"),
+        (["eval", "t.csv", "--gold", "q", "--seed", "-1"], "--seed: must be a whole number from 0 to 2,147,483,647"),
+        (["eval", "t.csv", "--gold", "q", "--seed", str(2**64)], "--seed: must be a whole number from 0"),
+        (["eval", "t.csv", "--gold", "q", "--seed", "nan"], "--seed: 'nan' is not a whole number"),
+        (["classify", "t.csv", "--out", ""], "--out: is empty; give a value or leave the option out"),
+        (["classify", "t.csv", "--prompt", ""], "--prompt: is empty"),
+        (["classify", "t.csv", "--model", ""], "--model: is empty"),
+        (["classify", "t.csv", "--encoder", " "], "--encoder: is empty"),
+        (["gui", "--model", ""], "--model: is empty"),
+        (["classify", ""], "file: is empty"),
+        (["eval", "t.csv", "--gold", ""], "--gold: is empty"),
+        (["classify", "t.csv", "--train", "l.csv", "--no-learning"], "--train teaches the learned classifier, which"),
     ],
 )
 def test_bad_values_are_refused_in_one_line(capsys, argv, reason):

@@ -179,8 +179,8 @@ def test_the_window_writes_a_workbook_off_the_gui_thread(qtbot, window, files, t
     drop_files(window, [files[0]])
     settled(qtbot, window, 4)
     threads = []
-    real = export.write_sheet
-    monkeypatch.setattr(export, "write_sheet", lambda *a: threads.append(threading.current_thread()) or real(*a))
+    real = export.write_workbook
+    monkeypatch.setattr(export, "write_workbook", lambda *a: threads.append(threading.current_thread()) or real(*a))
     export_from(qtbot, window, tmp_path / "out.xlsx")
     assert threads and threads[0] is not threading.main_thread()
     assert header_of(tmp_path / "out.xlsx") == ["team", "id", "queue", *RESULT_COLUMNS]

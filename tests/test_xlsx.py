@@ -98,8 +98,8 @@ def test_a_row_wider_than_the_header_keeps_its_cells_in_new_columns(tmp_path):
 
 
 def test_a_100000_row_sheet_is_read_streamed(tmp_path, monkeypatch):
-    """The first batch comes before the sheet is read through: rows come from openpyxl as asked for."""
-    from openpyxl.worksheet import _read_only
+    """The first batch comes before the sheet is read through: rows come from the parser as asked for."""
+    from triage_gui.engine import sheet_xml
 
     path = tmp_path / "big.xlsx"
     book = openpyxl.Workbook(write_only=True)
@@ -110,14 +110,14 @@ def test_a_100000_row_sheet_is_read_streamed(tmp_path, monkeypatch):
     book.save(path)
 
     pulled = {"rows": 0}
-    real = _read_only.ReadOnlyWorksheet._cells_by_row
+    real = sheet_xml.SheetRows.read
 
     def counting(self, *args, **kwargs):
         for row in real(self, *args, **kwargs):
             pulled["rows"] += 1
             yield row
 
-    monkeypatch.setattr(_read_only.ReadOnlyWorksheet, "_cells_by_row", counting)
+    monkeypatch.setattr(sheet_xml.SheetRows, "read", counting)
     source = open_tickets(path)
     pulled["rows"] = 0  # sniffing reads the first few hundred rows only
     batches = source.batches(512)

@@ -74,7 +74,8 @@ def score_local(scorer, table: TicketTable, batch_size: int, baseline: bool, enc
 def run(args: argparse.Namespace) -> int:
     """Two passes, as in the window: every row embedded and labelled by the classifier's prompt-free heads
     first, then (unless ``--fast``) the language model's scores and the full combination."""
-    from .engine.export import write_csv, write_results
+    from .engine.export import check_fits_excel, output_format, write_csv, write_results
+    from .engine.links import shown
     from .engine.prompt import load_profile
 
     if args.batch_size < 1:
@@ -88,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
     if not fast:
         check_ray(args)
     table, column, summary = read_table(args.file, args.column, getattr(args, "sheet", None))
+    if out and output_format(out) == "xlsx":
+        check_fits_excel(table, args.baseline)  # refused now, not after the scoring
     print(f"{table.count_scorable()} tickets from column {column!r}: {summary}", file=sys.stderr)
     profile = load_profile(args.prompt)
     taught = taught_tickets(args, profile)
@@ -114,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             write_results(out, table, prompt_hash, args.baseline)
         except OSError as exc:
-            raise ValueError(f"Cannot write {args.out}: {exc.strerror or exc}") from None
+            raise ValueError(f"Cannot write {shown(args.out)}: {exc.strerror or exc}") from None
     else:
         write_csv(sys.stdout, table, prompt_hash, args.baseline)
     report(table, args.baseline)
@@ -162,7 +165,7 @@ def output_path(args: argparse.Namespace) -> str | None:
     scoring, an output that is any file the run reads (input, prompt, --train), a device, a FIFO…"""
     from .engine.export import check_output
 
-    if not args.out:
+    if args.out is None:
         return None
     return check_output(args.out, {"input file": args.file, "prompt file": args.prompt, "--train file": args.train})
 

@@ -41,6 +41,24 @@ def between(high: int) -> Callable[[str], int]:
     return check
 
 
+def seed(value: str) -> int:
+    """A seed from 0 to 2**31 - 1: numpy refuses a negative one, and seed + draw must stay a 32-bit seed."""
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if not 0 <= number <= 2**31 - 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 0 to {2**31 - 1:,}, not {number}")
+    return number
+
+
+def given(value: str) -> str:
+    """A name that is there: an empty one (``--out ''``, a shell variable never set) is no choice."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("is empty; give a value or leave the option out")
+    return value
+
+
 def device(value: str) -> str:
     if not DEVICE.fullmatch(value):
         raise argparse.ArgumentTypeError(f"{value!r} is no device; use auto, cpu, cuda, cuda:N or mps")
@@ -61,13 +79,18 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
 
     common = Parser(add_help=False)
-    common.add_argument("--prompt", help="prompt profile (.json); default: the bundled support-triage profile")
-    common.add_argument("--model", default="bundled", help="'bundled', a Hub id, a model folder or a .gguf file")
+    common.add_argument(
+        "--prompt", type=given, help="prompt profile (.json); default: the bundled support-triage profile"
+    )
+    common.add_argument(
+        "--model", type=given, default="bundled", help="'bundled', a Hub id, a model folder or a .gguf file"
+    )
     common.add_argument("--device", default="auto", type=device, help="auto, cpu, cuda, cuda:N or mps")
     common.add_argument("--threads", type=between(1024), help="CPU threads (default: physical cores)")
     common.add_argument(
         "--encoder",
         default="bundled",
+        type=given,
         help="sentence encoder for the learned labels: 'bundled' (all-MiniLM-L6-v2), a Hub id, a folder, or 'none'",
     )
     common.add_argument(
@@ -84,16 +107,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     classify = sub.add_parser("classify", parents=[common], help="label every ticket in a file")
-    classify.add_argument("file", help="CSV, TSV, TXT (one ticket a line), JSONL or Excel (.xlsx)")
-    classify.add_argument("--column", help="column holding the ticket text (default: detected)")
-    classify.add_argument("--sheet", help="the sheet of an .xlsx file to read (default: the first with data)")
-    classify.add_argument("--out", help="output CSV, or Excel where it ends in .xlsx (default: standard output)")
+    classify.add_argument("file", type=given, help="CSV, TSV, TXT (one ticket a line), JSONL or Excel (.xlsx)")
+    classify.add_argument("--column", type=given, help="column holding the ticket text (default: detected)")
+    classify.add_argument(
+        "--sheet", type=given, help="the sheet of an .xlsx file to read (default: the first visible one with data)"
+    )
+    classify.add_argument(
+        "--out",
+        type=given,
+        help="output file: Excel where the name ends in .xlsx (any case), CSV under any other name (.xls, .xlsm "
+        "and .xlsb refused: we write neither); default: standard output",
+    )
     classify.add_argument("--baseline", action="store_true", help="also run the naive full re-encode and compare")
     classify.add_argument(
         "--batch-size", type=between(4096), default=BATCH_SIZE, help=f"tickets per forward pass (default {BATCH_SIZE})"
     )
-    classify.add_argument("--train", help="a labelled ticket file to teach the classifier from before labelling")
-    classify.add_argument("--train-label", help="the column of --train holding the labels (default: detected)")
+    classify.add_argument(
+        "--train", type=given, help="a labelled ticket file to teach the classifier from before labelling"
+    )
+    classify.add_argument(
+        "--train-label", type=given, help="the column of --train holding the labels (default: detected)"
+    )
     classify.add_argument(
         "--no-learning",
         action="store_true",
@@ -110,7 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="leave out the taught tickets saved in the --prompt file (default: learn from them, as the window does)",
     )
-    classify.add_argument("--ray", metavar="ADDRESS", help="run on a Ray cluster: its address, or 'local'")
+    classify.add_argument("--ray", type=given, metavar="ADDRESS", help="run on a Ray cluster: its address, or 'local'")
     classify.add_argument(
         "--ray-actors",
         type=between(100_000),
@@ -118,10 +152,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     evaluate = sub.add_parser("eval", parents=[common], help="accuracy of every method against a gold column")
-    evaluate.add_argument("file", help="a labelled ticket file")
-    evaluate.add_argument("--gold", required=True, help="the column holding the correct labels")
-    evaluate.add_argument("--column", help="column holding the ticket text (default: detected)")
-    evaluate.add_argument("--sheet", help="the sheet of an .xlsx file to read (default: the first with data)")
+    evaluate.add_argument("file", type=given, help="a labelled ticket file")
+    evaluate.add_argument("--gold", type=given, required=True, help="the column holding the correct labels")
+    evaluate.add_argument("--column", type=given, help="column holding the ticket text (default: detected)")
+    evaluate.add_argument(
+        "--sheet", type=given, help="the sheet of an .xlsx file to read (default: the first visible one with data)"
+    )
     evaluate.add_argument(
         "--train-per-label",
         type=counts,
@@ -131,29 +167,37 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument(
         "--draws", type=between(1000), default=5, help="random draws of taught tickets per K (default 5)"
     )
-    evaluate.add_argument("--seed", type=int, default=0)
+    evaluate.add_argument("--seed", type=seed, default=0, help="random seed, 0 to 2**31 - 1 (default 0)")
     evaluate.add_argument("--batch-size", type=between(4096), default=BATCH_SIZE)
     evaluate.add_argument(
-        "--strategy", help="also simulate teaching one ticket at a time: random, suggested, or both (comma-separated)"
+        "--strategy",
+        type=given,
+        help="also simulate teaching one ticket at a time: random, suggested, or both (comma-separated)",
     )
     evaluate.add_argument("--steps", default="0,5,10,20,30,40", help="tickets taught at which to measure --strategy")
 
     bench = sub.add_parser("bench", parents=[common], help="time naive, cached single and cached batched scoring")
-    bench.add_argument("--tickets", help="ticket file (default: BANKING77 test set if present, else the sample)")
+    bench.add_argument(
+        "--tickets", type=given, help="ticket file (default: BANKING77 test set if present, else the sample)"
+    )
     bench.add_argument(
         "--n", type=between(1_000_000), default=64, help="distinct tickets to score on every path (default 64)"
     )
     bench.add_argument("--batch-size", type=between(4096), default=BATCH_SIZE)
 
     gui = sub.add_parser("gui", help="open the window (the default)")
-    gui.add_argument("--model", help="'bundled', a Hub id, a model folder or a .gguf file")
+    gui.add_argument("--model", type=given, help="'bundled', a Hub id, a model folder or a .gguf file")
     gui.add_argument("--device", default="auto", type=device, help="auto, cpu, cuda, cuda:N or mps")
-    gui.add_argument("--encoder", default="bundled", help="sentence encoder: 'bundled', a Hub id, a folder, or 'none'")
+    gui.add_argument(
+        "--encoder", default="bundled", type=given, help="sentence encoder: 'bundled', a Hub id, a folder, or 'none'"
+    )
     return parser
 
 
 # Options that mean nothing without another one: refused rather than ignored silently.
 NEEDS = {"ray_actors": ("ray", "--ray-actors", "--ray"), "train_label": ("train", "--train-label", "--train")}
+# Options that contradict each other: (option, the other, why), refused rather than one of them ignored.
+CONFLICTS = [("train", "no_learning", "--train teaches the learned classifier, which --no-learning turns off")]
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -163,6 +207,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     for option, (needed, name, other) in NEEDS.items():
         if getattr(args, option, None) is not None and not getattr(args, needed, None):
             parser.error(f"{name} needs {other}")
+    for option, other, why in CONFLICTS:
+        if getattr(args, option, None) and getattr(args, other, None):
+            parser.error(f"{why}; give one of them")
     return args
 
 

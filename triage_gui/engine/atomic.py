@@ -4,7 +4,10 @@ Every writer in the app goes through here: prompt profiles, exports, drafts, sto
 converted models. Files get the permissions a plain ``open()`` would give: a new file 0666 less the
 umask, not ``mkstemp``'s private 0600, so an export on a shared drive is readable by the team as usual;
 a file that exists keeps its mode and owner (a private 0600 export stays private). A symlink is written
-through: its target is replaced and the link stays a link.
+through: its target is replaced and the link stays a link, unless another user planted it in a shared
+folder (``links.check_links``: refused). The temporary file is always beside the file it replaces, in
+its own folder (never TMPDIR), so the final rename is atomic and a full disk fails before the old file
+is touched.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
+
+from .links import check_links
 
 
 class ReadOnlyFile(PermissionError):
@@ -66,6 +71,7 @@ def keep_mode_and_owner(path: str | os.PathLike[str], existing: os.stat_result) 
 def atomic_path(path: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[Path]:
     """A temp path beside ``path`` to write to (by any library); it replaces ``path`` (a symlink's target)
     only if the block finishes, and is removed otherwise."""
+    check_links(path)
     target = Path(os.path.realpath(path))
     target.parent.mkdir(parents=True, exist_ok=True)
     try:

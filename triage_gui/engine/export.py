@@ -25,8 +25,9 @@ from dataclasses import dataclass
 from typing import IO
 
 from .atomic import atomic_open, atomic_path
+from .links import check_links, shown
 from .table import TicketTable
-from .workbook import EXCEL_MAX_ROWS, write_sheet
+from .xlsx_writer import excel_problem, write_workbook
 
 RESULT_COLUMNS = ["label", "confidence", "label_source", "latency_ms", "truncated", "prompt_hash", "reason"]
 BASELINE_COLUMNS = ["baseline_label", "baseline_latency_ms", "agree"]
@@ -113,7 +114,7 @@ def write_results(
 ) -> int:
     """The CSV of :func:`write_csv` (a workbook of :func:`write_xlsx` where the name ends in .xlsx), written
     atomically: an interrupted export leaves the old file intact."""
-    if os.fspath(path).lower().endswith(".xlsx"):
+    if output_format(path) == "xlsx":
         return write_xlsx(path, table, prompt_hash, baseline)
     with atomic_open(path, "w", encoding="utf-8", newline="") as handle:
         return writer(handle, table, prompt_hash, baseline)
@@ -124,20 +125,38 @@ def write_xlsx(path: str | os.PathLike[str], table: TicketTable, prompt_hash: st
     return ExcelExport(table, prompt_hash, baseline).write(path)
 
 
+def output_format(path: str | os.PathLike[str]) -> str:
+    """The format a name asks for: "xlsx" where it ends in .xlsx (any case), else "csv"; one that promises another Excel
+    format (.xls, .xlsm, .xlsb) is refused: a CSV under it would not open as one, and we write no macros."""
+    name = os.fspath(path)
+    suffix = os.path.splitext(name)[1].lower()
+    if suffix in (".xls", ".xlsm", ".xlsb"):
+        raise ValueError(
+            f"Cannot write {shown(name)}: results are written as Excel only under a name ending in .xlsx, and as "
+            "CSV under any other; name the file .xlsx or .csv."
+        )
+    return "xlsx" if suffix == ".xlsx" else "csv"
+
+
+def check_fits_excel(table: TicketTable, baseline: bool) -> None:
+    """Refuse, in one sentence, a table an Excel sheet cannot hold (rows, columns, a cell's length)."""
+    header = result_header(table.columns, baseline)
+    problem = excel_problem(header, len(table), table.values)
+    if problem:
+        raise ValueError(f"Cannot write an Excel workbook: {problem}; write the results as CSV instead.")
+
+
 class ExcelExport:
     """A table as one sheet: text cells as strings (never formulas), our confidence and latencies as
-    numbers. A table over Excel's row limit is refused in one sentence.
+    numbers. A table past Excel's limits is refused in one sentence (:func:`check_fits_excel`).
 
-    Writing a workbook costs about 70 µs a row (openpyxl's XML serialisation), 7 s for 100,000 rows:
-    the window takes a :meth:`snapshot` of the rows (the table has one owner) and writes it on a worker
-    thread; the command line streams the rows straight from the table.
+    Writing a workbook costs 25-100 µs a row (``xlsx_writer``; 2.3 s for 100,000 short tickets, 10.6 s
+    for 440-character ones): the window takes a :meth:`snapshot` of the rows (the table has one owner)
+    and writes it on a worker thread; the command line streams the rows straight from the table.
     """
 
     def __init__(self, table: TicketTable, prompt_hash: str, baseline: bool) -> None:
-        if len(table) + 1 > EXCEL_MAX_ROWS:
-            raise ValueError(
-                f"{len(table)} rows are more than an Excel sheet holds ({EXCEL_MAX_ROWS - 1}); export as CSV."
-            )
+        check_fits_excel(table, baseline)
         self.header = result_header(table.columns, baseline)
         self.width = len(table.columns)
         ours = RESULT_COLUMNS + (BASELINE_COLUMNS if baseline else [])
@@ -161,7 +180,7 @@ class ExcelExport:
                 yield out
 
         with atomic_path(path, ".xlsx") as tmp:
-            write_sheet(tmp, "labelled tickets", self.header, counted(), self.numeric)
+            write_workbook(tmp, "labelled tickets", self.header, counted(), self.numeric)
         return self.labelled
 
 
@@ -179,36 +198,41 @@ def check_output(path: str, inputs: dict[str, str | os.PathLike[str] | None]) ->
     """
     if path == STDOUT:
         return None
+    if not path:
+        raise ValueError("--out is empty; give a file name, or - for standard output.")
+    output_format(path)
+    check_links(path)
+    name = shown(path)
     try:
         info: os.stat_result | None = os.stat(path)
     except (FileNotFoundError, NotADirectoryError):
         info = None  # the folder is checked below
     except OSError as exc:
         if exc.errno == errno.ENAMETOOLONG:
-            raise ValueError(f"Cannot write {path}: the file name is longer than the file system allows.") from None
-        raise ValueError(f"Cannot write {path}: {exc.strerror or exc}.") from None
+            raise ValueError(f"Cannot write {name}: the file name is longer than the file system allows.") from None
+        raise ValueError(f"Cannot write {name}: {exc.strerror or exc}.") from None
     if info is not None and _is_stdout(info):
         return None
     if info is not None and not stat.S_ISREG(info.st_mode):
         if stat.S_ISDIR(info.st_mode):
-            raise ValueError(f"--out {path} is a folder; give a file name.")
+            raise ValueError(f"--out {name} is a folder; give a file name.")
         kind = "a named pipe" if stat.S_ISFIFO(info.st_mode) else "a device" if _is_device(info) else "not a file"
-        raise ValueError(f"--out {path} is {kind}, not a regular file; give a file name, or - for standard output.")
+        raise ValueError(f"--out {name} is {kind}, not a regular file; give a file name, or - for standard output.")
     target = os.path.realpath(path)
     for what, source in inputs.items():
         if source and info is not None and os.path.exists(source) and os.path.samefile(source, target):
-            raise ValueError(f"--out {path} is the {what} itself; write the results to another file.")
+            raise ValueError(f"--out {name} is the {what} itself; write the results to another file.")
     folder = os.path.dirname(target) or "."
     if not os.path.isdir(folder):
-        raise ValueError(f"Cannot write {path}: the folder {folder} does not exist.")
+        raise ValueError(f"Cannot write {name}: the folder {shown(folder)} does not exist.")
     try:
         limit = os.pathconf(folder, "PC_NAME_MAX")
     except (OSError, ValueError, AttributeError):
         limit = 255
     if len(os.fsencode(os.path.basename(target))) > limit:
-        raise ValueError(f"Cannot write {path}: the file name is longer than the {limit} bytes this folder allows.")
+        raise ValueError(f"Cannot write {name}: the file name is longer than the {limit} bytes this folder allows.")
     if not os.access(folder, os.W_OK) or (info is not None and not os.access(target, os.W_OK)):
-        raise ValueError(f"Cannot write {path}: permission denied.")
+        raise ValueError(f"Cannot write {name}: permission denied.")
     return target
 
 

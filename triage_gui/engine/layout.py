@@ -153,20 +153,31 @@ class PromptLayout:
     # ----------------------------------------------------------------- rendering
 
     def _render(self, messages: list[dict], add_generation_prompt: bool) -> str:
+        """The chat template rendered; a template that fails (its own error, or the Jinja sandbox stopping
+        it: a model folder's ``chat_template.jinja`` that reaches for Python's internals) is one sentence."""
         tok = self.tokenizer
         template = getattr(tok, "chat_template", None) or FALLBACK_CHAT_TEMPLATE
         try:
-            return tok.apply_chat_template(
-                messages, tokenize=False, add_generation_prompt=add_generation_prompt, chat_template=template
-            )
-        except Exception:  # templates without a system role raise; fold the system text into the first turn
-            if messages and messages[0]["role"] == "system":
-                system, rest = messages[0]["content"], [dict(m) for m in messages[1:]]
-                rest[0]["content"] = system + "\n\n" + rest[0]["content"]
+            try:
                 return tok.apply_chat_template(
-                    rest, tokenize=False, add_generation_prompt=add_generation_prompt, chat_template=template
+                    messages, tokenize=False, add_generation_prompt=add_generation_prompt, chat_template=template
                 )
-            raise
+            except Exception:  # templates without a system role raise; fold the system text into the first turn
+                if messages and messages[0]["role"] == "system":
+                    system, rest = messages[0]["content"], [dict(m) for m in messages[1:]]
+                    rest[0]["content"] = system + "\n\n" + rest[0]["content"]
+                    return tok.apply_chat_template(
+                        rest, tokenize=False, add_generation_prompt=add_generation_prompt, chat_template=template
+                    )
+                raise
+        except Exception as exc:
+            if not type(exc).__module__.startswith("jinja2"):
+                raise
+            reason = str(exc).splitlines()[0].rstrip(".") if str(exc) else type(exc).__name__
+            raise LayoutError(
+                f"The model's chat template cannot be rendered ({type(exc).__name__}: {reason}); use another model "
+                "or fix the template (chat_template.jinja in the model folder)."
+            ) from None
 
     def _pieces(self, rendered: str, data: list[str]) -> list[tuple]:
         """Split rendered text into ("special", id), ("text", str) and ("ticket",)/("label",) markers."""

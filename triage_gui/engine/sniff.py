@@ -9,14 +9,18 @@ change for different reasons than the streaming does; the reader only acts on wh
 from __future__ import annotations
 
 import codecs
+import contextlib
 import csv
 import os
 import re
 import stat
 import unicodedata
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
+from .links import UnsafeLinkError, check_links, shown
 from .prompt import label_key
 from .records import rows_of, uses_quoting
 
@@ -35,13 +39,18 @@ class TicketFileError(ValueError):
 
 
 def file_name(path: Path) -> str:
-    return path.name or str(path)
+    """The name a message shows: non-UTF-8 bytes and newlines escaped (``links.shown``)."""
+    return shown(path.name or str(path))
 
 
 def check_regular_file(path: Path) -> None:
-    """Refuse anything but a regular file before opening it: opening a FIFO for reading blocks."""
+    """Refuse anything but a regular file before opening it (opening a FIFO for reading blocks), and a
+    link another user planted in a shared folder (``links.check_links``)."""
     try:
+        check_links(path)
         mode = os.stat(path).st_mode
+    except UnsafeLinkError as exc:
+        raise TicketFileError(str(exc)) from None
     except FileNotFoundError:
         raise TicketFileError(f"{file_name(path)}: no such file.") from None
     except OSError as exc:
@@ -51,6 +60,26 @@ def check_regular_file(path: Path) -> None:
     if not stat.S_ISREG(mode):
         kind = "a named pipe" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else ""
         raise TicketFileError(f"{file_name(path)} is not a regular file{f' (it is {kind})' if kind else ''}.")
+
+
+@contextlib.contextmanager
+def reading(path: Path, encoding: str, errors: str) -> Iterator[IO[str]]:
+    """The file opened for a pass over its text. One that vanished before the pass, or shrank while it
+    was read (truncated, or cut by a copy still being written), ends in one sentence: a short read
+    would otherwise give fewer rows without a word."""
+    try:
+        handle = open(path, encoding=encoding, errors=errors, newline="")  # noqa: SIM115 (the with is below)
+    except OSError as exc:
+        raise TicketFileError(f"{file_name(path)} cannot be read any more: {exc.strerror or exc}.") from None
+    with handle:
+        size = os.fstat(handle.fileno()).st_size
+        yield handle
+        now = os.fstat(handle.fileno()).st_size
+    if now < size:
+        raise TicketFileError(
+            f"{file_name(path)} shrank from {size:,} to {now:,} bytes while it was read; open it again once it "
+            "is complete."
+        )
 
 
 def read_head(path: Path) -> bytes:

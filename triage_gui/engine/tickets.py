@@ -34,13 +34,14 @@ from .sniff import (
     is_tab_table,
     looks_jsonl,
     read_head,
+    reading,
     scan_whole_file,
     sniff_delimiter,
     text_encoding,
     text_sample,
 )
 from .sniff import file_name as _name
-from .workbook import choose_sheet, is_workbook
+from .workbook import choose_sheet, is_workbook, sheet_sample
 
 __all__ = [
     "SAMPLE_BYTES",
@@ -98,6 +99,7 @@ class TicketSource:
     records: list[object] | None = None  # a .json file's array, read whole
     errors: str = "replace"  # the decoding error handler the whole file is read with
     sheet: str = ""  # the workbook's sheet read (kind "xlsx")
+    first_row: int = 0  # the sheet's row its header is on where title rows are above it (0: none)
 
     @property
     def text_column_name(self) -> str:
@@ -152,14 +154,11 @@ class TicketSource:
 
     # ----------------------------------------------------------------- readers
 
-    def _text_stream(self) -> io.TextIOBase:
-        return open(self.path, encoding=self.encoding, errors=self.errors, newline="")
-
     def _records(self, column: int) -> Iterator[tuple[int, list[str], str | None]]:
         """(line number, values padded to the columns, problem) for every record; empty lines are skipped."""
         width = len(self.columns)
         if self.kind == "txt":
-            with self._text_stream() as handle:
+            with reading(self.path, self.encoding, self.errors) as handle:
                 for number, line in enumerate(handle, start=1):
                     line = line.rstrip("\r\n")
                     if not line:
@@ -167,7 +166,7 @@ class TicketSource:
                         continue
                     yield number, [_clean(line)], None
         elif self.kind == "jsonl":
-            with self._text_stream() as handle:
+            with reading(self.path, self.encoding, self.errors) as handle:
                 for number, line in enumerate(handle, start=1):
                     line = line.rstrip("\r\n")
                     if not line:
@@ -201,7 +200,7 @@ class TicketSource:
         return number, [_clean(_stringify(value.get(c, ""))) for c in self.columns], None
 
     def _csv_records(self, width: int, column: int) -> Iterator[tuple[int, list[str], str | None]]:
-        with self._text_stream() as handle:
+        with reading(self.path, self.encoding, self.errors) as handle:
             header_pending = self.has_header
             number = 0
             try:
@@ -227,15 +226,12 @@ class TicketSource:
 
     def _sheet_records(self) -> Iterator[tuple[int, list[str], str | None]]:
         """A sheet's rows, as a CSV's records: rows wider than the columns so far add columns, as JSON
-        keys do; an empty row is no record (counted where a record follows it, so trailing ones vanish)."""
+        keys do; the empty rows between records are counted (trailing ones are no rows)."""
         from .workbook import sheet_rows
 
-        header_pending, empty = self.has_header, 0
-        for number, values in sheet_rows(self.path, self.sheet):
-            if not values:
-                empty += 1
-                continue
-            self.empty_lines, empty = self.empty_lines + empty, 0
+        header_pending, last = self.has_header, max(self.first_row - 1, 0)
+        for number, values in sheet_rows(self.path, self.sheet, self.notes, self.first_row):
+            self.empty_lines, last = self.empty_lines + number - last - 1, number
             if header_pending:
                 header_pending = False  # sniffing took the first row with a value as the header
                 continue
@@ -348,18 +344,10 @@ def _json_source(path: Path, kind: str, encoding: str, sample: list[object], not
 
 def _open_xlsx(path: Path, sheet: str | None) -> TicketSource:
     """A workbook's sheet, sniffed from its first 500 rows with the CSV rules (header, text column)."""
-    from .workbook import sheet_rows
-
-    name, with_data = choose_sheet(path, sheet)
-    sample: list[list[str]] = []
-    for _, values in sheet_rows(path, name):
-        sample.append(values)
-        if len(sample) >= 500:
-            break
-    others = [s for s in with_data if s != name]
-    notes = [f"{len(others)} other sheet{'s' if len(others) > 1 else ''} with data not read"] if others else []
-    source = _table_source(path, "xlsx", "xlsx", [r for r in sample if r], len(sample) < 500, notes)
-    source.sheet = name
+    name, _, notes = choose_sheet(path, sheet)
+    sample, complete, first_row = sheet_sample(path, name, notes)
+    source = _table_source(path, "xlsx", "xlsx", sample, complete, notes)
+    source.sheet, source.first_row = name, first_row
     return source
 
 

@@ -15,7 +15,8 @@ from pathlib import Path
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
-from ..engine.export import ExcelExport, ExportCounts, export_counts, write_results
+from ..engine.export import ExcelExport, ExportCounts, export_counts, output_format, write_results
+from ..engine.links import shown
 from ..engine.table import NewRow
 from ..engine.tickets import SUPPORTED, TicketFileError, check_file, tickets_from_text
 from ..engine.workbook import XLSX, sheet_sizes
@@ -262,7 +263,7 @@ class TicketActions:
         table, profile = self.session.table, self.session.profile
         prompt_hash = profile.content_hash() if profile else ""
         try:
-            if path.lower().endswith(".xlsx"):
+            if output_format(path) == "xlsx":  # .xls/.xlsm refused; any other name is CSV
                 workbook = ExcelExport(table, prompt_hash, self.session.baseline).snapshot()
                 self.notify(f"Exporting {len(table)} tickets to {path}…", 0)
                 job = self.session.file_thread.submit(workbook.write, path)
@@ -291,8 +292,8 @@ class TicketActions:
         self.notify(f"Exported {rows} tickets to {path}{tail}.", 10000)
 
     def _failed(self, path: str, exc: OSError | ValueError) -> None:
-        if isinstance(exc, OSError):
-            self.warn("Export failed", f"Cannot write {path}: {exc.strerror or exc}. Nothing was overwritten.")
+        if isinstance(exc, OSError) and exc.strerror:
+            self.warn("Export failed", f"Cannot write {shown(path)}: {exc.strerror}; nothing was overwritten.")
         else:
             self.warn("Export failed", str(exc))
 
