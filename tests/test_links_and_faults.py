@@ -197,3 +197,17 @@ def test_a_chat_template_the_sandbox_stops_is_one_sentence(tmp_path):
     message = str(caught.value)
     assert message.startswith("The model's chat template cannot be rendered (SecurityError: ")
     assert "\n" not in message and message.count(". ") == 0
+
+
+@needs_root
+def test_another_users_link_in_a_shared_folder_is_not_read_as_a_prompt(planted):
+    from triage_gui.engine.prompt import default_profile, load_profile
+
+    shared, victim, _ = planted
+    victim.write_text(default_profile().to_json())
+    link = shared / "prompt.json"
+    link.symlink_to(victim)
+    os.lchown(link, OTHER, OTHER)
+    with pytest.raises(ValueError) as caught:
+        load_profile(link)
+    assert f"is a link owned by another user (uid {OTHER})" in str(caught.value)

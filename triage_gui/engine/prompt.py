@@ -14,6 +14,7 @@ from ..paths import resources_dir
 from .atomic import atomic_write_text
 from .checked import CheckRecord, read_checks, write_checks
 from .history import VersionRecord, read_history, write_history
+from .links import check_links
 
 SCHEMA_VERSION = 2  # 2 added the taught tickets; version 1 files still load
 KNOWN_FIELDS = ("schema_version", "name", "instruction", "labels", "examples", "taught", "history", "checks")
@@ -208,6 +209,7 @@ def _read_profile_bytes(path: str | os.PathLike[str]) -> bytes:
     """
     data = b""
     try:
+        check_links(path)  # another user's link planted in a shared folder is not followed
         info = os.stat(path)
         if stat.S_ISDIR(info.st_mode):
             raise ValueError(f"Cannot read prompt profile {path}: it is a directory.")
