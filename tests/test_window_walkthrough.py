@@ -49,3 +49,16 @@ def test_a_taught_tickets_origin_reads_as_sentences(qtbot, window):
     text = window.detail.origin.text()
     assert f"<b>{label}</b>, taught by you. The bars are the classifier's probabilities" in text
     assert "You taught this label" not in text  # was "taught by you You taught this label; the bars ..."
+
+
+def test_a_narrow_window_keeps_the_time_left_in_sight(qtbot, window):
+    _shown(qtbot, window, 1016, 600)  # a 1024×640 screen
+    area = window.tickets
+    line = "2,000 labelled by the classifier · language model 111 / 2,000 · 3.9 tickets/s · 7 min left"
+    area.show_run(RunStatus("running", 111, 2000, rate=3.9, eta_seconds=420, classified=2000))
+    qtbot.wait(50)
+    assert area.rate_label.text() == line
+    shown = area.rate_label.elided()
+    # was "2,000 labelled by the classifier · langua…"
+    assert shown.endswith("7 min left") and shown.startswith("2,000")
+    assert shown != line and area.rate_label.toolTip() == line  # cut, and whole in its tooltip

@@ -5,7 +5,9 @@ bar's "2,000 labelled by the classifier · language model 79 / 2,000 · 5.4 tick
 the progress bar until its own text wrapped in two clipped lines, and the status bar's estimate ("~95%
 (76–99%), 20 checks (13 on first-pass labels) on v1 with 3 taught, just now") left a passing message seven
 words ("Accepted 'top-up and cash' for 1 ticke"). This label paints its text elided (…) where it is short of
-room; ``text()`` stays whole, for tests and screen readers, and the full line is its tooltip when cut.
+room; ``text()`` stays whole, for tests and screen readers, and the full line is its tooltip when cut. Cut
+at the end, the run line at 1024×640 kept "2,000 labelled by the classifier · langua…" and lost the time
+left, so the run bar cuts in the middle (the language model's count is on the bar beside it anyway).
 """
 
 from __future__ import annotations
@@ -18,9 +20,16 @@ from PySide6.QtWidgets import QLabel, QWidget
 class ElidedLabel(QLabel):
     """Plain one-line text; its minimum width is a few characters, its wish (size hint) the whole line."""
 
-    def __init__(self, text: str = "", parent: QWidget | None = None, tooltip: bool = True) -> None:
+    def __init__(
+        self,
+        text: str = "",
+        parent: QWidget | None = None,
+        tooltip: bool = True,
+        mode: Qt.TextElideMode = Qt.TextElideMode.ElideRight,
+    ) -> None:
         super().__init__(text, parent)
         self._own_tooltip = tooltip  # False where the caller sets a tooltip of its own (the estimate's details)
+        self._mode = mode  # ElideMiddle keeps both ends: the run line's first count and its time left
         self.setTextFormat(Qt.TextFormat.PlainText)
 
     def minimumSizeHint(self) -> QSize:
@@ -30,7 +39,7 @@ class ElidedLabel(QLabel):
     def elided(self) -> str:
         """The text as painted: whole where it fits, else cut with "…"."""
         width = self.contentsRect().width()
-        return self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, width)
+        return self.fontMetrics().elidedText(self.text(), self._mode, width)
 
     def setText(self, text: str) -> None:
         super().setText(text)

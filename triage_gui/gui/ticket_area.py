@@ -201,7 +201,8 @@ class TicketArea(QWidget):
         self.progress.setFormat("no tickets")  # as the run bar says it with none ("0 / 1 labelled" before any)
         self.progress.setMaximum(1)
         self.progress.setValue(0)
-        self.rate_label = ElidedLabel()  # cut with "…" before it squeezes the bar (its whole line is its tooltip)
+        # cut in the middle before it squeezes the bar: the first pass's count and the time left stay in sight
+        self.rate_label = ElidedLabel(mode=Qt.TextElideMode.ElideMiddle)
         self.rate_label.setAccessibleName("Labelling rate")
         self.stop_button = QPushButton("Stop")
         self.stop_button.setToolTip("Stop labelling; finished labels are kept (Esc)")
