@@ -232,9 +232,10 @@ class DetailPane(QWidget):
         confidence = table.confidence(row)
         if confidence is not None and table.taught_label(row) is None:
             parts[0] += f" (confidence {confidence:.2f})"
+        parts[0] += "."  # a sentence of its own: it ran into the next one ("taught by you You taught this label")
         model = table.model_label(row)
         if table.taught_label(row) is not None:  # its confidence is 1; the bars are the classifier's
-            parts.append("You taught this label; the bars are the classifier's probabilities for the ticket.")
+            parts.append("The bars are the classifier's probabilities for the ticket.")
         if table.taught_label(row) is not None and model is not None and model != label:
             parts.append(f"The model would say {model}.")
         if table.truncated(row):

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from ..defaults import LOW_CONFIDENCE
 from ..session.gold import Filters
 from ..session.status import RunStatus
+from .elided_label import ElidedLabel
 from .empty_state import EmptyState
 from .flow_layout import FlowLayout
 from .label_picker import LabelDelegate
@@ -200,7 +201,8 @@ class TicketArea(QWidget):
         self.progress.setFormat("no tickets")  # as the run bar says it with none ("0 / 1 labelled" before any)
         self.progress.setMaximum(1)
         self.progress.setValue(0)
-        self.rate_label = QLabel()
+        # cut in the middle before it squeezes the bar: the first pass's count and the time left stay in sight
+        self.rate_label = ElidedLabel(mode=Qt.TextElideMode.ElideMiddle)
         self.rate_label.setAccessibleName("Labelling rate")
         self.stop_button = QPushButton("Stop")
         self.stop_button.setToolTip("Stop labelling; finished labels are kept (Esc)")
@@ -350,6 +352,8 @@ class TicketArea(QWidget):
         first = status.classified > status.labelled  # the classifier's first pass is ahead of the language model
         model_format = "language model %v / %m" if first else "%v / %m labelled"
         self.progress.setFormat(model_format if status.total else "no tickets")
+        widest = model_format.replace("%v", str(status.total)).replace("%m", str(status.total))
+        self.progress.setMinimumWidth(self.progress.fontMetrics().horizontalAdvance(widest) + 24)  # never wraps
         running = status.state == "running"
         classified = f"{status.classified:,} labelled by the classifier · " if first else ""
         if running:

@@ -1,0 +1,64 @@
+"""What a lead saw cut off in the real window at 1280×720 (Xvfb walk-through), pinned on the fake window:
+the run bar, the status bar, the detail pane's sentences."""
+
+from __future__ import annotations
+
+from triage_gui.engine.table import NewRow
+from triage_gui.session.status import RunStatus
+
+
+def _shown(qtbot, window, width: int = 1280, height: int = 720):
+    window.resize(width, height)
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.wait(50)  # the layouts settle
+
+
+def test_the_progress_bar_keeps_its_text_on_one_line_beside_a_long_run_line(qtbot, window):
+    _shown(qtbot, window)
+    area = window.tickets
+    area.show_run(RunStatus("running", 159, 2000, rate=5.2, eta_seconds=300, classified=2000))
+    qtbot.wait(50)
+    bar_text = "language model 159 / 2000"
+    # was 117 px for a 170 px text: "language model 159 /" and "2000" on two clipped lines
+    assert area.progress.width() >= area.progress.fontMetrics().horizontalAdvance(bar_text) + 12
+    assert area.rate_label.text().endswith("5.2 tickets/s · 5 min left")  # the whole line, for readers and tests
+
+
+def test_the_estimate_leaves_the_status_bar_room_for_a_passing_message(qtbot, window):
+    _shown(qtbot, window)
+    window.check_status.setText("~95% (76–99%), 20 checks (13 on first-pass labels) on v1 with 3 taught, just now")
+    message = "Accepted 'top-up and cash' for 1 ticket — Ctrl+Z undoes"
+    window.statusBar().showMessage(message)
+    qtbot.wait(50)
+    bar = window.statusBar()
+    permanent = (window.check_status, window.learn_status, window.prompt_status, window.model_status)
+    left = min(label.geometry().left() for label in permanent if label.isVisible())
+    # was "Accepted 'top-up and cash' for 1 ticke", the estimate painted over the rest
+    assert left >= bar.fontMetrics().horizontalAdvance(message)
+    assert window.check_status.text().endswith("just now")  # whole: only its painting is cut
+
+
+def test_a_taught_tickets_origin_reads_as_sentences(qtbot, window):
+    window.session.paste([NewRow({"text": f"ticket {i}"}, f"ticket {i}") for i in range(6)])
+    qtbot.waitUntil(lambda: window.session.table.count_scored() == 6, timeout=10_000)
+    label = window.session.table.labels[1]
+    window.session.teaching.teach([2], label)
+    qtbot.waitUntil(lambda: window.session.table.taught_label(2) == label, timeout=10_000)
+    window.detail.show_row(2)
+    text = window.detail.origin.text()
+    assert f"<b>{label}</b>, taught by you. The bars are the classifier's probabilities" in text
+    assert "You taught this label" not in text  # was "taught by you You taught this label; the bars ..."
+
+
+def test_a_narrow_window_keeps_the_time_left_in_sight(qtbot, window):
+    _shown(qtbot, window, 1016, 600)  # a 1024×640 screen
+    area = window.tickets
+    line = "2,000 labelled by the classifier · language model 111 / 2,000 · 3.9 tickets/s · 7 min left"
+    area.show_run(RunStatus("running", 111, 2000, rate=3.9, eta_seconds=420, classified=2000))
+    qtbot.wait(50)
+    assert area.rate_label.text() == line
+    shown = area.rate_label.elided()
+    # was "2,000 labelled by the classifier · langua…"
+    assert shown.endswith("7 min left") and shown.startswith("2,000")
+    assert shown != line and area.rate_label.toolTip() == line  # cut, and whole in its tooltip
