@@ -62,3 +62,24 @@ def test_a_narrow_window_keeps_the_time_left_in_sight(qtbot, window):
     # was "2,000 labelled by the classifier · langua…"
     assert shown.endswith("7 min left") and shown.startswith("2,000")
     assert shown != line and area.rate_label.toolTip() == line  # cut, and whole in its tooltip
+
+
+def test_the_first_pass_in_progress_is_counted_not_shown_as_a_stalled_rate(qtbot, window):
+    """A walkthrough saw "0.0 tickets/s" while ~70 rows/s were being labelled by the first pass."""
+    _shown(qtbot, window)
+    area = window.tickets
+    area.show_run(RunStatus("running", 0, 2000, rate=0.0, classified=640))
+    assert area.rate_label.text() == "first pass 640 / 2,000 · language model 0 / 2,000 · the language model starts"
+    assert "0.0 tickets/s" not in area.rate_label.text()
+
+
+def test_the_summary_and_the_quit_question_say_every_ticket_has_a_label(qtbot, window):
+    """The summary said "111 of 2000 tickets labelled" and the quit question "1537 tickets to go" while every
+    ticket had the first pass's label."""
+    from triage_gui.gui.ticket_actions import running_text
+
+    window.results.show_stats(111, 2000, 0, None, None, None, classified=2000)
+    stats = window.results.stats.text()
+    assert "<b>111</b> of 2000 tickets labelled by the language model; 2,000 have a label" in stats
+    text = running_text(RunStatus("running", 463, 2000, classified=2000))
+    assert text == "The language model is still reading 1,537 tickets (each has the classifier's label)."

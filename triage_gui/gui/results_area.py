@@ -125,6 +125,7 @@ class ResultsArea(QTabWidget):
         agree: tuple[int, int] | None,
         learning: str = "",
         notes: str = "",
+        classified: int = 0,
     ) -> None:
         if not total and not problems:
             self.stats.setText(
@@ -132,6 +133,9 @@ class ResultsArea(QTabWidget):
             )
             return
         parts = [f"<b>{labelled}</b> of {total} tickets labelled."]
+        if classified > labelled:  # the first pass is ahead: say what the lead has, then what is refined
+            parts = [f"<b>{labelled}</b> of {total} tickets labelled by the language model; {classified:,} have a "
+                     "label (the others are the classifier's first pass)."]  # fmt: skip
         if problems:
             parts.append(f"{problems} rows have no ticket text and are kept unlabelled.")
         if learning:

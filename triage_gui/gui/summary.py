@@ -92,6 +92,7 @@ class Summary:
             (sum(a is True for a in agree), sum(a is not None for a in agree)) if agree else None,
             learning,
             " ".join(notes),
+            run.classified,
         )
         self.results.chart.set_series(latencies[-2000:].tolist(), base[-2000:])
         self.refresh_gold()

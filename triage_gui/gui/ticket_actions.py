@@ -24,6 +24,7 @@ from ..paths import sample_tickets
 from ..session.evaluation import Evaluation
 from ..session.gold import gold_teaching
 from ..session.session import Session
+from ..session.status import RunStatus
 from . import dialogs
 from .settings import AppSettings
 from .ticket_area import TicketArea
@@ -181,7 +182,7 @@ class TicketActions:
         answer = QMessageBox.question(
             self.parent,
             what,
-            f"Labelling is still running ({self.session.run_status.remaining} tickets to go). {what} anyway?"
+            running_text(self.session.run_status) + f" {what} anyway?"
             + (" This cannot be undone." if what.startswith("Clear") else ""),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel,
@@ -323,3 +324,10 @@ def _mnemonic(i: int) -> str:
 
 def _count(n: int, thing: str) -> str:
     return f"{n} {thing}{'s' if n != 1 else ''}"
+
+
+def running_text(run: RunStatus) -> str:
+    """What is still running, in words: with the first pass ahead, every ticket has a label already."""
+    if run.classified > run.labelled:
+        return f"The language model is still reading {run.remaining:,} tickets (each has the classifier's label)."
+    return f"Labelling is still running ({run.remaining:,} tickets to go)."

@@ -360,7 +360,10 @@ class TicketArea(QWidget):
             eta = "" if status.eta_seconds is None else f" · {_duration(status.eta_seconds)} left"
             base = f" · baseline {status.baseline_done}/{status.baseline_total}" if status.baseline_total else ""
             model = f"language model {status.labelled:,} / {status.total:,} · " if first else ""
-            self.rate_label.setText(f"{classified}{model}{status.rate:.1f} tickets/s{eta}{base}")
+            if status.classified < status.total:  # the first pass is still going: no "0.0 tickets/s" meanwhile
+                classified = f"first pass {status.classified:,} / {status.total:,} · "
+            rate = f"{status.rate:.1f} tickets/s" if status.rate or not first else "the language model starts"
+            self.rate_label.setText(f"{classified}{model}{rate}{eta}{base}")
         elif status.state == "stopped" and first:
             self.rate_label.setText(f"Stopped: {classified}{status.remaining:,} not read by the language model yet")
         elif status.state == "stopped":
