@@ -88,15 +88,16 @@ def test_export_mid_run_warns_and_starts_beside_the_input(qtbot, window, tmp_pat
         "triage_gui.gui.ticket_actions.QFileDialog.getSaveFileName", lambda *a: offered.append(a[2]) or ("", "")
     )
     window.ticket_actions.export_dialog()
-    assert asked and "not labelled yet" in asked[0]
+    assert asked and "not read by the language model yet" in asked[0]  # each has its first-pass label
     assert offered == [str(tmp_path / "week-12-labelled.csv")]
     out = tmp_path / "out.csv"
     assert window.ticket_actions.export(str(out))
     rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
     assert len(rows) == 200
-    missing = [r for r in rows if not r["label"]]
-    assert missing and all(r["reason"] == "not labelled yet" for r in missing)
-    assert f"({len(missing)} without a label)" in window.statusBar().currentMessage()
+    assert all(r["label"] for r in rows)  # the first pass labelled every ticket before the Stop
+    first = [r for r in rows if r["label_source"] == "first pass"]
+    assert first and all(not r["latency_ms"] for r in first)
+    assert f"{len(first)} of 200 tickets are not read by the language model yet" in asked[0]
 
 
 def test_a_second_file_asks_replace_or_add(qtbot, window, tmp_path, monkeypatch):
