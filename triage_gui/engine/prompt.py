@@ -34,7 +34,9 @@ class ProfileError(ValueError):
 
     def __init__(self, problems: list[Problem]):
         self.problems = problems
-        super().__init__("; ".join(p.message for p in problems))
+        # Each problem is a sentence of its own: joined as sentences, never as "labels.; Example".
+        sentences = (p.message if p.message.endswith((".", "?", "!")) else f"{p.message}." for p in problems)
+        super().__init__(" ".join(sentences))
 
 
 @dataclass(frozen=True)
@@ -159,7 +161,7 @@ class PromptProfile:
             )
         if "instruction" not in data or "labels" not in data:
             missing = "instruction" if "instruction" not in data else "labels"
-            raise ValueError(f"Prompt profile is missing a field: {missing!r}")
+            raise ValueError(f"Prompt profile is missing a field: {missing!r}.")
         return cls(
             name=_text(data.get("name", "Untitled prompt"), "the prompt's name"),
             instruction=_text(data["instruction"], "the instruction"),

@@ -1,0 +1,31 @@
+"""Sweep five: a prompt file with several problems reads as sentences, not as "labels.; Example 1"."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from triage_gui.engine.prompt import ProfileError, PromptProfile, default_profile, load_profile
+
+
+def test_several_problems_read_as_sentences(tmp_path):
+    data = default_profile().to_dict()
+    data["labels"] = []  # a hand edit that left every example on an unknown label
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ProfileError) as caught:
+        load_profile(path)
+    message = str(caught.value)
+    assert ".;" not in message
+    assert message.startswith("Define at least two labels. Example 1 uses unknown label")
+    assert message.endswith(".")
+
+
+def test_a_missing_field_is_one_sentence(tmp_path):
+    data = default_profile().to_dict()
+    del data["instruction"]
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"missing a field: 'instruction'\.$"):
+        PromptProfile.load(path)
