@@ -29,3 +29,15 @@ def test_a_missing_field_is_one_sentence(tmp_path):
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(ValueError, match=r"missing a field: 'instruction'\.$"):
         PromptProfile.load(path)
+
+
+def test_one_row_is_one_row_in_the_summary(capsys):
+    from triage_gui.classify import report, row_counts
+    from triage_gui.engine.table import NewRow, TicketTable
+
+    t = TicketTable()
+    t.add([NewRow({"text": ""}, "", "t.csv", "blank ticket text")])
+    assert row_counts(t).startswith("1 row read, 0 labelled")
+    report(t, False)
+    err = capsys.readouterr().err
+    assert "1 row without ticket text kept unlabelled" in err and "1 rows" not in err

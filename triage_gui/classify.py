@@ -253,14 +253,16 @@ def row_counts(table: TicketTable) -> str:
     if missing > 0:
         reasons["not labelled"] = missing
     why = ", ".join(f"{n} {reason}" for reason, n in reasons.items())
-    return f"{len(table)} rows read, {labelled} labelled" + (f", not labelled: {why}" if why else "")
+    rows = f"{len(table)} row{'' if len(table) == 1 else 's'}"
+    return f"{rows} read, {labelled} labelled" + (f", not labelled: {why}" if why else "")
 
 
 def report(table: TicketTable, baseline: bool) -> None:
     print(row_counts(table), file=sys.stderr)
     notes = []
     if table.problems:
-        notes.append(f"{len(table.problems)} rows without ticket text kept unlabelled (see the reason column)")
+        rows = f"{len(table.problems)} row{'' if len(table.problems) == 1 else 's'}"
+        notes.append(f"{rows} without ticket text kept unlabelled (see the reason column)")
     truncated, fallbacks = table.flags_count()
     if fallbacks:
         notes.append(f"{fallbacks} tickets used the shorter clean prefix (token boundary)")
