@@ -41,3 +41,12 @@ def test_one_row_is_one_row_in_the_summary(capsys):
     report(t, False)
     err = capsys.readouterr().err
     assert "1 row without ticket text kept unlabelled" in err and "1 rows" not in err
+
+
+def test_text_where_a_list_belongs_is_called_text(tmp_path):
+    data = default_profile().to_dict()
+    data["labels"] = "billing"
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"labels must be a list, not text\.$"):
+        load_profile(path)

@@ -245,6 +245,8 @@ def _kind(value: object) -> str:
         return "true or false"
     if isinstance(value, int | float):
         return "a number"
+    if isinstance(value, str):
+        return "text"  # JSON's word, not Python's "str"
     return "a list" if isinstance(value, list) else "an object" if isinstance(value, dict) else type(value).__name__
 
 
