@@ -50,3 +50,12 @@ def test_text_where_a_list_belongs_is_called_text(tmp_path):
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(ValueError, match=r"labels must be a list, not text\.$"):
         load_profile(path)
+
+
+def test_schema_version_true_is_no_version(tmp_path):
+    data = default_profile().to_dict()
+    data["schema_version"] = True  # Python's True == 1; a hand edit's true is no version number
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ValueError, match="Unsupported prompt profile schema_version True"):
+        load_profile(path)

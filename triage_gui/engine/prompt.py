@@ -154,7 +154,7 @@ class PromptProfile:
         if not isinstance(data, dict):
             raise ValueError("A prompt profile must be a JSON object.")
         version = data.get("schema_version")
-        if version not in READABLE_VERSIONS:
+        if isinstance(version, bool) or version not in READABLE_VERSIONS:  # true == 1 in Python, not in JSON
             raise ValueError(
                 f"Unsupported prompt profile schema_version {version!r} (this version reads "
                 f"{', '.join(map(str, READABLE_VERSIONS))})."
