@@ -23,6 +23,8 @@ def read_table(path: str, column: str | None, sheet: str | None = None) -> tuple
     from .engine.tickets import open_tickets
 
     source = open_tickets(path, sheet)
+    if sheet is not None and not source.sheet:  # --sheet on a CSV: said, not ignored (the wrong file?)
+        raise ValueError(f"{Path(path).name} is not an Excel workbook, so it has no sheet {sheet!r}; leave --sheet out")
     index = source.text_column
     if column is not None:
         if column not in source.columns:
