@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .console import progress_line
+from .console import end_line, progress_line
 from .engine.table import NewRow, TicketTable
 
 
@@ -70,7 +70,7 @@ def score_local(scorer, table: TicketTable, batch_size: int, baseline: bool, enc
         table.apply_baseline([r for r, _ in based], [b for _, b in based], table.version)
         done += len(batch)
         progress_line(done, len(rows), started)
-    print(file=sys.stderr)
+    end_line()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -151,7 +151,7 @@ def first_pass(encoder, table: TicketTable) -> None:
         progress_line(done, total, started, " embedded (first pass)")
 
     if embed_table(encoder, table, progress):
-        print(file=sys.stderr)
+        end_line()
 
 
 def check_ray(args: argparse.Namespace) -> None:
@@ -239,7 +239,7 @@ def learn(scorer, table: TicketTable, taught: list[tuple[str, str]], profile, en
     counting = TeachingProgress(scorer, total) if scorer is not None else None
     described = Teacher(counting, profile, encoder).fit_table(table, taught)
     if counting is not None and counting.done:
-        print(file=sys.stderr)
+        end_line()
     if described is not None:
         print(f"labels learned from {described}", file=sys.stderr)
 
