@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .console import progress_line
+from .console import end_line, progress_line
 from .engine.table import NewRow, TicketTable
 
 
@@ -23,6 +23,8 @@ def read_table(path: str, column: str | None, sheet: str | None = None) -> tuple
     from .engine.tickets import open_tickets
 
     source = open_tickets(path, sheet)
+    if sheet is not None and not source.sheet:  # --sheet on a CSV: said, not ignored (the wrong file?)
+        raise ValueError(f"{Path(path).name} is not an Excel workbook, so it has no sheet {sheet!r}; leave --sheet out")
     index = source.text_column
     if column is not None:
         if column not in source.columns:
@@ -68,7 +70,7 @@ def score_local(scorer, table: TicketTable, batch_size: int, baseline: bool, enc
         table.apply_baseline([r for r, _ in based], [b for _, b in based], table.version)
         done += len(batch)
         progress_line(done, len(rows), started)
-    print(file=sys.stderr)
+    end_line()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -149,7 +151,7 @@ def first_pass(encoder, table: TicketTable) -> None:
         progress_line(done, total, started, " embedded (first pass)")
 
     if embed_table(encoder, table, progress):
-        print(file=sys.stderr)
+        end_line()
 
 
 def check_ray(args: argparse.Namespace) -> None:
@@ -237,7 +239,7 @@ def learn(scorer, table: TicketTable, taught: list[tuple[str, str]], profile, en
     counting = TeachingProgress(scorer, total) if scorer is not None else None
     described = Teacher(counting, profile, encoder).fit_table(table, taught)
     if counting is not None and counting.done:
-        print(file=sys.stderr)
+        end_line()
     if described is not None:
         print(f"labels learned from {described}", file=sys.stderr)
 
@@ -253,14 +255,16 @@ def row_counts(table: TicketTable) -> str:
     if missing > 0:
         reasons["not labelled"] = missing
     why = ", ".join(f"{n} {reason}" for reason, n in reasons.items())
-    return f"{len(table)} rows read, {labelled} labelled" + (f", not labelled: {why}" if why else "")
+    rows = f"{len(table)} row{'' if len(table) == 1 else 's'}"
+    return f"{rows} read, {labelled} labelled" + (f", not labelled: {why}" if why else "")
 
 
 def report(table: TicketTable, baseline: bool) -> None:
     print(row_counts(table), file=sys.stderr)
     notes = []
     if table.problems:
-        notes.append(f"{len(table.problems)} rows without ticket text kept unlabelled (see the reason column)")
+        rows = f"{len(table.problems)} row{'' if len(table.problems) == 1 else 's'}"
+        notes.append(f"{rows} without ticket text kept unlabelled (see the reason column)")
     truncated, fallbacks = table.flags_count()
     if fallbacks:
         notes.append(f"{fallbacks} tickets used the shorter clean prefix (token boundary)")

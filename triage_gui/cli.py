@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
+from .console import end_line
 from .defaults import BATCH_SIZE
 
 PACKAGE = Path(__file__).resolve().parent
@@ -240,11 +241,13 @@ def main(argv: list[str] | None = None) -> int:
 
             return run_bench(args)
     except KeyboardInterrupt:
+        end_line()
         print("ticket-triage: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # one line, no traceback, for anything the user can fix
         if not _user_error(exc):
             raise
+        end_line()
         print(f"ticket-triage: {exc}", file=sys.stderr)
         return 2
     return 1

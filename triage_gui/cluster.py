@@ -226,7 +226,7 @@ class _Job:
         self.first_ready: float | None = None  # when the first actor had its model: scoring starts
 
     def run(self) -> None:
-        from .console import progress_line
+        from .console import end_line, progress_line
 
         for slot in self.slots:
             self._ask_info(slot)
@@ -237,7 +237,7 @@ class _Job:
                 alive = sum(s.state in ("idle", "busy") for s in self.slots)
                 progress_line(self.done, self.total, started, f", {alive}/{len(self.slots)} workers")
         finally:
-            print(file=sys.stderr)  # end the progress line, also before an error or an interrupt
+            end_line()  # end the progress line, also before an error or an interrupt
         self._report()
 
     def _step(self) -> None:

@@ -35,7 +35,9 @@ class ProfileError(ValueError):
 
     def __init__(self, problems: list[Problem]):
         self.problems = problems
-        super().__init__("; ".join(p.message for p in problems))
+        # Each problem is a sentence of its own: joined as sentences, never as "labels.; Example".
+        sentences = (p.message if p.message.endswith((".", "?", "!")) else f"{p.message}." for p in problems)
+        super().__init__(" ".join(sentences))
 
 
 @dataclass(frozen=True)
@@ -153,14 +155,14 @@ class PromptProfile:
         if not isinstance(data, dict):
             raise ValueError("A prompt profile must be a JSON object.")
         version = data.get("schema_version")
-        if version not in READABLE_VERSIONS:
+        if isinstance(version, bool) or version not in READABLE_VERSIONS:  # true == 1 in Python, not in JSON
             raise ValueError(
                 f"Unsupported prompt profile schema_version {version!r} (this version reads "
                 f"{', '.join(map(str, READABLE_VERSIONS))})."
             )
         if "instruction" not in data or "labels" not in data:
             missing = "instruction" if "instruction" not in data else "labels"
-            raise ValueError(f"Prompt profile is missing a field: {missing!r}")
+            raise ValueError(f"Prompt profile is missing a field: {missing!r}.")
         return cls(
             name=_text(data.get("name", "Untitled prompt"), "the prompt's name"),
             instruction=_text(data["instruction"], "the instruction"),
@@ -245,6 +247,8 @@ def _kind(value: object) -> str:
         return "true or false"
     if isinstance(value, int | float):
         return "a number"
+    if isinstance(value, str):
+        return "text"  # JSON's word, not Python's "str"
     return "a list" if isinstance(value, list) else "an object" if isinstance(value, dict) else type(value).__name__
 
 
