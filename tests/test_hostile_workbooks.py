@@ -77,7 +77,8 @@ def test_a_shared_string_index_that_is_none_of_the_tables_reads_empty_and_is_sai
     path = hand_made(tmp_path / "bad.xlsx", sheet(string_rows([[0], [1], [-1], [7], [2]])), strings)
     source = open_tickets(path)
     texts = [t.text for t in source.read_all()]
-    assert texts == ["my card was charged twice", "LAST STRING"]  # rows 3 and 4 are empty, no other cell's text
+    # rows 3 and 4 come back empty (every record 1:1, unlabelled with the reason), never another cell's text
+    assert texts == ["my card was charged twice", "", "", "LAST STRING"]
     assert "2 cells pointing to a shared text the workbook does not have read as empty (A3, A4)" in source.summary()
 
 
@@ -331,3 +332,18 @@ def test_any_damaged_part_ends_in_records_or_one_sentence(tmp_path, pieces, wher
         open_tickets(path).read_all()
     except TicketFileError as exc:
         assert "\n" not in str(exc)
+
+
+def test_a_row_holding_only_a_formula_without_a_saved_value_still_comes_back(tmp_path):
+    """Every record 1:1: a row whose one cell is a formula Excel never computed is a row, kept unlabelled."""
+    path = tmp_path / "formula-only.xlsx"
+    book = openpyxl.Workbook()
+    ws = book.active
+    ws.append(["text"])
+    ws.append(["my card was charged twice"])
+    ws.append(['=CONCAT("the app ", "crashes")'])
+    ws.append(["the app crashes"])
+    book.save(path)
+    rows = open_tickets(path).read_all()
+    assert [t.text for t in rows] == ["my card was charged twice", "", "the app crashes"]
+    assert rows[1].problem == "blank ticket text"

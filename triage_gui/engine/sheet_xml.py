@@ -251,7 +251,8 @@ class SheetRows:
             self.phonetic -= 1
         elif tag == "c" and self.cell:
             value = self.value(self.cell)
-            if value:
+            written = self.cell["f"] or (self.cell["t"] == "s" and "".join(self.cell["v"]).strip())
+            if value or written:  # a formula without a saved value, a lost shared text: its row still comes back
                 self.cells[self.column] = value
             self.cell = {}
         elif tag == "row" and self.cells:
