@@ -130,7 +130,7 @@ def profile_with(**changes) -> dict:
         ({"labels": [{"name": "a", "description": 1.5}, {"name": "b"}]}, "label 1's description must be text"),
         ({"instruction": None}, "the instruction must be text, not null"),
         ({"labels": {"name": "a"}}, "labels must be a list, not an object"),
-        ({"labels": ["a", "b"]}, "label 1 must be an object, not str"),
+        ({"labels": ["a", "b"]}, "label 1 must be an object, not text"),
         ({"examples": [{"text": "x", "label": False}]}, "example 1's label must be text, not true or false"),
         ({"taught": [{"text": None, "label": "billing"}]}, "taught ticket 1's text must be text, not null"),
     ],

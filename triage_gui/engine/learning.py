@@ -352,7 +352,7 @@ def fit_head(
             parts.append(store.transform(kind, [train.texts[i] for i in other], idf[kind]))
         x = sp.vstack(parts, format="csr") if len(parts) > 1 else parts[0]
         linear[kind] = fit_linear(x, labels, C[kind], n_labels, store.df(kind) >= MIN_DF[kind], order_weight)
-    return Head(scaler, linear, idf, dict(weights), n_labels, None if first is None else dict(first))
+    return Head(scaler, linear, idf, dict(weights), n_labels, first_pass(weights) if first is None else dict(first))
 
 
 @dataclass
