@@ -305,8 +305,6 @@ class Teaching:
             prompt = table.prompt_probs(idx) if llm else np.full((n, len(table.labels)), np.nan, np.float32)
             texts = [table.texts[int(r)] for r in idx]
             table.set_head(self.head.predict_texts(hidden, table.embeddings.get(idx), prompt, texts, self.store), idx)
-            if not llm:
-                self.rows_changed.emit(int(idx.min()), int(idx.max()))
         grown = self._grown() and not self._refitting.active  # never restart a refit in flight for this: it'd starve
         if grown or any(table.taught_label(int(r)) is not None for r in idx):
             self._refit_soon()
