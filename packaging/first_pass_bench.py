@@ -47,9 +47,9 @@ def write(path: Path, texts: list[str]) -> Path:
 
 def batched_ms(texts: list[str]) -> float:
     """The language model's batched ms a ticket on these tickets (bench's batched path), in this process."""
-    from triage_gui.engine.model_loader import load_model
+    from triage_gui.engine.model import load_model
     from triage_gui.engine.prompt import default_profile
-    from triage_gui.engine.scorer import Scorer
+    from triage_gui.engine.scoring import Scorer
 
     scorer = Scorer(load_model("bundled", "cpu"), default_profile())
     scorer.score_batch(texts[:16])

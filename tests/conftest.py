@@ -20,7 +20,7 @@ pytest_plugins = ["dialog_guard"]  # an unanswered modal dialog fails the test a
 
 @pytest.fixture(scope="session")
 def loaded():
-    from triage_gui.engine.model_loader import load_model
+    from triage_gui.engine.model import load_model
 
     return load_model("bundled", "cpu")
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from triage_gui.engine.prompt import PromptProfile
-from triage_gui.engine.results import TicketScore
+from triage_gui.engine.table import TicketScore
 from triage_gui.session.engine import Engine
 
 DIM = 8

@@ -22,9 +22,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from helpers import reference_logprobs, tiny_model  # noqa: E402
 
-from triage_gui.engine.model_loader import LoadedModel  # noqa: E402
+from triage_gui.engine.model import LoadedModel  # noqa: E402
 from triage_gui.engine.prompt import default_profile  # noqa: E402
-from triage_gui.engine.scorer import Scorer  # noqa: E402
+from triage_gui.engine.scoring import Scorer  # noqa: E402
 
 SHAPES = {  # random-weight models shaped like the published model and the bundled one
     "qwen2": dict(

@@ -76,9 +76,8 @@ def tiny_model(
     import torch
     from transformers import AutoModelForCausalLM, LlamaConfig, Qwen2Config
 
-    from triage_gui.engine.decoder import LeanDecoder
-    from triage_gui.engine.model_loader import LoadedModel
-    from triage_gui.engine.transformers_decoder import TransformersDecoder
+    from triage_gui.engine.model import LoadedModel, TransformersDecoder
+    from triage_gui.engine.model._decoder import LeanDecoder
 
     config_cls = {"qwen2": Qwen2Config, "llama": LlamaConfig}[kind]
     config = config_cls(vocab_size=len(tokenizer), tie_word_embeddings=False, **{**TINY_DIMS, **(dims or {})})

@@ -1,6 +1,7 @@
 """The layers you can see from the tree: engine < session < gui, leaves below all, nothing imports the
 command line, no import circles (type-only imports included), no module over 450 lines, no function
-that takes the main window as a parameter."""
+that takes the main window as a parameter; inside the engine, its parts (sub-packages) and the edges
+allowed between them, each part's modules private behind its ``__init__``."""
 
 from __future__ import annotations
 
@@ -55,6 +56,20 @@ def imports(path: Path) -> set[str]:
 
 
 MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+ENGINE = "triage_gui.engine"
+# The engine's parts and the parts each may import (the import-linter contracts napari keeps, as a test):
+# files and table are leaves; the model knows the table only for the type a scorer returns; learning
+# programs against the model's protocols and never imports scoring.
+PARTS: dict[str, set[str]] = {
+    "files": set(),
+    "table": set(),
+    "prompt": {"files"},
+    "model": {"files", "table"},
+    "tickets": {"files", "table", "prompt"},
+    "scoring": {"files", "model", "prompt", "table"},
+    "learning": {"files", "model", "prompt", "table"},
+}
+ENGINE_OWN = {ENGINE, f"{ENGINE}._lazy"}  # the engine's docstring and the lazy faces' helper
 # The named exceptions: arrows the layers allow only for the reason given. Keep it short; an arrow
 # added here needs its reason, and one that no longer exists fails test_exceptions_still_exist.
 EXCEPTIONS: dict[tuple[str, str], str] = {}
@@ -120,3 +135,80 @@ def test_no_function_takes_the_main_window():
                     assert "MainWindow" not in annotation and not window_name, (
                         f"{name}.{node.name} takes the main window ({arg.arg})"
                     )
+
+
+def part(name: str) -> str | None:
+    pieces = name.split(".")
+    return pieces[2] if name.startswith(ENGINE + ".") and name not in ENGINE_OWN else None
+
+
+def test_every_engine_module_lives_in_a_part():
+    for name in MODULES:
+        if name.startswith(ENGINE) and name not in ENGINE_OWN:
+            assert part(name) in PARTS, f"{name} is in no part of the engine ({', '.join(PARTS)})"
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if n.startswith(ENGINE + ".")))
+def test_engine_parts_import_only_the_parts_below_them(name):
+    mine = part(name)
+    for target in GRAPH[name]:
+        theirs = part(target)
+        if mine and theirs and theirs != mine:
+            assert theirs in PARTS[mine], f"{name} ({mine}) imports {target} ({theirs}), outside {PARTS[mine]}"
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_a_parts_modules_are_private_to_it(name):
+    """Outside its part a module is reached through the part's ``__init__`` (``engine.tickets``), never
+    ``engine.tickets._reader``: the face is what a part promises, its modules can move."""
+    for target in GRAPH[name]:
+        if part(target) and part(target) != part(name):
+            assert target.count(".") == 2, f"{name} imports {target}, a private module of {part(target)}"
+
+
+def _lazy_names(path: Path) -> tuple[set[str], set[str], set[str]]:
+    """A lazy face's names three ways: imported under TYPE_CHECKING, in its map, and in ``__all__``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typed: set[str] = set()
+    mapped: set[str] = set()
+    listed: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.If):
+            typed |= {a.asname or a.name for n in node.body if isinstance(n, ast.ImportFrom) for a in n.names}
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            where = ast.literal_eval(node.value.args[1])
+            mapped |= {name for names in where.values() for name in names}
+            mapped |= {k for kw in node.value.keywords for k in ast.literal_eval(kw.value)}
+        elif isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in node.targets):
+            listed = set(ast.literal_eval(node.value))
+    return typed, mapped, listed
+
+
+@pytest.mark.parametrize("name", sorted(PARTS))
+def test_each_part_has_one_face(name):
+    """Every name a part offers is in its ``__all__`` and importable; a lazy face lists the same names for
+    mypy and for the import on first use."""
+    import importlib
+
+    path = PACKAGE / "engine" / name / "__init__.py"
+    face = importlib.import_module(f"{ENGINE}.{name}")
+    assert face.__doc__ and len(face.__doc__) > 80, f"{name} says what it holds"
+    for exported in face.__all__:
+        assert getattr(face, exported) is not None
+    if "lazy_face" in path.read_text(encoding="utf-8"):
+        typed, mapped, listed = _lazy_names(path)
+        assert typed == mapped == listed
+
+
+def test_the_window_starts_without_torch_or_scikit_learn():
+    """The lazy faces' reason: importing the window must not load torch, transformers or scikit-learn
+    (2-3 s before the window shows); the model loads on its own thread later."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, triage_gui.gui.main_window, triage_gui.session.session\n"
+        "print(sorted(m for m in ('torch', 'transformers', 'sklearn') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "[]"

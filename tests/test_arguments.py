@@ -166,7 +166,8 @@ def test_a_unicode_line_separator_in_a_label_is_a_line_break():
 
 @pytest.mark.parametrize("name", ["meta", "cuda:x", "xla", "cpu:0"])
 def test_the_engine_refuses_an_unknown_device_in_one_sentence(name):
-    from triage_gui.engine.model_loader import ModelLoadError, pick_device
+    from triage_gui.engine.model import ModelLoadError
+    from triage_gui.engine.model._loader import pick_device
 
     with pytest.raises(ModelLoadError, match=r"^Unknown device .*; use auto, cpu, cuda, cuda:N or mps\.$"):
         pick_device(name)

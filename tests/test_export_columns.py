@@ -12,10 +12,9 @@ import openpyxl
 import pytest
 from qt_helpers import drop_files
 
-from triage_gui.engine import export
-from triage_gui.engine.export import RESULT_COLUMNS
-from triage_gui.engine.results import TicketScore
-from triage_gui.engine.table import NewRow, TicketTable
+from triage_gui.engine.table import NewRow, TicketScore, TicketTable
+from triage_gui.engine.tickets import _export as export
+from triage_gui.engine.tickets._export import RESULT_COLUMNS
 
 FORMULA_LIKE = ['=HYPERLINK("http://evil.example","click")', "+49 30 1234567", "-5 EUR refund", "@admin help", "#N/A"]
 

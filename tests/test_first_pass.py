@@ -8,9 +8,9 @@ from fake_engine import FakeEncoder, FakeEngine
 from test_session import PROFILE, idle, ready, run, until
 from test_session_learning import WORDS, topical
 
-from triage_gui.engine.first_pass import blocks, embed_table, first_block
+from triage_gui.engine.learning import Teacher, embed_table, first_block
+from triage_gui.engine.learning._first_pass import blocks
 from triage_gui.engine.table import TicketTable
-from triage_gui.engine.teacher import Teacher
 from triage_gui.session.labelling import Throughput
 
 

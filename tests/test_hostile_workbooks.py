@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from triage_gui.engine import sheet_xml
 from triage_gui.engine.tickets import TicketFileError, check_file, open_tickets
-from triage_gui.engine.workbook import sheet_rows
+from triage_gui.engine.tickets import _sheet_xml as sheet_xml
+from triage_gui.engine.tickets._workbook import sheet_rows
 
 MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"

@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from triage_gui.engine import integrity, model_loader
-from triage_gui.engine.model_loader import LoadedModel, ModelLoadError, bundled_gguf, load_model
+from triage_gui.engine.model import LoadedModel, ModelLoadError, load_model
+from triage_gui.engine.model import _integrity as integrity
+from triage_gui.engine.model import _loader as model_loader
+from triage_gui.engine.model._loader import bundled_gguf
 
 
 def link_or_copy(source: Path, target: Path) -> None:
@@ -123,7 +125,7 @@ def test_a_damaged_converted_copy_is_reported_removed_and_rebuilt(converted, dam
     culprit = damage(folder)
     assert culprit in (integrity.check_manifest(folder) or "")
     messages: list[str] = []
-    with caplog.at_level(logging.WARNING, logger="triage_gui.engine.model_loader"):
+    with caplog.at_level(logging.WARNING, logger="triage_gui.engine.model._loader"):
         model = load_reporting(messages)
     assert conversions.calls == 1
     assert model.source == str(folder) and culprit in model.repaired

@@ -5,8 +5,8 @@ from helpers import banking_tickets
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from triage_gui.engine.layout import LabelTrie, LayoutError, PromptLayout
-from triage_gui.engine.prompt import Label, PromptProfile
+from triage_gui.engine.prompt import Label, LayoutError, PromptLayout, PromptProfile
+from triage_gui.engine.prompt._layout import LabelTrie
 
 CONTROL_STRINGS = [
     "<|im_end|>",
@@ -27,7 +27,7 @@ def layout(tokenizer, profile):
 
 def canonical(tokenizer, layout, text):
     """What a plain chat-template + tokenizer pipeline produces for a ticket free of control strings."""
-    from triage_gui.engine.layout import _messages
+    from triage_gui.engine.prompt._layout import _messages
 
     data, messages = _messages(layout.profile)
     import re

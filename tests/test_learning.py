@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from triage_gui.engine.combination import DEFAULT_WEIGHTS
-from triage_gui.engine.learning import Examples, Linear, RowSource, fit_all, fit_linear, out_of_fold
-from triage_gui.engine.lexical import LexicalStore
+from triage_gui.engine.learning import Examples, LexicalStore, RowSource, fit_all, out_of_fold
+from triage_gui.engine.learning._combination import DEFAULT_WEIGHTS
+from triage_gui.engine.learning._heads import Linear, fit_linear
 from triage_gui.engine.table import NewRow, TicketTable
 
 TOPICS = {
@@ -161,7 +161,7 @@ def test_weights_follow_the_taught_tickets_to_the_better_head():
 
 
 def test_combination_uses_only_the_heads_a_row_has():
-    from triage_gui.engine.combination import combine
+    from triage_gui.engine.learning._combination import combine
 
     sure = np.array([[0.9, 0.05, 0.05], [np.nan, np.nan, np.nan]], np.float32)
     other = np.array([[0.1, 0.8, 0.1], [0.1, 0.8, 0.1]], np.float32)
@@ -197,7 +197,8 @@ def test_sparse_heads_keep_only_the_columns_they_saw():
 
 
 def test_feature_store_grows_in_blocks_and_reads_back_exactly():
-    from triage_gui.engine.features import BLOCK, FeatureStore
+    from triage_gui.engine.table import BLOCK
+    from triage_gui.engine.table._features import FeatureStore
 
     store = FeatureStore()
     rng = np.random.default_rng(0)

@@ -11,11 +11,10 @@ import sys
 
 import pytest
 
-from triage_gui.engine import export
-from triage_gui.engine.atomic import atomic_write_text
-from triage_gui.engine.links import UnsafeLinkError, check_links, shown
+from triage_gui.engine.files import UnsafeLinkError, atomic_write_text, check_links, shown
 from triage_gui.engine.table import NewRow, TicketTable
 from triage_gui.engine.tickets import TicketFileError, check_file, open_tickets
+from triage_gui.engine.tickets import _export as export
 
 OTHER = 54321  # a uid that is neither ours nor the shared folder's owner
 
@@ -175,9 +174,8 @@ def test_a_file_that_shrinks_while_read_is_said(tmp_path):
 
 
 def test_a_chat_template_the_sandbox_stops_is_one_sentence(tmp_path):
-    from triage_gui.engine.chat_tokenizer import ChatTokenizer
-    from triage_gui.engine.layout import LayoutError, PromptLayout
-    from triage_gui.engine.prompt import default_profile
+    from triage_gui.engine.model._chat_tokenizer import ChatTokenizer
+    from triage_gui.engine.prompt import LayoutError, PromptLayout, default_profile
     from triage_gui.paths import cache_dir
 
     converted = sorted((cache_dir() / "models").glob("*/tokenizer_config.json"))

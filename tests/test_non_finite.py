@@ -11,7 +11,7 @@ import pytest
 import torch
 from helpers import ROOT, SAMPLE, tiny_model
 
-from triage_gui.engine.scorer import Scorer, ScoringError
+from triage_gui.engine.scoring import Scorer, ScoringError
 
 
 def poisoned(tokenizer):

@@ -9,8 +9,8 @@ import sys
 import pytest
 from helpers import ROOT
 
-from triage_gui.engine.export import check_output, write_results
 from triage_gui.engine.table import NewRow, TicketTable
+from triage_gui.engine.tickets import check_output, write_results
 
 
 def table() -> TicketTable:

@@ -1,15 +1,14 @@
 """Prefix keys/values stored on disk come back identical, and anything wrong with the store costs time only."""
 
-import shutil
 from pathlib import Path
 
 import pytest
 import torch
 from helpers import banking_tickets
 
-from triage_gui.engine import prefix_store
+from triage_gui.engine.model import _prefix_store as prefix_store
 from triage_gui.engine.prompt import Label, PromptProfile
-from triage_gui.engine.scorer import Scorer
+from triage_gui.engine.scoring import Scorer
 
 
 def test_a_second_start_reads_the_prefix_back_and_scores_the_same(loaded, profile):
@@ -97,26 +96,32 @@ def test_an_entry_without_a_checksum_is_not_trusted(loaded, profile):
     assert found.layers is None and "no checksum" in (found.problem or "")
 
 
-def test_a_prefix_computed_by_other_code_is_not_reused(loaded, profile, monkeypatch, tmp_path):
+def test_a_prefix_computed_by_other_code_is_not_reused(loaded, profile, monkeypatch):
     """Checkouts and versions share one cache: a prefix from edited decoder code gave cached-vs-baseline
-    differences ten times the usual, so the code computing a prefix is part of its key."""
-    from triage_gui.engine import decoder
-
+    differences ten times the usual, so the code computing a prefix, and what it imports, is in its key."""
     ids = Scorer(loaded, profile).layout.prefix_ids
     original = prefix_store.key(loaded, ids)
-    engine = Path(decoder.__file__).resolve().parent
-    copy = tmp_path / "engine"
-    copy.mkdir()
-    for name in ("decoder.py", "attention.py", "transformers_decoder.py", "scorer.py"):
-        (copy / name).write_bytes((engine / name).read_bytes())
-    monkeypatch.setattr(prefix_store, "SOURCES", copy, raising=False)
-    assert prefix_store.key(loaded, ids) == original  # the same code elsewhere shares entries
-    edited = tmp_path / "edited"
-    shutil.copytree(copy, edited)
-    with open(edited / "attention.py", "a", encoding="utf-8") as handle:
-        handle.write("\n# scores[..., plen:] computed another way\n")
-    monkeypatch.setattr(prefix_store, "SOURCES", edited, raising=False)
+    code = prefix_store.prefix_sources()
+    # found by import: the decoder's attention kernels are in the key without being named anywhere
+    assert "triage_gui.engine.model._attention" in code and "triage_gui.engine.scoring._scorer" in code
+    real = prefix_store._source
+
+    def edited(name):
+        added = b"\n# scores[..., plen:] computed another way\n" if name.endswith("._attention") else b""
+        return real(name) + added
+
+    monkeypatch.setattr(prefix_store, "_fingerprints", {})
+    assert prefix_store.key(loaded, ids) == original  # the same code read again gives the same entries
+    monkeypatch.setattr(prefix_store, "_fingerprints", {})
+    monkeypatch.setattr(prefix_store, "_source", edited)
     assert prefix_store.key(loaded, ids) != original
+
+
+def test_prefix_code_that_cannot_be_found_fails_loudly(monkeypatch):
+    """The old fingerprint fell back silently on an unreadable file; a renamed module now stops the key."""
+    monkeypatch.setattr(prefix_store, "_fingerprints", {})
+    with pytest.raises(RuntimeError, match="cannot find the source"):
+        prefix_store.code_fingerprint(("triage_gui.engine.model._no_such_decoder",))
 
 
 def test_models_without_files_are_not_stored(tiny, profile):

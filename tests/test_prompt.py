@@ -4,7 +4,8 @@ import threading
 
 import pytest
 
-from triage_gui.engine.prompt import MAX_PROFILE_BYTES, Example, Label, ProfileError, PromptProfile, default_profile
+from triage_gui.engine.prompt import Example, Label, ProfileError, PromptProfile, default_profile
+from triage_gui.engine.prompt._profile import MAX_PROFILE_BYTES
 
 
 def profile_with(labels, examples=()):

@@ -9,9 +9,7 @@ import threading
 
 import pytest
 
-from triage_gui.engine.checked import CheckRecord
-from triage_gui.engine.history import Measure
-from triage_gui.engine.prompt import Label, ProfileError, PromptProfile
+from triage_gui.engine.prompt import CheckRecord, Label, Measure, ProfileError, PromptProfile
 from triage_gui.session import prompt_document
 from triage_gui.session.prompt_document import PromptDocument
 

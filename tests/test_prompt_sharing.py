@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from triage_gui.engine.atomic import ReadOnlyFile
+from triage_gui.engine.files._atomic import ReadOnlyFile
 from triage_gui.engine.prompt import Label, PromptProfile
 from triage_gui.session.prompt_document import PromptConflict, PromptDocument
 
@@ -281,7 +281,7 @@ def test_two_windows_writing_at_the_same_moment_lose_nothing(tmp_path):
 
 
 def record(number: int, content: str):
-    from triage_gui.engine.history import VersionRecord
+    from triage_gui.engine.prompt import VersionRecord
 
     return VersionRecord(number, "2026-12-01 10:00", {"instruction": content, "labels": []}, content)
 
@@ -290,8 +290,7 @@ def record(number: int, content: str):
 def test_merged_versions_keep_the_files_and_number_ours_after_them(known, theirs_new, ours_new):
     """Both sides add versions after a shared history of any length: the file's are kept, ours follow
     the file's newest with fresh numbers, numbers only increase, and at most 100 are kept."""
-    from triage_gui.engine.history import MAX_VERSIONS
-    from triage_gui.engine.prompt_merge import merge_history
+    from triage_gui.engine.prompt import MAX_VERSIONS, merge_history
 
     base = [record(n, f"shared {n}") for n in range(1, known + 1)]
     theirs = base + [record(known + 1 + i, f"theirs {i}") for i in range(theirs_new)]
@@ -311,7 +310,7 @@ def test_a_field_added_to_the_profile_later_merges_side_by_side(tmp_path):
     where this side changed it, else the file's."""
     from dataclasses import dataclass, field, replace
 
-    from triage_gui.engine.prompt_merge import merge
+    from triage_gui.engine.prompt import merge
 
     @dataclass
     class WithChecks(PromptProfile):

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from triage_gui.engine import export as export_module
-from triage_gui.engine.layout import PromptLayout
-from triage_gui.engine.model_loader import ModelLoadError, bundled_gguf, load_model
-from triage_gui.engine.results import AgreementStats, TicketScore
-from triage_gui.engine.table import NewRow, TicketTable
+from triage_gui.engine.model import ModelLoadError, load_model
+from triage_gui.engine.model._loader import bundled_gguf
+from triage_gui.engine.prompt import PromptLayout
+from triage_gui.engine.table import NewRow, TicketScore, TicketTable
+from triage_gui.engine.table._results import AgreementStats
+from triage_gui.engine.tickets import _export as export_module
 
 
 def test_truncated_gguf_is_a_clear_error(tmp_path):
@@ -37,7 +38,7 @@ def test_folder_without_config_is_a_clear_error(tmp_path):
 
 
 def test_out_of_memory_while_loading_is_a_clear_error(monkeypatch, loaded):
-    from triage_gui.engine.decoder import LeanDecoder
+    from triage_gui.engine.model._decoder import LeanDecoder
 
     def no_memory(*args, **kwargs):
         raise MemoryError

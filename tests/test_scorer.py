@@ -8,7 +8,7 @@ import torch
 from helpers import banking_tickets, reference_logprobs, tiny_model
 
 from triage_gui.engine.prompt import Example, Label, PromptProfile
-from triage_gui.engine.scorer import Scorer
+from triage_gui.engine.scoring import Scorer
 
 TOL = 1e-3
 FEATURE_TOL = 2e-3  # final-normed hidden states are O(1) per dimension; paths differ by float rounding
@@ -179,7 +179,7 @@ def test_labels_merging_with_the_answer_head_are_scored_exactly(tiny, tokenizer,
 
 def test_stream_ramps_up_and_keeps_input_order(tiny, profile):
     """The window's stream starts with one ticket so the first label shows at once; order and scores hold."""
-    from triage_gui.engine.runner import score_stream
+    from triage_gui.engine.scoring import score_stream
 
     scorer = Scorer(tiny, profile)
     texts = banking_tickets(40)
@@ -197,8 +197,8 @@ def test_stream_ramps_up_and_keeps_input_order(tiny, profile):
 def test_the_encoder_gives_every_path_the_same_features(loaded, profile):
     """Batched in a stream (with the baseline on) or alone: the same embedding for a ticket, so the learned
     head gives the cached and the full re-encode path the same label."""
-    from triage_gui.engine.encoder import load_encoder
-    from triage_gui.engine.runner import score_stream
+    from triage_gui.engine.model import load_encoder
+    from triage_gui.engine.scoring import score_stream
 
     encoder = load_encoder("bundled")
     scorer = Scorer(loaded, profile)

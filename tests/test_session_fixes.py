@@ -8,7 +8,8 @@ import threading
 from fake_engine import FakeEngine
 from test_session import PROFILE, other, rows, until
 
-from triage_gui.engine import learning, teacher
+from triage_gui.engine.learning import _heads as learning
+from triage_gui.engine.learning import _teacher as teacher
 from triage_gui.session.session import Session
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from helpers import ROOT
 
-from triage_gui.engine import integrity, model_loader
+from triage_gui.engine.model import _integrity as integrity
+from triage_gui.engine.model import _loader as model_loader
 
 
 def umask() -> int:

@@ -8,8 +8,8 @@ import io
 from helpers import SAMPLE
 
 from triage_gui.cli import main
+from triage_gui.engine.learning import prompt_examples
 from triage_gui.engine.prompt import Example, default_profile
-from triage_gui.engine.teacher import prompt_examples
 
 
 def labels(path):
@@ -67,7 +67,7 @@ def test_a_train_file_shows_progress_while_its_features_are_computed(tmp_path, l
 def test_taught_tickets_with_a_label_no_longer_in_the_prompt_are_set_aside(tmp_path, loaded, capsys):
     """A label renamed by hand leaves its taught tickets behind: one sentence, and the run goes on; a
     500 KB taught ticket is learned from its beginning (MAX_TAUGHT_CHARS) instead of stalling the run."""
-    from triage_gui.engine.taught import MAX_TAUGHT_CHARS
+    from triage_gui.engine.tickets._taught import MAX_TAUGHT_CHARS
 
     with open(SAMPLE, encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))[:6]

@@ -14,7 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from triage_gui.engine.tickets import TicketFileError, gold_column, open_tickets, tickets_from_text
+from triage_gui.engine.prompt import gold_column
+from triage_gui.engine.tickets import TicketFileError, open_tickets, tickets_from_text
 
 ROWS = [
     ("Mon paiement de 20 € a été refusé", "billing"),

@@ -6,7 +6,7 @@ import pytest
 import torch
 from transformers.cache_utils import DynamicCache, DynamicLayer
 
-from triage_gui.engine.transformers_decoder import prefix_view
+from triage_gui.engine.model._transformers_decoder import prefix_view
 
 
 def test_forward_takes_cache_keyword(tiny):

@@ -8,8 +8,8 @@ import csv
 
 from window_fakes import close_fake, fake_window
 
-from triage_gui.engine.export import export_counts
 from triage_gui.engine.table import NewRow
+from triage_gui.engine.tickets import export_counts
 from triage_gui.gui import dialogs
 
 

@@ -90,7 +90,7 @@ def test_taught_tickets_are_saved_with_the_prompt_and_come_back(qtbot, window, t
     saved = PromptProfile.load(window.document.path)  # written off the GUI thread, soon after the teach
     assert {e.text for e in saved.taught} == {table.texts[0], table.texts[1]}
     out = tmp_path / "taught.csv"
-    from triage_gui.engine.taught import read_taught, write_taught
+    from triage_gui.engine.tickets import read_taught, write_taught
 
     write_taught(out, window.session.teaching.items())
     back = read_taught(out, table.labels)

@@ -11,8 +11,9 @@ import openpyxl
 import pytest
 from openpyxl.styles import Font
 
-from triage_gui.engine.tickets import TicketFileError, check_file, gold_column, open_tickets
-from triage_gui.engine.workbook import cell_text
+from triage_gui.engine.prompt import gold_column
+from triage_gui.engine.tickets import TicketFileError, check_file, open_tickets
+from triage_gui.engine.tickets._workbook import cell_text
 
 ROWS = [
     ["id", "text", "queue", "created", "amount"],
@@ -99,7 +100,7 @@ def test_a_row_wider_than_the_header_keeps_its_cells_in_new_columns(tmp_path):
 
 def test_a_100000_row_sheet_is_read_streamed(tmp_path, monkeypatch):
     """The first batch comes before the sheet is read through: rows come from the parser as asked for."""
-    from triage_gui.engine import sheet_xml
+    from triage_gui.engine.tickets import _sheet_xml as sheet_xml
 
     path = tmp_path / "big.xlsx"
     book = openpyxl.Workbook(write_only=True)
@@ -221,7 +222,7 @@ def test_a_workbook_with_two_sheets_asks_which_one(qtbot, window, tmp_path, monk
 def test_the_sheet_with_most_rows_is_offered_and_the_choice_remembered(qtbot, window, tmp_path, monkeypatch):
     from qt_helpers import drop_files
 
-    from triage_gui.engine.workbook import sheet_sizes
+    from triage_gui.engine.tickets import sheet_sizes
     from triage_gui.gui import dialogs
 
     path = write_xlsx(tmp_path / "week.xlsx", {"Notes": [["exported monday"]], "Tickets": ROWS})
@@ -297,7 +298,7 @@ def test_replace_is_the_default_answer(qtbot, window):
 
 
 def test_openpyxl_is_a_dependency_and_in_the_bundle():
-    """engine/workbook.py imports openpyxl on first use: the package needs it, and the bundle must carry it."""
+    """engine/tickets/_workbook.py imports openpyxl on first use: the package needs it, and the bundle must carry it."""
     from helpers import ROOT
 
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+

@@ -62,10 +62,9 @@ def process_start(args: argparse.Namespace, encoder: str) -> float:
 def run_bench(args: argparse.Namespace) -> int:
     import torch
 
-    from .engine.model_loader import load_model
+    from .engine.model import load_model
     from .engine.prompt import load_profile
-    from .engine.runner import score_stream
-    from .engine.scorer import Scorer
+    from .engine.scoring import Scorer, score_stream
     from .engine.tickets import open_tickets
 
     path = Path(args.tickets) if args.tickets else default_tickets()
@@ -76,7 +75,7 @@ def run_bench(args: argparse.Namespace) -> int:
         raise ValueError(f"{path} holds no tickets")
     profile = load_profile(args.prompt)
 
-    from .engine.encoder import load_encoder
+    from .engine.model import load_encoder
 
     cold_started = time.perf_counter()
     loaded = load_model(args.model, args.device, None, args.threads)
@@ -226,9 +225,8 @@ def run_bench(args: argparse.Namespace) -> int:
 def first_pass_ms(texts: list[str], profile, encoder) -> float:
     """ms a ticket of the first pass alone, as ``classify --fast`` runs it: every ticket embedded in aligned
     blocks, the classifier fitted on the prompt's examples and every row labelled."""
-    from .engine.first_pass import embed_table
+    from .engine.learning import Teacher, embed_table
     from .engine.table import NewRow, TicketTable
-    from .engine.teacher import Teacher
 
     started = time.perf_counter()
     table = TicketTable()
@@ -253,10 +251,18 @@ def refit_timing(
     tickets per label."""
     import numpy as np
 
-    from .engine.learning import Examples, fit_all, out_of_fold
-    from .engine.lexical import LexicalStore
+    from .engine.learning import (
+        Examples,
+        LexicalStore,
+        features_of,
+        fit_all,
+        out_of_fold,
+        prompt_examples,
+        pseudo_set,
+        reweigh,
+        row_source,
+    )
     from .engine.table import NewRow, TicketTable
-    from .engine.teacher import features_of, prompt_examples, pseudo_set, reweigh, row_source
 
     rng = np.random.default_rng(0)
     base = np.stack([s.features for s in scores]).astype(np.float32)
@@ -306,8 +312,8 @@ def transformers_scorer(loaded, profile):
     import torch
     from transformers import AutoModelForCausalLM
 
-    from .engine.scorer import Scorer
-    from .engine.transformers_decoder import TransformersDecoder
+    from .engine.model import TransformersDecoder
+    from .engine.scoring import Scorer
 
     model = AutoModelForCausalLM.from_pretrained(loaded.source, dtype=torch.float32).to(loaded.device).eval()
     reference = copy.copy(loaded)

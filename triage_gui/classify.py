@@ -44,7 +44,7 @@ def load_encoder_for(args: argparse.Namespace):
     spec = getattr(args, "encoder", "bundled") or "bundled"
     if spec == "none":
         return None
-    from .engine.encoder import load_encoder
+    from .engine.model import load_encoder
 
     encoder = load_encoder(spec, "cpu")
     print(f"sentence encoder {encoder.name} loaded in {encoder.load_seconds:.2f} s", file=sys.stderr)
@@ -54,7 +54,7 @@ def load_encoder_for(args: argparse.Namespace):
 def score_local(scorer, table: TicketTable, batch_size: int, baseline: bool, encoder=None) -> None:
     """Score every scorable row in this process (and embed it, given an ``encoder``: the first pass has
     usually embedded every row already), streaming progress to stderr."""
-    from .engine.runner import score_stream
+    from .engine.scoring import score_stream
 
     rows = [int(r) for r in table.pending(0)]
     started = time.perf_counter()
@@ -76,9 +76,9 @@ def score_local(scorer, table: TicketTable, batch_size: int, baseline: bool, enc
 def run(args: argparse.Namespace) -> int:
     """Two passes, as in the window: every row embedded and labelled by the classifier's prompt-free heads
     first, then (unless ``--fast``) the language model's scores and the full combination."""
-    from .engine.export import check_fits_excel, output_format, write_csv, write_results
-    from .engine.links import shown
+    from .engine.files import shown
     from .engine.prompt import load_profile
+    from .engine.tickets import check_fits_excel, output_format, write_csv, write_results
 
     if args.batch_size < 1:
         raise ValueError("--batch-size must be at least 1")
@@ -128,8 +128,8 @@ def run(args: argparse.Namespace) -> int:
 
 def load_scorer(args: argparse.Namespace, profile):
     """The language model and the prompt's prefix, their load said on stderr."""
-    from .engine.model_loader import load_model
-    from .engine.scorer import Scorer
+    from .engine.model import load_model
+    from .engine.scoring import Scorer
 
     def progress(fraction: float, message: str) -> None:
         print(message, file=sys.stderr)
@@ -145,7 +145,7 @@ def load_scorer(args: argparse.Namespace, profile):
 
 def first_pass(encoder, table: TicketTable) -> None:
     """Every row through the sentence encoder, in the aligned blocks the window uses (same features)."""
-    from .engine.first_pass import embed_table
+    from .engine.learning import embed_table
 
     def progress(done: int, total: int, started: float) -> None:
         progress_line(done, total, started, " embedded (first pass)")
@@ -165,7 +165,7 @@ def check_ray(args: argparse.Namespace) -> None:
 def output_path(args: argparse.Namespace) -> str | None:
     """The checked output file (a symlink's target), or None for standard output; refuses, before any
     scoring, an output that is any file the run reads (input, prompt, --train), a device, a FIFO…"""
-    from .engine.export import check_output
+    from .engine.tickets import check_output
 
     if args.out is None:
         return None
@@ -176,7 +176,7 @@ def taught_tickets(args: argparse.Namespace, profile) -> list[tuple[str, str]]:
     """The taught set as the window has it: the tickets the lead taught, saved with the prompt (unless
     ``--no-taught``), then ``--train``'s; a later label for the same text replaces an earlier one. So the
     same taught tickets give the same labels whether they come from ``--prompt P`` or ``--train``."""
-    from .engine.taught import usable_taught
+    from .engine.tickets import usable_taught
 
     saved, notes = usable_taught([] if getattr(args, "no_taught", False) else profile.taught, profile.label_names)
     merged = dict(saved)
@@ -191,7 +191,7 @@ def taught_tickets(args: argparse.Namespace, profile) -> list[tuple[str, str]]:
 
 
 def read_train(args: argparse.Namespace, labels: list[str]) -> list[tuple[str, str]]:
-    from .engine.taught import read_taught
+    from .engine.tickets import read_taught
 
     taught = read_taught(args.train, labels, args.train_label, args.column)
     note = f"; {taught.skipped} rows skipped ({taught.reason})" if taught.skipped else ""
@@ -224,7 +224,7 @@ class TeachingProgress:
 def teaching_total(table: TicketTable, taught: list[tuple[str, str]], profile) -> int:
     """Texts the taught classifier must score: the prompt's pseudo-tickets and the taught tickets that
     are not loaded rows (these have their features from labelling already)."""
-    from .engine.teacher import prompt_examples
+    from .engine.learning import prompt_examples
 
     loaded = {table.texts[r] for r in range(len(table)) if table.scored(r) or table.embedded(r)}
     return len(prompt_examples(profile)) + len({text for text, _ in taught if text not in loaded})
@@ -232,7 +232,7 @@ def teaching_total(table: TicketTable, taught: list[tuple[str, str]], profile) -
 
 def learn(scorer, table: TicketTable, taught: list[tuple[str, str]], profile, encoder=None) -> None:
     """Fit the taught classifier (taught tickets plus the prompt's own examples) and relabel with it."""
-    from .engine.teacher import Teacher
+    from .engine.learning import Teacher
 
     total = teaching_total(table, taught, profile)
     print(f"teaching: features of {total} taught and prompt tickets", file=sys.stderr)
@@ -271,7 +271,7 @@ def report(table: TicketTable, baseline: bool) -> None:
     if truncated:
         notes.append(f"{truncated} tickets truncated to fit the model's context")
     if baseline:
-        from .engine.results import logprob_difference
+        from .engine.table import logprob_difference
 
         agree = sum(bool(table.agree(r)) for r in table.baseline)
         worst = 0.0

@@ -260,9 +260,9 @@ def _user_error(exc: Exception) -> bool:
     in this package (our checks say what to fix, and OSError from ``open`` and friends is raised by C code
     called from our frames), not inside a library: a ValueError from numpy or scikit-learn deep in a fit
     is a programming error, and one line without a traceback hid where it came from."""
-    from .engine.layout import LayoutError
-    from .engine.model_loader import ModelLoadError
-    from .engine.scorer import ScoringError
+    from .engine.model import ModelLoadError
+    from .engine.prompt import LayoutError
+    from .engine.scoring import ScoringError
     from .engine.tickets import TicketFileError
 
     if isinstance(exc, TicketFileError | ModelLoadError | LayoutError | ScoringError):

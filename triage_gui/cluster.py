@@ -114,7 +114,7 @@ def _run_job(
         actors = actors_wanted or max(1, int(total_cpus) // 2)
         threads = args.threads or max(1, min(node_cpus, int(total_cpus) // actors))
         calibrate, baseline = not args.no_calibration, bool(args.baseline)
-        encoder = "none"  # the first pass embedded every row on the driver (engine/first_pass.py)
+        encoder = "none"  # the first pass embedded every row on the driver (engine/learning/_first_pass.py)
         options = WorkerOptions(
             args.model, args.device, threads, args.dtype, profile, calibrate, args.batch_size, baseline, encoder
         )
@@ -363,8 +363,8 @@ class _Job:
 
 def _user_error(exc: BaseException | None) -> bool:
     """Failures that would be the same on any worker and in one process (a damaged model, a bad layout)."""
-    from .engine.layout import LayoutError
-    from .engine.model_loader import ModelLoadError
-    from .engine.scorer import ScoringError
+    from .engine.model import ModelLoadError
+    from .engine.prompt import LayoutError
+    from .engine.scoring import ScoringError
 
     return isinstance(exc, ScoringError | LayoutError | ModelLoadError)

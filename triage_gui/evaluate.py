@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .engine.metrics import macro_f1, report_from_ids
+from .engine.scoring import macro_f1, report_from_ids
 
 HEAD_NAMES = {"encoder": "encoder head alone", "hidden": "LLM-state head alone", "word": "word head alone",
               "char": "character head alone"}  # fmt: skip
@@ -84,8 +84,7 @@ class Dev:
 
     def teach(self, rows: np.ndarray, weights: dict[str, float] | None = None) -> tuple[Any, Any]:
         """The app's steps (classify, the window): fit, choose the weights out of fold, predict again."""
-        from .engine.learning import fit_all, out_of_fold
-        from .engine.teacher import reweigh
+        from .engine.learning import fit_all, out_of_fold, reweigh
 
         taught = self.taught(rows)
         fit = fit_all(taught, self.pseudo, self.source, self.store, len(self.labels), weights)
@@ -95,12 +94,10 @@ class Dev:
 
 def run_eval(args: argparse.Namespace) -> int:
     from .classify import first_pass, load_encoder_for, read_table, score_local
-    from .engine.learning import RowSource
-    from .engine.lexical import LexicalStore
-    from .engine.model_loader import load_model
+    from .engine.learning import LexicalStore, RowSource, features_of, prompt_examples, pseudo_set
+    from .engine.model import load_model
     from .engine.prompt import load_profile
-    from .engine.scorer import Scorer
-    from .engine.teacher import features_of, prompt_examples, pseudo_set
+    from .engine.scoring import Scorer
     from .session.gold import GoldColumn
 
     if args.batch_size < 1:
@@ -202,7 +199,7 @@ def simulate(
     """A lead teaching one ticket at a time with gold, refitting after each as the window does (weights
     chosen out of fold every fifth ticket), the next ticket drawn at random or the first suggestion.
     Accuracy on every ticket not taught yet, at each step in ``steps``."""
-    from .engine.suggest import suggest
+    from .engine.learning import suggest
 
     out: dict[str, dict[int, list[float]]] = {}
     last = max(steps)

@@ -1,4 +1,7 @@
-"""Qt-free engine: model loading, prompt layout, scoring, ticket I/O and metrics.
+"""Qt-free engine: the parts of the app that know nothing of windows or event loops.
 
-The CLI, the tests and the GUI all go through this package; nothing here imports Qt.
+Seven parts, each a sub-package whose ``__init__`` is its public face: ``files`` and ``table`` (leaves),
+``prompt``, ``model``, ``tickets``, ``scoring`` and ``learning``. Which part may import which is written
+in ``tests/test_architecture.py``; the CLI, the session and the window reach the engine through these
+faces only.
 """

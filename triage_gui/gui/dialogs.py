@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..engine.model_loader import BUNDLED, RECOMMENDED_ONLINE, is_hub_id
+from ..engine.model import BUNDLED, RECOMMENDED_ONLINE, is_hub_id
 
 
 class ModelDialog(QDialog):

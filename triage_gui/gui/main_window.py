@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter
 
-from ..engine.model_loader import BUNDLED
+from ..engine.model import BUNDLED
 from ..session.checks import CheckStatus
 from ..session.evaluation import Evaluation
 from ..session.prompt_document import PromptDocument

@@ -19,9 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..engine.history import Measure
-from ..engine.prompt import Problem, ProfileError, PromptProfile
-from ..engine.taught import read_taught, write_taught
+from ..engine.prompt import Measure, Problem, ProfileError, PromptProfile
+from ..engine.tickets import read_taught, write_taught
 from ..session.evaluation import Evaluation, Score
 from ..session.prompt_document import DocumentStatus, PromptConflict, PromptDocument
 from ..session.session import Session

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..engine.metrics import GoldReport, LatencySummary
+from ..engine.scoring import GoldReport, LatencySummary
 from .latency_chart import BASELINE_COLOR, CACHED_COLOR, LatencyChart
 
 ROW_TITLE = 110  # px: the widest a gold label's row title gets in the confusion matrix

@@ -5,8 +5,8 @@ evaluation as they are now. Redrawn at most every 200 ms (the window's tick) and
 
 from __future__ import annotations
 
-from ..engine.metrics import latency_summary
 from ..engine.prompt import PromptProfile
+from ..engine.scoring import latency_summary
 from ..session.evaluation import Evaluation
 from ..session.gold import gold_report, row_mask
 from ..session.session import Session

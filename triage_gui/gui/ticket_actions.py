@@ -15,11 +15,21 @@ from pathlib import Path
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
-from ..engine.export import ExcelExport, ExportCounts, export_counts, output_format, write_results
-from ..engine.links import shown
+from ..engine.files import shown
 from ..engine.table import NewRow
-from ..engine.tickets import SUPPORTED, TicketFileError, check_file, tickets_from_text
-from ..engine.workbook import XLSX, sheet_sizes
+from ..engine.tickets import (
+    SUPPORTED,
+    XLSX,
+    ExcelExport,
+    ExportCounts,
+    TicketFileError,
+    check_file,
+    export_counts,
+    output_format,
+    sheet_sizes,
+    tickets_from_text,
+    write_results,
+)
 from ..paths import sample_tickets
 from ..session.evaluation import Evaluation
 from ..session.gold import gold_teaching

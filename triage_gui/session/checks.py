@@ -26,8 +26,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..engine.checked import CheckRecord
-from ..engine.metrics import wilson_interval
+from ..engine.prompt import CheckRecord
+from ..engine.scoring import wilson_interval
 from ..engine.table import TicketTable
 from .events import Event
 from .undo import Step

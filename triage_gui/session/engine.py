@@ -6,8 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..engine.model import ScorerLike
 from ..engine.prompt import PromptProfile
-from ..engine.runner import ScorerLike
 
 Progress = Callable[[float, str], None]
 
@@ -23,17 +23,17 @@ class Engine:
     @staticmethod
     def real() -> Engine:
         def load(spec: str, device: str, progress: Progress) -> Any:
-            from ..engine.model_loader import load_model  # torch loads on a worker thread, not the GUI's
+            from ..engine.model import load_model
 
             return load_model(spec, device, progress)
 
         def build(loaded: Any, profile: PromptProfile, calibrate: bool) -> ScorerLike:
-            from ..engine.scorer import Scorer
+            from ..engine.scoring import Scorer
 
             return Scorer(loaded, profile, calibrate=calibrate)
 
         def load_encoder(spec: str) -> Any:
-            from ..engine.encoder import load_encoder as load
+            from ..engine.model import load_encoder as load
 
             return load(spec, "cpu")
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..engine.metrics import GoldReport, report_from_ids
+from ..engine.scoring import GoldReport, report_from_ids
 from ..engine.table import NONE, TicketTable
 
 IGNORE = ""  # mapped to this: the value is not counted

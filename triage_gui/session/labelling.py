@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..engine.first_pass import first_block
-from ..engine.results import TicketScore
-from ..engine.runner import EncoderLike, ScorerLike, score_micro_batch
-from ..engine.table import TicketTable
+from ..engine.learning import first_block
+from ..engine.model import EncoderLike, ScorerLike
+from ..engine.scoring import score_micro_batch
+from ..engine.table import TicketScore, TicketTable
 from .status import RunStatus
 from .workers import WorkerThread
 

@@ -45,7 +45,7 @@ class OutsideTickets:
         """text -> (hidden, prompt, embedding) for the ``texts`` that have any feature yet (width-0 or NaN
         parts where one is missing); ``now``: what is in use (scorer, encoder), captured on the loop's
         thread. None when a new prompt version came while the encoder ran."""
-        from ..engine.teacher import embed_each, features_of
+        from ..engine.learning import embed_each, features_of
 
         version, k = table.version, len(table.labels)
         missing = [t for t in texts if t not in self.embedded]

@@ -28,13 +28,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..engine.atomic import atomic_write_text, refuse_read_only
-from ..engine.checked import CheckRecord
-from ..engine.history import MAX_VERSIONS, PROMPT_KEYS, Measure, VersionRecord
-from ..engine.prompt import SCHEMA_VERSION, Example, ProfileError, PromptProfile, default_profile
-from ..engine.prompt_merge import (
+from ..engine.files import atomic_write_text, refuse_read_only
+from ..engine.prompt import (
+    MAX_VERSIONS,
+    PROMPT_KEYS,
+    SCHEMA_VERSION,
+    CheckRecord,
+    Example,
+    Measure,
     Merged,
+    ProfileError,
     PromptConflict,
+    PromptProfile,
+    VersionRecord,
+    default_profile,
     known_taught,
     locked,
     merge,

@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 
 from ..defaults import STREAM_BATCH_SIZE
+from ..engine.model import ScorerLike
 from ..engine.prompt import PromptProfile
-from ..engine.runner import ScorerLike
 from ..engine.table import NewRow, TicketTable
 from .checks import RandomChecks
 from .engine import Engine, field_of

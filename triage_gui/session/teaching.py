@@ -35,8 +35,7 @@ from .undo import TaughtHistory, undoable
 from .workers import WorkerThread
 
 if TYPE_CHECKING:
-    from ..engine.learning import Examples, Fit, Head, Scaler
-    from ..engine.lexical import LexicalStore
+    from ..engine.learning import Examples, Fit, Head, LexicalStore, Scaler
     from ..engine.prompt import PromptProfile
     from ..engine.table import TicketTable
     from .gold import GoldColumn
@@ -48,8 +47,7 @@ SUGGESTIONS = 50  # "Teach next" rows kept after each fit
 
 def _new_store() -> LexicalStore:
     """A lexical store, importing the learning modules: call it on the learning thread."""
-    from ..engine import learning, teacher  # noqa: F401  (imported here, off the event loop)
-    from ..engine.lexical import LexicalStore
+    from ..engine.learning import Head, LexicalStore, Teacher  # noqa: F401  (scikit-learn imported here, off the loop)
 
     return LexicalStore()
 
@@ -253,7 +251,7 @@ class Teaching:
         if scorer is None or profile is None:
             return
         await self._store()
-        from ..engine.teacher import features_of, prompt_examples, pseudo_set
+        from ..engine.learning import features_of, prompt_examples, pseudo_set
 
         texts = [t for t, _ in prompt_examples(profile)]
         k = len(profile.labels)
@@ -319,7 +317,7 @@ class Teaching:
         return embedded >= max(16, 2 * self._fitted_embedded) or embedded == scorable > self._fitted_embedded
 
     def baseline_scored(self, rows: Sequence[int]) -> None:
-        from ..engine.teacher import baseline_labels
+        from ..engine.learning import baseline_labels
 
         table = self.table
         if self.head is None or self.store is None or not table.head_active:
@@ -358,9 +356,8 @@ class Teaching:
         table, now = self.table, self.in_use()
         if self._pseudo is None:
             return
-        from ..engine.combination import describe
-        from ..engine.learning import fit_all, out_of_fold  # loaded by _prepare, on the learning thread
-        from ..engine.teacher import apply_fit, reweigh, row_source, taught_set
+        # loaded by _prepare, on the learning thread
+        from ..engine.learning import apply_fit, describe, fit_all, out_of_fold, reweigh, row_source, taught_set
 
         k = len(table.labels)
         loaded = {table.texts[int(r)] for r in table.taught_rows() if table.current(int(r)) or table.embedded(int(r))}
@@ -433,7 +430,7 @@ class Teaching:
             self.rows_scored(late)
 
     async def _suggest(self, fit: Fit, source, version: int) -> None:
-        from ..engine.suggest import suggest
+        from ..engine.learning import suggest
 
         table = self.table
         candidates = ~table.taught_mask()[: len(fit.probs)]

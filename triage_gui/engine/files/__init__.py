@@ -1,0 +1,23 @@
+"""Files as the app reads and writes them: atomic writes with the user's normal permissions, the shared-folder
+link rule every open and write applies, and file names printed safely.
+
+A leaf: it imports no other part of the engine, and every writer (prompt files, exports, drafts, converted
+models, stored prefixes) goes through it.
+"""
+
+from __future__ import annotations
+
+from ._atomic import atomic_dir, atomic_open, atomic_path, atomic_write_text, normal_permissions, refuse_read_only
+from ._links import UnsafeLinkError, check_links, shown
+
+__all__ = [
+    "UnsafeLinkError",
+    "atomic_dir",
+    "atomic_open",
+    "atomic_path",
+    "atomic_write_text",
+    "check_links",
+    "normal_permissions",
+    "refuse_read_only",
+    "shown",
+]

@@ -1,0 +1,81 @@
+"""The taught classifier: the heads fitted on a lead's corrections (encoder, language-model state, words,
+characters, the calibrated prompt), their combination and its weights, the lexical features, the first pass
+(the prompt-free heads before the language model reads a ticket), the teacher that fits and relabels a
+table, and *Teach next*'s suggestions.
+
+Imports :mod:`..model` (its protocols), :mod:`..prompt` and :mod:`..table`; never :mod:`..scoring`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_face
+
+if TYPE_CHECKING:
+    from ._combination import describe
+    from ._first_pass import embed_table, first_block
+    from ._heads import Examples, Fit, Head, RowSource, Scaler, fit_all, out_of_fold
+    from ._lexical import LexicalStore
+    from ._suggest import suggest
+    from ._teacher import (
+        Teacher,
+        apply_fit,
+        baseline_labels,
+        embed_each,
+        features_of,
+        prompt_examples,
+        pseudo_set,
+        reweigh,
+        row_source,
+        taught_set,
+    )
+
+# Imported on first use: scikit-learn (0.5 s) stays out of the window's start; the teaching thread imports it.
+__getattr__ = lazy_face(
+    __name__,
+    {
+        "_combination": ["describe"],
+        "_first_pass": ["embed_table", "first_block"],
+        "_heads": ["Examples", "Fit", "Head", "RowSource", "Scaler", "fit_all", "out_of_fold"],
+        "_lexical": ["LexicalStore"],
+        "_suggest": ["suggest"],
+        "_teacher": [
+            "Teacher",
+            "apply_fit",
+            "baseline_labels",
+            "embed_each",
+            "features_of",
+            "prompt_examples",
+            "pseudo_set",
+            "reweigh",
+            "row_source",
+            "taught_set",
+        ],
+    },
+)
+
+__all__ = [
+    "Examples",
+    "Fit",
+    "Head",
+    "LexicalStore",
+    "RowSource",
+    "Scaler",
+    "Teacher",
+    "apply_fit",
+    "baseline_labels",
+    "describe",
+    "embed_each",
+    "embed_table",
+    "features_of",
+    "first_block",
+    "fit_all",
+    "out_of_fold",
+    "prompt_examples",
+    "pseudo_set",
+    "reweigh",
+    "row_source",
+    "suggest",
+    "taught_set",
+]

@@ -1,0 +1,219 @@
+"""Teaching a table: gather the taught tickets and the prompt's own examples, fit, relabel every row.
+
+The pieces the window's session runs on its threads one by one, and the command line in one call:
+pseudo-tickets come from the prompt (:func:`prompt_examples`), their features from the scorer and the
+encoder; taught tickets that are loaded rows use the row's features, the others are computed like
+pseudo-tickets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..model import EncoderLike, ScorerLike
+from ..prompt import PromptProfile
+from ..table import TicketTable
+from ._heads import PSEUDO_WEIGHT, Examples, Fit, Head, OutOfFold, RowSource, fit_all, out_of_fold
+from ._lexical import LexicalStore
+
+
+def prompt_examples(profile: PromptProfile) -> list[tuple[str, int]]:
+    """(text, label index): the few-shot examples, and for each label its description and a "name:
+    description" line, as pseudo-tickets. Descriptions were the biggest lever with few taught tickets: on
+    the 5-queue dev set at K=2, 0.46 -> 0.62; through the encoder they label untaught tickets on their own."""
+    index = {name: i for i, name in enumerate(profile.label_names)}
+    out = [(e.text.strip(), index[e.label]) for e in profile.examples if e.label in index and e.text.strip()]
+    for i, label in enumerate(profile.labels):
+        description = label.description.strip()
+        out.append((f"{label.name}: {description}" if description else label.name, i))
+        if description:
+            out.append((description, i))
+    return out
+
+
+@dataclass
+class TextFeatures:
+    """Features of texts that are not loaded rows: the LLM's hidden state and calibrated prompt
+    probabilities (width 0 / NaN without a scorer) and the encoder's embedding (width 0 without one)."""
+
+    hidden: np.ndarray
+    prompt: np.ndarray
+    embeddings: np.ndarray
+
+    def row(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.hidden[i], self.prompt[i], self.embeddings[i]
+
+
+def features_of(
+    scorer: ScorerLike | None,
+    encoder: EncoderLike | None,
+    texts: Sequence[str],
+    n_labels: int,
+    batch: int = 32,
+) -> TextFeatures:
+    """The features of texts that are not loaded rows (engine thread), in batches as tickets are."""
+    hidden, prompt, embedded = [], [], []
+    for start in range(0, len(texts), batch):
+        chunk = list(texts[start : start + batch])
+        if scorer is not None:
+            scores = scorer.score_batch(chunk)
+            hidden.append(np.stack([s.features for s in scores]).astype(np.float32))  # type: ignore[misc]
+            prompt.append(np.array([s.probs for s in scores], dtype=np.float32))
+        if encoder is not None:
+            embedded.append(np.asarray(encoder.encode(chunk), dtype=np.float32))
+    n = len(texts)
+    return TextFeatures(
+        np.concatenate(hidden) if hidden else np.zeros((n, 0), np.float32),
+        np.concatenate(prompt) if prompt else np.full((n, n_labels), np.nan, np.float32),
+        np.concatenate(embedded) if embedded else np.zeros((n, 0), np.float32),
+    )
+
+
+def embed_each(encoder: EncoderLike, texts: Sequence[str]) -> np.ndarray:
+    """The encoder's features of texts that are not loaded rows, one text at a time: the encoder's float32
+    output moves by ~1e-7 with the other texts of a batch, and which taught tickets are outside the file
+    differs between the window (as rows arrive) and ``classify``; alone, a text has the same features in both."""
+    if not texts:
+        return np.zeros((0, encoder.dim), np.float32)
+    return np.concatenate([np.asarray(encoder.encode([t]), dtype=np.float32) for t in texts])
+
+
+def pseudo_set(profile: PromptProfile, features: TextFeatures) -> Examples:
+    items = prompt_examples(profile)
+    labels = np.array([k for _, k in items], dtype=np.int64)
+    texts = [t for t, _ in items]
+    weight = np.full(len(items), PSEUDO_WEIGHT)
+    return Examples(features.hidden, features.embeddings, features.prompt, texts, labels, [None] * len(items), weight)
+
+
+def row_source(table: TicketTable, rows: int | None = None) -> RowSource:
+    """What a fit reads of the table's first ``rows`` rows (call on the table owner's thread)."""
+    n = len(table) if rows is None else rows
+    prompt = table.prompt_probs(np.arange(n))
+    scored, embedded = table.scored_mask()[:n].copy(), table.embedded_mask()[:n].copy()
+    return RowSource(table.features.view(n), table.embeddings.view(n), prompt, n, scored, embedded)
+
+
+def taught_set(
+    table: TicketTable, items: Sequence[tuple[str, str]], outside: dict[str, tuple[np.ndarray, ...]]
+) -> Examples:
+    """Taught tickets with features: loaded rows (scored by this version or embedded) first, others from
+    ``outside`` (text -> (hidden, prompt, embedding)). Items with no features yet, or no label of this
+    prompt, are left out."""
+    index = {name: i for i, name in enumerate(table.labels)}
+    rows_by_text: dict[str, int] = {}
+    for row in table.taught_rows():
+        rows_by_text.setdefault(table.texts[int(row)], int(row))
+    k = len(table.labels)
+    hidden_dim, embed_dim = table.features.dim, table.embeddings.dim
+    hidden, prompt, embedded, texts, labels, rows = [], [], [], [], [], []
+    for text, label in items:
+        if label not in index:
+            continue
+        row = rows_by_text.get(text)
+        if row is not None and (table.scored(row) or table.embedded(row)):
+            h = table.features.get(np.array([row]))[0] if table.scored(row) else np.full(hidden_dim, np.nan)
+            p = table.prompt_probs(np.array([row]))[0] if table.scored(row) else np.full(k, np.nan)
+            e = table.embeddings.get(np.array([row]))[0] if table.embedded(row) else np.full(embed_dim, np.nan)
+        elif text in outside:
+            (h, p, e), row = outside[text], None
+        else:
+            continue
+        hidden.append(h)
+        prompt.append(p)
+        embedded.append(e)
+        texts.append(text)
+        labels.append(index[label])
+        rows.append(row)
+    if not texts:
+        return Examples.concat([])
+    return Examples(_rows(hidden), _rows(embedded), _rows(prompt), texts, np.array(labels), rows)
+
+
+def _rows(values: list[np.ndarray]) -> np.ndarray:
+    width = max(len(v) for v in values)
+    return np.stack([v if len(v) == width else np.full(width, np.nan) for v in values]).astype(np.float32)
+
+
+def apply_fit(table: TicketTable, fit: Fit, rows: int, version: int, oof: dict[int, int] | None = None) -> bool:
+    """Put a fit's labels on the table, if it is still the version it was fitted for. A baseline row is
+    labelled from the full re-encode's hidden state and prompt scores and the row's own embedding (the
+    encoder has one path only)."""
+    if table.version != version:
+        return False
+    table.set_head(fit.probs, np.arange(rows), oof, baseline_labels(table, fit.head, fit.store, table.baseline))
+    return True
+
+
+def baseline_labels(table: TicketTable, head: Head, store: LexicalStore, rows: Iterable[int]) -> dict[int, int]:
+    """The head's label index for baseline rows, from the full re-encode's hidden state and prompt scores and
+    the row's own embedding (the encoder has one path only; NaN, so left out, where the row has none)."""
+    found = {}
+    for row in rows:
+        feats = table.baseline_features.get(row)
+        if feats is None:
+            continue
+        prompt = np.array([table.baseline[row].probs], dtype=np.float32)
+        embedding = table.embeddings.get(np.array([row]))
+        probs = head.predict_texts(feats[None].astype(np.float32), embedding, prompt, [table.texts[row]], store)
+        if not np.isnan(probs[0, 0]):
+            found[row] = int(probs.argmax())
+    return found
+
+
+def reweigh(source: RowSource, fit: Fit, found: OutOfFold) -> Fit:
+    """The same heads with the weights chosen out of fold: every row predicted again (no refit)."""
+    if (found.weights, found.first_weights) == (fit.head.weights, fit.head.first_weights):
+        return fit
+    head = type(fit.head)(
+        fit.head.scaler, fit.head.linear, fit.head.idf, found.weights, fit.head.n_labels, found.first_weights
+    )
+    probs = head.predict_rows(source, fit.store)
+    return Fit(head, fit.store, probs, fit.taught, fit.pseudo, fit.seconds)
+
+
+class Teacher:
+    """The command line's one-call teaching (the session does the same steps on its threads). Without a
+    scorer (``classify --fast``) it is the first pass: the prompt-free heads on the encoder's features."""
+
+    def __init__(self, scorer: ScorerLike | None, profile: PromptProfile, encoder: EncoderLike | None = None) -> None:
+        self.scorer = scorer
+        self.profile = profile
+        self.encoder = encoder
+
+    def fit_table(self, table: TicketTable, taught: Sequence[tuple[str, str]]) -> str | None:
+        """Teach, relabel every row, and describe what was learned."""
+        from ._combination import describe
+
+        if len(table.labels) < 2:
+            return None
+        k = len(table.labels)
+        pseudo_texts = [t for t, _ in prompt_examples(self.profile)]
+        pseudo = pseudo_set(self.profile, features_of(self.scorer, self.encoder, pseudo_texts, k))
+        loaded = {table.texts[r]: r for r in range(len(table)) if table.scored(r) or table.embedded(r)}
+        outside_texts = [t for t, _ in taught if t not in loaded]
+        outside: dict[str, tuple[np.ndarray, ...]] = {}
+        if outside_texts:
+            found = features_of(self.scorer, None, outside_texts, k)
+            embedded = embed_each(self.encoder, outside_texts) if self.encoder is not None else found.embeddings
+            outside = {t: (found.hidden[i], found.prompt[i], embedded[i]) for i, t in enumerate(outside_texts)}
+        for text, label in taught:
+            row = loaded.get(text)
+            if row is not None:
+                table.teach([row], label)
+        store = LexicalStore()
+        store.add(table.texts)
+        examples = taught_set(table, taught, outside)
+        source = row_source(table)
+        fit = fit_all(examples, pseudo, source, store, k)
+        chosen = out_of_fold(examples, pseudo, fit.head.scaler, store, k)
+        fit = reweigh(source, fit, chosen)
+        apply_fit(table, fit, len(table), table.version, chosen.labels)
+        weights = describe(fit.head.weights) if self.scorer is not None else describe(fit.head.first_weights or {})
+        return (
+            f"{len(examples)} taught tickets and {len(pseudo)} from the prompt; heads weighted "
+            f"{weights}; fitted in {fit.seconds:.2f} s"
+        )

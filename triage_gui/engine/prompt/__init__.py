@@ -1,0 +1,54 @@
+"""The prompt a lead edits: the profile (instruction, labels, examples, the taught set), its layout into
+token ids (the cacheable prefix and each ticket's suffix), the versions and random checks kept beside it in
+the prompt file, and the merge of two windows' writes to one file.
+
+Imports only :mod:`..files`.
+"""
+
+from __future__ import annotations
+
+from ._checked import CheckRecord
+from ._history import MAX_VERSIONS, PROMPT_KEYS, Measure, VersionRecord
+from ._layout import EncodedTicket, LayoutError, PromptLayout
+from ._merge import Merged, PromptConflict, known_taught, locked, merge, merge_history, move_aside, read_current
+from ._profile import (
+    SCHEMA_VERSION,
+    Example,
+    Label,
+    Problem,
+    ProfileError,
+    PromptProfile,
+    default_profile,
+    gold_column,
+    label_key,
+    load_profile,
+)
+
+__all__ = [
+    "MAX_VERSIONS",
+    "PROMPT_KEYS",
+    "SCHEMA_VERSION",
+    "CheckRecord",
+    "EncodedTicket",
+    "Example",
+    "Label",
+    "LayoutError",
+    "Measure",
+    "Merged",
+    "Problem",
+    "ProfileError",
+    "PromptConflict",
+    "PromptLayout",
+    "PromptProfile",
+    "VersionRecord",
+    "default_profile",
+    "gold_column",
+    "known_taught",
+    "label_key",
+    "load_profile",
+    "locked",
+    "merge",
+    "merge_history",
+    "move_aside",
+    "read_current",
+]

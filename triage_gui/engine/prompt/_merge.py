@@ -1,0 +1,187 @@
+"""One prompt file, two windows: every write re-reads the file and merges what the other side wrote.
+
+Two windows on one prompt file each kept the file's content in memory and wrote it back whole, so the
+last writer won: A taught a ticket, B taught another, the file kept only B's; A saved an edited
+instruction, B taught, A's Save was gone; a history of 10,000 versions was numbered from memory.
+
+Each write is a three-way merge of what this window last read or wrote (``base``), what it would write
+now (``ours``) and the file as it is now (``theirs``), part by part:
+
+- taught tickets, by text: a ticket this side taught, relabelled or forgot since ``base`` is applied
+  to the file's set; every other ticket stays as the file has it (the other side's teaching kept);
+- versions, by number: the file's versions kept; a version this side added takes the next number after
+  the file's newest (so numbering continues from the file), a version this side scored keeps its score;
+- the prompt itself (name, instruction, labels, examples): the side that changed it since ``base``
+  wins; when both did, differently, :class:`PromptConflict` is raised and the window asks the lead;
+- any other field, one this version does not know (kept in ``extra``) or one added to the profile later,
+  key by key: ours where this side changed it since ``base``, else the file's, so a new field merges
+  without code here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+
+from ._history import MAX_VERSIONS, VersionRecord
+from ._profile import Example, PromptProfile
+
+# The fields merged part by part below; any other field of the profile is merged as a whole, side by side.
+MERGED_FIELDS = ("name", "instruction", "labels", "examples", "taught", "history", "extra")
+
+
+class PromptConflict(Exception):
+    """Both sides changed the prompt since this one last read the file; ``theirs`` is the file now."""
+
+    def __init__(self, path: Path, theirs: PromptProfile) -> None:
+        self.path, self.theirs = path, theirs
+        super().__init__(f"{path.name} was changed in another window since you opened it.")
+
+
+@dataclass
+class Merged:
+    profile: PromptProfile  # what to write
+    from_them: list[tuple[str, str]] = field(default_factory=list)  # their taught tickets ours lacks
+    renumbered: dict[int, int] = field(default_factory=dict)  # our version number -> its number now
+    prompt_from_them: bool = False  # the prompt written is the other side's, not ours
+
+
+def prompt_part(profile: PromptProfile) -> tuple:
+    """What "the prompt itself" is when comparing sides: name, instruction, labels and examples."""
+    return (
+        profile.name,
+        profile.instruction,
+        [asdict(x) for x in profile.labels],
+        [asdict(x) for x in profile.examples],
+    )
+
+
+@contextlib.contextmanager
+def locked(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold an advisory lock for one read-merge-write of ``path`` against other processes (two windows
+    writing within the same milliseconds would each merge the file as it was before the other's write).
+    The lock is on a hidden ``.NAME.lock`` beside the file (the file itself is replaced by every write, so
+    a lock on it would not hold); where locks are not available (a read-only folder, no ``fcntl``) the
+    write goes ahead unlocked, as before."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    target = Path(os.path.realpath(path))
+    try:
+        handle = open(target.with_name(f".{target.name}.lock"), "a+b")  # noqa: SIM115 (closed below)
+    except OSError:
+        yield
+        return
+    with handle:
+        with contextlib.suppress(OSError):  # a file system without locks: unlocked, as before
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        yield
+
+
+def read_current(path: str | os.PathLike[str]) -> PromptProfile | None:
+    """The file as it is now; None if there is none. Raises ValueError for a file that cannot be read
+    (which is then never written over: the caller keeps it)."""
+    if not Path(path).exists():
+        return None
+    profile = PromptProfile.load(path)
+    profile.validate()
+    return profile
+
+
+def merge(
+    base: PromptProfile, ours: PromptProfile, theirs: PromptProfile | None, path: Path, force: bool = False
+) -> Merged:
+    """See the module docstring. ``force``: ours wins a prompt conflict (the lead said so)."""
+    if theirs is None:
+        return Merged(ours)
+    mine, before, other = prompt_part(ours), prompt_part(base), prompt_part(theirs)
+    if mine != before and other != before and mine != other and not force:
+        raise PromptConflict(path, theirs)
+    prompt_source = ours if mine != before or other == before else theirs
+    taught, from_them = merge_taught(base.taught, ours.taught, theirs.taught)
+    history, renumbered = merge_history(base.history, ours.history, theirs.history)
+    extra = dict(theirs.extra)
+    for key in set(ours.extra) | set(base.extra):
+        if ours.extra.get(key) != base.extra.get(key):
+            if key in ours.extra:
+                extra[key] = ours.extra[key]
+            else:
+                extra.pop(key, None)
+    others = {  # a field added to the profile later (saved random checks, say): ours where we changed it
+        f.name: getattr(ours if getattr(ours, f.name) != getattr(base, f.name) else theirs, f.name)
+        for f in fields(ours)
+        if f.name not in MERGED_FIELDS
+    }
+    profile = replace(prompt_source, taught=taught, history=history, extra=extra, **others)
+    return Merged(profile, from_them, renumbered, prompt_source is theirs and other != mine)
+
+
+def merge_taught(
+    base: list[Example], ours: list[Example], theirs: list[Example]
+) -> tuple[list[Example], list[tuple[str, str]]]:
+    """Theirs with our changes since ``base`` applied (by text), and the tickets of the result that ours
+    lacks or labels otherwise (for the window to take in)."""
+    before = {e.text.strip(): e.label for e in base}
+    mine = {e.text.strip(): e.label for e in ours}
+    result = {e.text.strip(): e.label for e in theirs if e.text.strip()}
+    for text in (*mine, *(t for t in before if t not in mine)):
+        if mine.get(text) != before.get(text):
+            if text in mine:
+                result[text] = mine[text]
+            else:
+                result.pop(text, None)
+    from_them = [(text, label) for text, label in result.items() if mine.get(text) != label]
+    return [Example(text, label) for text, label in result.items()], from_them
+
+
+def merge_history(
+    base: list[VersionRecord], ours: list[VersionRecord], theirs: list[VersionRecord]
+) -> tuple[list[VersionRecord], dict[int, int]]:
+    """The file's versions with ours merged in by number (see the module docstring), oldest first,
+    at most :data:`~engine.history.MAX_VERSIONS`; and the numbers our new versions were given."""
+    known = {r.number: r for r in base}
+    result = {r.number: r for r in theirs}
+    renumbered: dict[int, int] = {}
+    for record in ours:
+        if known.get(record.number) == record:
+            continue  # unchanged here: the file's entry (or its absence) stands
+        there = result.get(record.number)
+        if there is not None and there.content == record.content:
+            result[record.number] = record  # the same version, scored here
+        elif record.number in known and there is None:
+            continue  # scored here, but the file no longer keeps that version
+        elif there is None and (not result or record.number > max(result)):
+            result[record.number] = record
+        else:
+            number = max(result) + 1
+            renumbered[record.number] = number
+            result[number] = replace(record, number=number)
+    merged = [result[n] for n in sorted(result)]
+    return merged[-MAX_VERSIONS:], renumbered
+
+
+def known_taught(ours: PromptProfile, merged: Merged) -> list[Example]:
+    """The base of the next write's taught tickets: what the file now holds (the window takes in the
+    other side's tickets), and the tickets the other side forgot that this side still holds, as held
+    (unchanged here, so the next write leaves them forgotten rather than teaching them again)."""
+    written = {e.text.strip() for e in merged.profile.taught}
+    return [*merged.profile.taught, *(e for e in ours.taught if e.text.strip() not in written)]
+
+
+def move_aside(path: Path) -> Path:
+    """Rename a file that cannot be read to a backup beside it (``prompt.unreadable-20261201-1405.json``),
+    so a Save over it loses nothing; returns the backup's path."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    backup = path.with_name(f"{path.stem}.unreadable-{stamp}{path.suffix}")
+    n = 1
+    while backup.exists():
+        n += 1
+        backup = path.with_name(f"{path.stem}.unreadable-{stamp}-{n}{path.suffix}")
+    path.rename(backup)
+    return backup

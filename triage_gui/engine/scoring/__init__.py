@@ -1,0 +1,47 @@
+"""Scoring tickets: whole-label log-probabilities against the cached prompt prefix (and the naive full
+re-encode baseline it is checked against), micro-batches with the encoder's features in the same pass, and
+the metrics the command line, the bench and the window report (accuracy against gold, latency).
+
+Imports :mod:`..model`, :mod:`..prompt` and :mod:`..table`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_face
+
+if TYPE_CHECKING:
+    from ._metrics import GoldReport, LatencySummary, latency_summary, macro_f1, report_from_ids, wilson_interval
+    from ._runner import score_micro_batch, score_stream
+    from ._scorer import Scorer, ScoringError
+
+# Imported on first use: torch stays out of the window's start.
+__getattr__ = lazy_face(
+    __name__,
+    {
+        "_metrics": [
+            "GoldReport",
+            "LatencySummary",
+            "latency_summary",
+            "macro_f1",
+            "report_from_ids",
+            "wilson_interval",
+        ],
+        "_runner": ["score_micro_batch", "score_stream"],
+        "_scorer": ["Scorer", "ScoringError"],
+    },
+)
+
+__all__ = [
+    "GoldReport",
+    "LatencySummary",
+    "Scorer",
+    "ScoringError",
+    "latency_summary",
+    "macro_f1",
+    "report_from_ids",
+    "score_micro_batch",
+    "score_stream",
+    "wilson_interval",
+]

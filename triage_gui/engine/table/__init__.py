@@ -1,0 +1,29 @@
+"""The loaded tickets: the columnar per-row store (texts, scores, features, taught and learned labels, the
+decision and where it came from), the records it is built of, and the per-ticket results the scorer hands it.
+
+A leaf of the engine: it imports no other part, so the window, the session, the scorer and the learning code
+all share one row store without depending on each other.
+"""
+
+from __future__ import annotations
+
+from ._features import BLOCK, FeatureRows
+from ._results import TicketScore, logprob_difference
+from ._rows import NewRow
+from ._table import BLANK, FIRST, LEARNED, NONE, PROMPT, SOURCE_NAMES, TAUGHT, TicketTable
+
+__all__ = [
+    "BLANK",
+    "BLOCK",
+    "FIRST",
+    "LEARNED",
+    "NONE",
+    "PROMPT",
+    "SOURCE_NAMES",
+    "TAUGHT",
+    "FeatureRows",
+    "NewRow",
+    "TicketScore",
+    "TicketTable",
+    "logprob_difference",
+]

@@ -1,0 +1,427 @@
+"""Read ticket files as helpdesks export them: CSV/TSV in any common encoding and delimiter, TXT, JSONL, .xlsx.
+
+Files are read incrementally (``TicketSource.batches``) so a file of hundreds of thousands of rows
+streams into the table with bounded memory. Every record comes out, in file order, so results line up
+with the input: one that cannot be scored (blank text, a bad JSON line) carries a ``problem`` instead of
+being dropped. Anything odd is reported in ``notes`` rather than guessed at silently; anything unreadable
+raises ``TicketFileError`` with a one-line reason. The guessing itself (encoding, delimiter, header,
+text column) lives in ``sniff.py``, the workbook's XML in ``workbook.py``; a sheet's rows go through the
+same header and text-column rules as a CSV's.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ._records import fold_extra, read_records, unique_names, uses_quoting
+from ._sniff import (
+    MIXED_UTF8,
+    SAMPLE_BYTES,
+    TicketFileError,
+    choose_text_column,
+    csv_rows,
+    detect_encoding,
+    has_content,
+    has_header,
+    is_tab_table,
+    looks_jsonl,
+    read_head,
+    reading,
+    scan_whole_file,
+    sniff_delimiter,
+    text_encoding,
+    text_sample,
+)
+from ._sniff import file_name as _name
+from ._workbook import choose_sheet, is_workbook, sheet_sample
+
+__all__ = [
+    "SAMPLE_BYTES",
+    "SUPPORTED",
+    "Ticket",
+    "TicketFileError",
+    "TicketSource",
+    "check_file",
+    "choose_text_column",
+    "detect_encoding",
+    "open_tickets",
+    "tickets_from_text",
+]
+
+SUPPORTED = (".csv", ".tsv", ".txt", ".jsonl", ".ndjson", ".tab", ".json", ".xlsx", ".xlsm")
+BLANK = "blank ticket text"
+
+
+@dataclass
+class Ticket:
+    row: int  # 1-based line/record number in the file, for messages
+    values: list[str]  # every input column, in ``columns`` order
+    text: str  # "" when ``problem`` is set
+    # Why this record cannot be scored ("blank ticket text", "line 7 is not valid JSON"); it is still
+    # yielded so that output rows line up with input records, and is left unlabelled.
+    problem: str | None = None
+
+
+@dataclass
+class TicketSource:
+    """A ticket file opened for streaming, with what sniffing decided about it.
+
+    The counters describe the last pass of ``batches``: ``rows_read`` records yielded (problem records
+    included), ``blank_text`` of them with blank ticket text, ``bad_lines`` the JSONL line numbers that
+    were not JSON objects (also yielded), ``empty_lines`` completely empty lines, which are not records.
+    """
+
+    path: Path
+    kind: str  # "csv", "txt", "jsonl", "json" or "xlsx"
+    encoding: str
+    columns: list[str]
+    text_column: int
+    delimiter: str = ","
+    has_header: bool = True
+    notes: list[str] = field(default_factory=list)
+    empty_lines: int = 0
+    blank_text: int = 0
+    bad_lines: list[int] = field(default_factory=list)
+    ragged_rows: int = 0  # short rows, padded
+    long_rows: int = 0  # rows with more fields than the header, the extra ones kept in the text
+    quote_lines: list[int] = field(default_factory=list)  # lines whose quote ran away (read line by line)
+    rows_read: int = 0
+    quoted: bool = True  # CSV quote processing; off for an export that quotes nothing
+    records: list[object] | None = None  # a .json file's array, read whole
+    errors: str = "replace"  # the decoding error handler the whole file is read with
+    sheet: str = ""  # the workbook's sheet read (kind "xlsx")
+    first_row: int = 0  # the sheet's row its header is on where title rows are above it (0: none)
+
+    @property
+    def text_column_name(self) -> str:
+        return self.columns[self.text_column]
+
+    def batches(self, size: int = 256, text_column: int | None = None) -> Iterator[list[Ticket]]:
+        """Yield every record in file order, ``size`` at a time; unscorable ones carry a ``problem``."""
+        column = self.text_column if text_column is None else text_column
+        self.empty_lines = self.blank_text = self.ragged_rows = self.long_rows = self.rows_read = 0
+        self.bad_lines, self.quote_lines = [], []
+        batch: list[Ticket] = []
+        for number, values, problem in self._records(column):
+            self.rows_read += 1
+            text = values[column].strip() if column < len(values) and problem is None else ""
+            if problem is None and not text:
+                problem = BLANK
+                self.blank_text += 1
+            batch.append(Ticket(number, values, text, problem))
+            if len(batch) >= size:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
+
+    def read_all(self, text_column: int | None = None) -> list[Ticket]:
+        return [t for batch in self.batches(4096, text_column) for t in batch]
+
+    def summary(self) -> str:
+        parts = [f"{_count(self.rows_read, 'row')} read ({f'sheet {self.sheet!r}' if self.sheet else self.encoding}"]
+        if self.kind == "csv":
+            parts[0] += f", {_delimiter_name(self.delimiter)}-separated"
+        parts[0] += ")"
+        if self.blank_text:
+            parts.append(f"{self.blank_text} with blank text (kept, unlabelled)")
+        if self.bad_lines:
+            shown = ", ".join(str(n) for n in self.bad_lines[:10])
+            more = "…" if len(self.bad_lines) > 10 else ""
+            parts.append(f"bad JSON on line {shown}{more} (kept, unlabelled)")
+        if self.ragged_rows:
+            parts.append(f"{_count(self.ragged_rows, 'short row')} padded")
+        if self.long_rows:
+            parts.append(
+                f"{_count(self.long_rows, 'row')} with more fields than the header (the extra fields kept in "
+                f"column {self.text_column_name!r})"
+            )
+        if self.quote_lines:
+            shown = ", ".join(str(n) for n in self.quote_lines[:10]) + ("…" if len(self.quote_lines) > 10 else "")
+            parts.append(f"a quote that never closes on line {shown}: read one ticket per line there")
+        if self.empty_lines:
+            parts.append(f"{_count(self.empty_lines, 'empty row' if self.sheet else 'empty line')} skipped")
+        return "; ".join(parts + self.notes)
+
+    # ----------------------------------------------------------------- readers
+
+    def _records(self, column: int) -> Iterator[tuple[int, list[str], str | None]]:
+        """(line number, values padded to the columns, problem) for every record; empty lines are skipped."""
+        width = len(self.columns)
+        if self.kind == "txt":
+            with reading(self.path, self.encoding, self.errors) as handle:
+                for number, line in enumerate(handle, start=1):
+                    line = line.rstrip("\r\n")
+                    if not line:
+                        self.empty_lines += 1
+                        continue
+                    yield number, [_clean(line)], None
+        elif self.kind == "jsonl":
+            with reading(self.path, self.encoding, self.errors) as handle:
+                for number, line in enumerate(handle, start=1):
+                    line = line.rstrip("\r\n")
+                    if not line:
+                        self.empty_lines += 1
+                        continue
+                    if not line.strip():
+                        yield number, [""] * len(self.columns), None  # blank, like a blank CSV row
+                        continue
+                    yield self._json_values(number, _json_value(line), column)
+        elif self.kind == "xlsx":
+            yield from self._sheet_records()
+        elif self.kind == "json":
+            for number, value in enumerate(self.records or [], start=1):
+                yield self._json_values(number, value, column)
+        else:
+            yield from self._csv_records(width, column)
+
+    def _json_values(self, number: int, value: object, column: int) -> tuple[int, list[str], str | None]:
+        """One JSON record's values: keys first seen here become new columns (the union over the whole
+        file, in first-seen order); a bare string is the ticket text, in the text column."""
+        if isinstance(value, str):
+            values = [""] * len(self.columns)
+            values[column] = _clean(value)
+            return number, values, None
+        if not isinstance(value, dict):
+            self.bad_lines.append(number)
+            problem = "is not valid JSON" if value is _INVALID else "is not a JSON object"
+            what = "line" if self.kind == "jsonl" else "record"
+            return number, [""] * len(self.columns), f"{what} {number} {problem}"
+        self.columns.extend(key for key in value if key not in self.columns)
+        return number, [_clean(_stringify(value.get(c, ""))) for c in self.columns], None
+
+    def _csv_records(self, width: int, column: int) -> Iterator[tuple[int, list[str], str | None]]:
+        with reading(self.path, self.encoding, self.errors) as handle:
+            header_pending = self.has_header
+            number = 0
+            try:
+                for number, values, runaway in read_records(handle, self.delimiter, self.quoted, width):
+                    if runaway is not None:
+                        self.quote_lines.append(runaway)
+                    if not values or (header_pending and not has_content(values)):
+                        self.empty_lines += 1  # blank lines above the header are no records either
+                        continue
+                    if header_pending:
+                        header_pending = False  # sniffing took the first row with content as the header
+                        continue
+                    if len(values) > width:
+                        values = fold_extra(values, width, column, self.delimiter)
+                        self.long_rows += 1
+                    elif len(values) < width:
+                        if has_content(values):
+                            self.ragged_rows += 1
+                        values = values + [""] * (width - len(values))
+                    yield number, [_clean(v) for v in values], None
+            except csv.Error as exc:
+                raise TicketFileError(f"{_name(self.path)}: cannot read line {number + 1} ({exc}).") from None
+
+    def _sheet_records(self) -> Iterator[tuple[int, list[str], str | None]]:
+        """A sheet's rows, as a CSV's records: rows wider than the columns so far add columns, as JSON
+        keys do; the empty rows between records are counted (trailing ones are no rows)."""
+        from ._workbook import sheet_rows
+
+        header_pending, last = self.has_header, max(self.first_row - 1, 0)
+        for number, values in sheet_rows(self.path, self.sheet, self.notes, self.first_row):
+            self.empty_lines, last = self.empty_lines + number - last - 1, number
+            if header_pending:
+                header_pending = False  # sniffing took the first row with a value as the header
+                continue
+            self.columns.extend(f"column {i + 1}" for i in range(len(self.columns), len(values)))
+            yield number, [_clean(v) for v in values] + [""] * (len(self.columns) - len(values)), None
+
+
+def check_file(path: str | os.PathLike[str]) -> list[str]:
+    """What the window checks before it asks whether a file replaces the loaded tickets: that the file
+    is there, readable and in a format we read (the cheap part of :func:`open_tickets`; the whole-file
+    checks run when it is read). Returns a workbook's sheets that hold data ([] for a text file)."""
+    path = Path(path)
+    raw = read_head(path)
+    if is_workbook(path, raw):
+        return choose_sheet(path, None)[1]
+    text_encoding(path, raw)
+    return []
+
+
+def open_tickets(path: str | os.PathLike[str], sheet: str | None = None) -> TicketSource:
+    """Sniff a ticket file: encoding, format, delimiter, header and the ticket text column; for a
+    workbook, ``sheet`` (default: the first that holds data)."""
+    path = Path(path)
+    raw = read_head(path)
+    if is_workbook(path, raw):
+        return _open_xlsx(path, sheet)
+    encoding, note, sample = text_encoding(path, raw)
+    notes = [note] if note else []
+    errors = "replace"
+    if len(raw) >= SAMPLE_BYTES:  # the rest of the file is held to what the sample decided
+        nul_line, bad_line, bad = scan_whole_file(path, encoding)
+        if nul_line is not None:
+            raise TicketFileError(
+                f"{_name(path)} is not a text file (line {nul_line} holds a NUL byte); export the tickets as CSV."
+            )
+        if bad_line is not None:
+            errors = MIXED_UTF8
+            notes.append(f"{_count(bad, 'byte')} not UTF-8 (the first on line {bad_line}): read as cp1252")
+    suffix = path.suffix.lower()
+    if suffix == ".json" or (suffix not in SUPPORTED and sample.lstrip("\ufeff \t\r\n").startswith("[")):
+        source = _open_json(path, encoding, notes, sample)
+    elif suffix in (".jsonl", ".ndjson") or (suffix not in (".csv", ".tsv", ".tab", ".txt") and looks_jsonl(sample)):
+        source = _open_jsonl(path, encoding, text_sample(path, encoding)[0], notes)
+    else:
+        text, complete = text_sample(path, encoding)
+        if suffix == ".txt" and not is_tab_table(text, complete):
+            source = TicketSource(path, "txt", encoding, ["text"], 0, has_header=False, notes=notes)
+        else:  # a .txt that is a table is Excel's "Unicode text" export: tab-separated
+            source = _open_csv(path, encoding, text, complete, notes, ".tsv" if suffix == ".txt" else suffix)
+    source.errors = errors
+    return source
+
+
+_INVALID = object()  # what _json_value returns for a line that is not JSON
+
+
+def _json_value(line: str) -> object:
+    try:
+        return json.loads(line)
+    except (ValueError, RecursionError):
+        return _INVALID
+
+
+def _stringify(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _open_jsonl(path: Path, encoding: str, sample: str, notes: list[str]) -> TicketSource:
+    values = [_json_value(line) for line in io.StringIO(sample, newline="") if line.strip()]
+    return _json_source(path, "jsonl", encoding, values[:500], notes)
+
+
+def _open_json(path: Path, encoding: str, notes: list[str], sample: str) -> TicketSource:
+    """A .json file: an array of ticket objects (or strings), read whole; anything else is refused."""
+    try:
+        with open(path, encoding=encoding, errors="replace") as handle:
+            value = json.load(handle)
+    except (ValueError, RecursionError) as exc:
+        if looks_jsonl(sample):  # JSON Lines saved as .json
+            return _open_jsonl(path, encoding, text_sample(path, encoding)[0], notes)
+        where = f" (line {exc.lineno}: {exc.msg})" if isinstance(exc, json.JSONDecodeError) else ""
+        raise TicketFileError(f"{_name(path)} is not valid JSON{where}.") from None
+    if not isinstance(value, list):
+        raise TicketFileError(
+            f"{_name(path)} holds a JSON {type(value).__name__.replace('dict', 'object')}, not a list of tickets; "
+            "give a JSON array of objects, JSON Lines or CSV."
+        )
+    source = _json_source(path, "json", encoding, value[:500], notes)
+    source.records = value
+    return source
+
+
+def _json_source(path: Path, kind: str, encoding: str, sample: list[object], notes: list[str]) -> TicketSource:
+    """The columns the sample's objects show (more join while reading) and the text column among them."""
+    objects = [v for v in sample if isinstance(v, dict)]
+    columns: list[str] = []
+    for record in objects:
+        columns.extend(key for key in record if key not in columns)
+    if not columns:
+        if not any(isinstance(v, str) for v in sample):
+            raise TicketFileError(f"{_name(path)}: no JSON objects found (expected one object per line).")
+        columns = ["text"]  # bare strings only: they are the text
+    values = [[_stringify(record.get(c, "")) for c in columns] for record in objects]
+    return TicketSource(path, kind, encoding, columns, choose_text_column(columns, values), notes=notes)
+
+
+def _open_xlsx(path: Path, sheet: str | None) -> TicketSource:
+    """A workbook's sheet, sniffed from its first 500 rows with the CSV rules (header, text column)."""
+    name, _, notes = choose_sheet(path, sheet)
+    sample, complete, first_row = sheet_sample(path, name, notes)
+    source = _table_source(path, "xlsx", "xlsx", sample, complete, notes)
+    source.sheet, source.first_row = name, first_row
+    return source
+
+
+def _open_csv(path: Path, encoding: str, sample: str, complete: bool, notes: list[str], suffix: str) -> TicketSource:
+    delimiter = sniff_delimiter(sample, suffix, complete)
+    quoted = uses_quoting(sample)
+    if not quoted and not complete:  # the one quote seen may close past the sample: look further
+        quoted = uses_quoting(text_sample(path, encoding, 8 * SAMPLE_BYTES)[0])
+    records = [r for r in csv_rows(sample, delimiter, quoted) if r]
+    return _table_source(path, "csv", encoding, records, complete, notes, delimiter=delimiter, quoted=quoted)
+
+
+def _table_source(
+    path: Path, kind: str, encoding: str, records: list[list[str]], complete: bool, notes: list[str], **extra: Any
+) -> TicketSource:
+    """A table's columns and text column from its first records (empty ones left out), a CSV's or a sheet's."""
+    rows = [r for r in records if has_content(r)]
+    if not rows:
+        raise TicketFileError(f"{_name(path)} has no rows.")
+    after_first = len(records) - next(i for i, r in enumerate(records) if r is rows[0]) - 1
+    if not complete and len(rows) > 2:
+        rows.pop()  # the sample may end inside a quoted field
+    header_row = has_header(rows)
+    widths = [len(r) for r in rows[1 if header_row else 0 : 200]] or [len(rows[0])]
+    width = max(len(rows[0]) if header_row else 1, max(set(widths), key=widths.count))
+    if header_row:
+        header = [h.strip() or f"column {i + 1}" for i, h in enumerate(rows[0])]
+        header += [f"column {i + 1}" for i in range(len(header), width)]
+        body = rows[1:]
+        if not after_first and complete:  # blank records after the header are records (blank text)
+            raise TicketFileError(f"{_name(path)} has a header but no tickets.")
+    else:
+        header = ["text"] if width == 1 else [f"column {i + 1}" for i in range(width)]
+        body = rows
+    unique = unique_names(header)
+    renamed = [f"{old!r} as {new!r}" for old, new in zip(header, unique) if old != new]
+    if renamed:
+        notes = [*notes, f"repeated column names kept apart: {', '.join(renamed)}"]
+    column = choose_text_column(unique, body)
+    return TicketSource(path, kind, encoding, unique, column, has_header=header_row, notes=notes, **extra)
+
+
+def tickets_from_text(text: str) -> tuple[list[str], list[Ticket], int]:
+    """Pasted text: CSV with a header is read as CSV, otherwise one ticket per line.
+
+    Returns (columns, tickets, text column index). Blank lines are left out: pasted text has no file
+    whose rows the output must line up with.
+    """
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = [line for line in text.split("\n") if line.strip()]
+    if len(lines) >= 2:
+        delimiter = sniff_delimiter(text, "")
+        rows = [r for r in csv_rows(text, delimiter) if has_content(r)]
+        widths = {len(r) for r in rows}
+        if len(widths) == 1 and widths.pop() > 1 and has_header(rows):
+            columns = unique_names([c.strip() or f"column {i + 1}" for i, c in enumerate(rows[0])])
+            col = choose_text_column(columns, rows[1:])
+            tickets = [Ticket(n, [_clean(v) for v in r], _clean(r[col]).strip()) for n, r in enumerate(rows[1:], 2)]
+            return columns, [t for t in tickets if t.text], col
+    tickets = [Ticket(n, [_clean(line)], _clean(line).strip()) for n, line in enumerate(text.split("\n"), 1)]
+    return ["text"], [t for t in tickets if t.text], 0
+
+
+def _clean(value: str) -> str:
+    """Drop NULs and other C0 controls that break display; keep text, tabs and newlines."""
+    if not value:
+        return value
+    return value.translate(_CONTROL_TABLE)
+
+
+_CONTROL_TABLE = {c: None for c in range(32) if chr(c) not in "\t\n\r"}
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _delimiter_name(delimiter: str) -> str:
+    return {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}.get(delimiter, repr(delimiter))

@@ -1,0 +1,125 @@
+"""Taught tickets as files: read a labelled file to teach from, write the taught set as CSV (text, label).
+
+Read with the same reader as ticket files (every dialect it knows); the text column is found the same
+way, or named; label values match label names as label names are compared (``prompt.label_key``: case, Unicode form
+and runs of spaces aside).
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from dataclasses import dataclass, field
+
+from ..files import atomic_open
+from ..prompt import Example, label_key
+from ._reader import open_tickets
+
+LABEL_COLUMN_NAMES = ("label", "labels", "queue", "team", "category", "class", "intent", "group")
+# A taught ticket is learned from its first MAX_TAUGHT_CHARS characters (a support ticket's topic is in
+# its beginning; ~450 tokens of the model's 1,024). Twenty taught tickets of 500 KB each made ``classify``
+# sit on one silent batch: 0.65 s to tokenize one and 10.6 s to score its 1,024 tokens (2 loaded cores),
+# well over 200 s; cut, the whole run took 78 s on the same loaded machine.
+MAX_TAUGHT_CHARS = 2000
+
+
+@dataclass
+class TaughtFile:
+    items: list[tuple[str, str]] = field(default_factory=list)  # (text, label name as the prompt spells it)
+    skipped: int = 0
+    reason: str = ""
+    label_column: str = ""
+    text_column: str = ""
+
+
+def read_taught(
+    path: str | os.PathLike[str],
+    labels: list[str],
+    label_column: str | None = None,
+    text_column: str | None = None,
+) -> TaughtFile:
+    """(text, label) pairs from a labelled ticket file; rows whose label is no label name are skipped."""
+    source = open_tickets(path)
+    columns = source.columns
+    if text_column is not None and text_column not in columns:
+        raise ValueError(f"{source.path.name} has no column {text_column!r}; it has: {', '.join(columns)}")
+    text_index = columns.index(text_column) if text_column else source.text_column
+    if label_column is None:
+        label_column = next(
+            (
+                c
+                for name in LABEL_COLUMN_NAMES
+                for c in columns
+                if c.strip().lower() == name and c != columns[text_index]
+            ),
+            None,
+        )
+        if label_column is None:
+            raise ValueError(f"{source.path.name}: which column holds the labels? It has: {', '.join(columns)}")
+    if label_column not in columns:
+        raise ValueError(f"{source.path.name} has no column {label_column!r}; it has: {', '.join(columns)}")
+    label_index = columns.index(label_column)
+    by_name = {label_key(name): name for name in labels}
+    out = TaughtFile(label_column=label_column, text_column=columns[text_index])
+    unknown: dict[str, int] = {}
+    for ticket in source.read_all(text_index):
+        value = ticket.values[label_index].strip() if label_index < len(ticket.values) else ""
+        label = by_name.get(label_key(value))
+        if ticket.problem or not ticket.text or label is None:
+            out.skipped += 1
+            if value and label is None:
+                unknown[value] = unknown.get(value, 0) + 1
+            continue
+        out.items.append((ticket.text, label))
+    if unknown:
+        shown = ", ".join(sorted(unknown, key=lambda v: -unknown[v])[:5])
+        out.reason = f"label values that are no label of the prompt, such as {shown}"
+    elif out.skipped:
+        out.reason = "blank ticket text or label"
+    if not out.items:
+        raise ValueError(
+            f"{source.path.name}: no row of column {label_column!r} holds a label of the prompt "
+            f"({', '.join(labels)})" + (f"; found {out.reason.split('such as ')[-1]}" if unknown else "") + "."
+        )
+    return out
+
+
+def usable_taught(taught: list[Example], labels: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
+    """The taught tickets saved with a prompt that can be learned from, as (text, label as the prompt
+    spells it), each text cut to :data:`MAX_TAUGHT_CHARS`; and one sentence for each kind set aside or cut.
+    A ticket whose label is no longer a label of the prompt (renamed or removed by hand) is set aside,
+    not fatal: the window keeps it in the file."""
+    by_name = {label_key(name): name for name in labels}
+    kept: list[tuple[str, str]] = []
+    unknown: dict[str, int] = {}
+    cut = 0
+    for example in taught:
+        text, label = example.text.strip(), by_name.get(label_key(example.label))
+        if not text:
+            continue
+        if label is None:
+            unknown[example.label] = unknown.get(example.label, 0) + 1
+            continue
+        if len(text) > MAX_TAUGHT_CHARS:
+            text, cut = text[:MAX_TAUGHT_CHARS], cut + 1
+        kept.append((text, label))
+    notes = []
+    if unknown:
+        shown = ", ".join(repr(v) for v in sorted(unknown, key=lambda v: -unknown[v])[:3])
+        notes.append(
+            f"{sum(unknown.values())} taught tickets saved with the prompt have labels that are no longer labels "
+            f"of the prompt (such as {shown}); they are set aside."
+        )
+    if cut:
+        notes.append(
+            f"{cut} taught tickets are longer than {MAX_TAUGHT_CHARS:,} characters; they are learned from "
+            "their beginning, as the model reads a ticket."
+        )
+    return kept, notes
+
+
+def write_taught(path: str | os.PathLike[str], items: list[tuple[str, str]]) -> None:
+    with atomic_open(path, "w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["text", "label"])
+        writer.writerows(items)
