@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from triage_gui.classify import read_table
+from triage_gui.engine.tickets import read_table
 
 
 def test_a_sheet_asked_of_a_csv_is_refused_in_one_sentence(tmp_path):

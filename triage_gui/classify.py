@@ -12,65 +12,9 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 from .console import end_line, progress_line
-from .engine.table import NewRow, TicketTable
-
-
-def read_table(path: str, column: str | None, sheet: str | None = None) -> tuple[TicketTable, str, str]:
-    """The file (a workbook's ``sheet``) as a table (every record), the text column's name and the summary."""
-    from .engine.tickets import open_tickets
-
-    source = open_tickets(path, sheet)
-    if sheet is not None and not source.sheet:  # --sheet on a CSV: said, not ignored (the wrong file?)
-        raise ValueError(f"{Path(path).name} is not an Excel workbook, so it has no sheet {sheet!r}; leave --sheet out")
-    index = source.text_column
-    if column is not None:
-        if column not in source.columns:
-            raise ValueError(f"no column {column!r}; the file has: {', '.join(source.columns)}")
-        index = source.columns.index(column)
-    table = TicketTable()
-    name = Path(path).name
-    for batch in source.batches(4096, index):
-        table.add([NewRow(dict(zip(source.columns, t.values)), t.text, name, t.problem) for t in batch])
-    if not table.count_scorable():
-        raise ValueError(f"{name} holds no tickets ({source.summary()})")
-    return table, source.columns[index], source.summary()
-
-
-def load_encoder_for(args: argparse.Namespace):
-    """The sentence encoder ``--encoder`` names (None for 'none'), its load said on stderr."""
-    spec = getattr(args, "encoder", "bundled") or "bundled"
-    if spec == "none":
-        return None
-    from .engine.model import load_encoder
-
-    encoder = load_encoder(spec, "cpu")
-    print(f"sentence encoder {encoder.name} loaded in {encoder.load_seconds:.2f} s", file=sys.stderr)
-    return encoder
-
-
-def score_local(scorer, table: TicketTable, batch_size: int, baseline: bool, encoder=None) -> None:
-    """Score every scorable row in this process (and embed it, given an ``encoder``: the first pass has
-    usually embedded every row already), streaming progress to stderr."""
-    from .engine.scoring import score_stream
-
-    rows = [int(r) for r in table.pending(0)]
-    started = time.perf_counter()
-    done = 0
-    tickets = ((r, table.texts[r]) for r in rows)
-    for batch in score_stream(scorer, tickets, batch_size, baseline, encoder=encoder):
-        scored = [(s.index, s.cached) for s in batch if s.cached is not None]
-        table.apply([r for r, _ in scored], [c for _, c in scored], table.version)
-        embedded = [(s.index, s.embedding) for s in batch if s.embedding is not None]
-        if embedded:
-            table.apply_embeddings([r for r, _ in embedded], np.stack([e for _, e in embedded]))
-        based = [(s.index, s.baseline) for s in batch if s.baseline is not None]
-        table.apply_baseline([r for r, _ in based], [b for _, b in based], table.version)
-        done += len(batch)
-        progress_line(done, len(rows), started)
-    end_line()
+from .engine.table import TicketTable
+from .steps import first_pass, load_encoder_for, score_local
 
 
 def run(args: argparse.Namespace) -> int:
@@ -78,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
     first, then (unless ``--fast``) the language model's scores and the full combination."""
     from .engine.files import shown
     from .engine.prompt import load_profile
-    from .engine.tickets import check_fits_excel, output_format, write_csv, write_results
+    from .engine.tickets import check_fits_excel, output_format, read_table, write_csv, write_results
 
     if args.batch_size < 1:
         raise ValueError("--batch-size must be at least 1")
@@ -141,17 +85,6 @@ def load_scorer(args: argparse.Namespace, profile):
     if scorer.prefix_problem:
         print(scorer.prefix_problem, file=sys.stderr)
     return scorer
-
-
-def first_pass(encoder, table: TicketTable) -> None:
-    """Every row through the sentence encoder, in the aligned blocks the window uses (same features)."""
-    from .engine.learning import embed_table
-
-    def progress(done: int, total: int, started: float) -> None:
-        progress_line(done, total, started, " embedded (first pass)")
-
-    if embed_table(encoder, table, progress):
-        end_line()
 
 
 def check_ray(args: argparse.Namespace) -> None:

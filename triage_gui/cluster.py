@@ -7,7 +7,7 @@ the same block failing three times stops the job. Ray Data would add pandas and 
 ``cluster`` extra (Ray core only) does not install, and retry and ordering rules of its own.
 
 Tickets go out in blocks of consecutive pending rows, at most :data:`BLOCK_TICKETS` of them, a multiple of
-``--batch-size`` so every actor forms the same micro-batches :func:`classify.score_local` forms in one
+``--batch-size`` so every actor forms the same micro-batches :func:`engine.scoring.score_table` forms in one
 process. Each actor has one call in flight at a time, so a dead actor costs one block. Blocks come back
 as numpy arrays and are applied on the driver in any order: rows carry their indices, so the output keeps
 input order. Features travel as float32, exactly as the scorer made them (590 KB per 256 tickets): the
@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from .cluster_worker import FAULT_ENV, ScoredBlock, ScoringWorker, WorkerOptions, first_line
-from .engine.table import TicketTable
+from .engine.table import ScoredBatch, TicketTable, apply_batch
 
 NEEDS_RAY = "classify --ray needs Ray: pip install 'triage-gui[cluster]' (or pip install 'ray>=2.60,<2.61')."
 BLOCK_TICKETS = 256  # upper bound; small jobs use smaller blocks so every actor gets several
@@ -68,7 +68,7 @@ def block_size(pending: int, actors: int, batch_size: int) -> int:
 
 
 def score_on_ray(args: argparse.Namespace, table: TicketTable) -> None:
-    """Score every pending row of ``table`` on Ray actors, as :func:`classify.score_local` would in one
+    """Score every pending row of ``table`` on Ray actors, as :func:`engine.scoring.score_table` would in one
     process (same scores, features and baseline, applied under ``table.version``).
 
     ``args.ray`` is ``"local"`` (start a Ray instance on this machine, shut it down at the end) or a
@@ -334,12 +334,11 @@ class _Job:
             )
 
     def _apply(self, result: ScoredBlock) -> None:
-        rows = result.rows.tolist()
-        self.table.apply(rows, result.cached.unpack(result.labels), self.table.version)
-        if result.embeddings is not None:
-            self.table.apply_embeddings(rows, result.embeddings)
-        if result.baseline is not None:
-            self.table.apply_baseline(rows, result.baseline.unpack(result.labels), self.table.version)
+        baseline = result.baseline.unpack(result.labels) if result.baseline is not None else None
+        scored = ScoredBatch.of_rows(
+            result.rows.tolist(), result.cached.unpack(result.labels), baseline, result.embeddings
+        )
+        apply_batch(self.table, scored, self.table.version)
         self.busy_s += result.seconds
 
     def _report(self) -> None:

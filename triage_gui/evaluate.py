@@ -93,12 +93,13 @@ class Dev:
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    from .classify import first_pass, load_encoder_for, read_table, score_local
     from .engine.learning import LexicalStore, RowSource, features_of, prompt_examples, pseudo_set
     from .engine.model import load_model
     from .engine.prompt import load_profile
     from .engine.scoring import Scorer
+    from .engine.tickets import read_table
     from .session.gold import GoldColumn
+    from .steps import first_pass, load_encoder_for, score_local
 
     if args.batch_size < 1:
         raise ValueError("--batch-size must be at least 1")

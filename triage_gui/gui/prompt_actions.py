@@ -315,4 +315,3 @@ def ask_conflict(parent: QWidget, exc: PromptConflict) -> str | None:
     box.exec()
     clicked = box.clickedButton()
     return "mine" if clicked is mine else "theirs" if clicked is theirs else None
-

@@ -16,7 +16,6 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
 from ..engine.files import shown
-from ..engine.table import NewRow
 from ..engine.tickets import (
     SUPPORTED,
     XLSX,
@@ -26,6 +25,7 @@ from ..engine.tickets import (
     check_file,
     export_counts,
     output_format,
+    rows_of,
     sheet_sizes,
     tickets_from_text,
     write_results,
@@ -144,7 +144,7 @@ class TicketActions:
         if not tickets:
             self.notify("Nothing to paste: the clipboard holds no ticket text.", 8000)
             return
-        rows = [NewRow(dict(zip(columns, t.values)), t.text, "pasted") for t in tickets]
+        rows = rows_of(columns, tickets, "pasted")
         table = self.session.table
         if len(table):  # as a file does: three pasted rows behind 17,746 unlabelled ones were easy to miss
             what = f"the {_count(len(rows), 'pasted ticket')}"
@@ -192,7 +192,8 @@ class TicketActions:
         answer = QMessageBox.question(
             self.parent,
             what,
-            running_text(self.session.run_status) + f" {what} anyway?"
+            running_text(self.session.run_status)
+            + f" {what} anyway?"
             + (" This cannot be undone." if what.startswith("Clear") else ""),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel,

@@ -11,24 +11,15 @@ import asyncio
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 
 import numpy as np
 
 from ..engine.learning import first_block
 from ..engine.model import EncoderLike, ScorerLike
 from ..engine.scoring import score_micro_batch
-from ..engine.table import TicketScore, TicketTable
+from ..engine.table import ScoredBatch, TicketTable
 from .status import RunStatus
 from .workers import WorkerThread
-
-
-@dataclass
-class Batch:
-    rows: list[int]
-    scores: list[TicketScore | None]  # per row, where its score was asked for
-    baseline: list[TicketScore | None]  # per row, where the baseline was asked for and finished
-    embeddings: list[np.ndarray | None]  # per row, where the encoder's features were asked for
 
 
 class WorkQueue:
@@ -87,7 +78,7 @@ async def label_stream(
     stop: threading.Event,
     ramp: bool = True,
     encoder: Callable[[], EncoderLike | None] | None = None,
-) -> AsyncIterator[Batch]:
+) -> AsyncIterator[ScoredBatch]:
     """Yield scored micro-batches until ``take`` has nothing more or ``stop`` is set.
 
     ``take(n, llm)`` hands out up to n rows still to do as (row, text, needs cached score, needs baseline,
@@ -124,7 +115,7 @@ async def label_stream(
             rows, future = pending
             done = await future
             pending = queue()  # keep the engine busy while the loop applies this batch
-            yield Batch(rows, done.scores, done.baseline, done.embeddings)
+            yield ScoredBatch(rows, done.scores, done.baseline, done.embeddings)
     finally:
         if pending is not None:
             pending[1].cancel()

@@ -20,16 +20,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ..defaults import STREAM_BATCH_SIZE
 from ..engine.model import ScorerLike
 from ..engine.prompt import PromptProfile
-from ..engine.table import NewRow, TicketTable
+from ..engine.table import NewRow, ScoredBatch, TicketTable, apply_batch
 from .checks import RandomChecks
 from .engine import Engine, field_of
 from .events import Event
-from .labelling import Batch, Throughput, WorkQueue, label_stream, run_status
+from .labelling import Throughput, WorkQueue, label_stream, run_status
 from .status import FileStatus, ModelStatus, PromptStatus, RunStatus
 from .tasks import LatestTask
 from .teaching import InUse, Teaching
@@ -269,7 +267,7 @@ class Session:
         return task
 
     async def _read(self, path: Path, sheet: str | None = None) -> None:
-        from ..engine.tickets import open_tickets
+        from ..engine.tickets import open_tickets, rows_of
 
         name = path.name
         self.file_changed.emit(FileStatus("reading", name))
@@ -280,8 +278,7 @@ class Session:
                 self.text_column = source.text_column_name
             batches = source.batches(512)
             while (batch := await self.file_thread.run(next, batches, None)) is not None:
-                cols = source.columns
-                new = [NewRow(dict(zip(cols, t.values)), t.text, name, getattr(t, "problem", None)) for t in batch]
+                new = rows_of(source.columns, batch, name)
                 self.add_rows(new)
                 rows += len(new)
         except asyncio.CancelledError:
@@ -390,20 +387,15 @@ class Session:
             return
         self._set_run(self._status("stopped" if self._remaining() else "done"))
 
-    def _apply(self, batch: Batch, version: int, state: str) -> None:
-        table = self.table
-        embedded = [(r, e) for r, e in zip(batch.rows, batch.embeddings) if e is not None]
-        if embedded:
-            table.apply_embeddings([r for r, _ in embedded], np.stack([e for _, e in embedded]))
-            self.teaching.rows_embedded([r for r, _ in embedded])
-        scored = [(r, s) for r, s in zip(batch.rows, batch.scores) if s is not None]
-        if scored and table.apply([r for r, _ in scored], [s for _, s in scored], version):
-            self.teaching.rows_scored([r for r, _ in scored])
-        based = [(r, b) for r, b in zip(batch.rows, batch.baseline) if b is not None]
-        if based:
-            table.apply_baseline([r for r, _ in based], [b for _, b in based], version)
-            self.teaching.baseline_scored([r for r, _ in based])
-        self._throughput.add(len(scored))
+    def _apply(self, batch: ScoredBatch, version: int, state: str) -> None:
+        done = apply_batch(self.table, batch, version)
+        if done.embedded:
+            self.teaching.rows_embedded(done.embedded)
+        if done.scored:
+            self.teaching.rows_scored(done.scored)
+        if done.based:
+            self.teaching.baseline_scored(done.based)
+        self._throughput.add(sum(s is not None for s in batch.scores))
         self.rows_changed.emit(min(batch.rows), max(batch.rows))
         self._set_run(self._status(state))
 

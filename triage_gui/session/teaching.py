@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -29,6 +28,7 @@ import numpy as np
 from .events import Event
 from .gold import gold_teaching
 from .outside import OutsideTickets
+from .refitting import Refitting
 from .status import HeadStatus
 from .tasks import LatestTask
 from .undo import TaughtHistory, undoable
@@ -42,7 +42,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 VECTORISE_CHUNK = 2048
-SUGGESTIONS = 50  # "Teach next" rows kept after each fit
 
 
 def _new_store() -> LexicalStore:
@@ -62,7 +61,7 @@ class InUse:
     encoder: Any
 
 
-class Teaching:
+class Teaching(Refitting):
     """Narrow inputs, not the session: the table, the engine thread (the LLM features of the prompt's
     examples) and what is in use now; it reports through its own events, which the session forwards."""
 
@@ -259,15 +258,11 @@ class Teaching:
             # On the learning thread: the engine thread may hold two micro-batches of the old prompt's
             # scoring (~2 s). The encoder keeps no state, so a second thread may run it.
             quick = await self.thread.run(features_of, None, encoder, texts, k)
-            if version != self.table.version:
-                return
             self._pseudo = pseudo_set(profile, quick)
-            await self._refit(version)
+            await asyncio.wait([self._refit_now()])  # a teach meanwhile supersedes it; this goes on
         features = await self.engine_thread.run(features_of, scorer, encoder, texts, k)
-        if version != self.table.version:
-            return
         self._pseudo = pseudo_set(profile, features)
-        await self._refit(version)
+        self._refit_now()
 
     def rows_added(self, rows: range) -> None:
         self._mark_rows(rows)
@@ -344,101 +339,3 @@ class Teaching:
         self.cleared()
         self.rows_added(range(len(self.table)))
         self.new_version()
-
-    # -------------------------------------------------------------- refit
-
-    def _refit_soon(self) -> None:
-        if self._pseudo is None or self.in_use().scorer is None:
-            return  # the prompt's examples are still being prepared; they refit when ready
-        self._refitting.start(self._refit(self._version))
-
-    async def _refit(self, version: int) -> None:
-        table, now = self.table, self.in_use()
-        if self._pseudo is None:
-            return
-        # loaded by _prepare, on the learning thread
-        from ..engine.learning import apply_fit, describe, fit_all, out_of_fold, reweigh, row_source, taught_set
-
-        k = len(table.labels)
-        loaded = {table.texts[int(r)] for r in table.taught_rows() if table.current(int(r)) or table.embedded(int(r))}
-        outside = await self.outside.features(table, [t for t in self.taught if t not in loaded], now)
-        if outside is None or version != table.version:
-            return
-        vectorising = self._vectorising.task
-        if vectorising is not None and self._vectorising.active:
-            await asyncio.shield(vectorising)
-        store = await self._store()
-        rows = min(len(table), self._vectorised)
-        scored = table.count_scored()
-        if not scored and not table.embedded_mask()[:rows].any():
-            return  # nothing to relabel yet; the first batches refit
-        # Everything the learning thread reads is captured here, on the loop's thread.
-        taught = taught_set(table, self.items(), outside)
-        pseudo, source, weights, first = self._pseudo, row_source(table, rows), self._weights, self._first
-        embedded = int(np.count_nonzero(table.embedded_mask()))
-        self._set(HeadStatus("fitting", len(self.taught), len(pseudo), self.status.weights))
-        started = time.perf_counter()
-        cached = self._scaler
-        scaler = cached[2] if cached is not None and cached[:2] == (version, scored) else None
-        try:
-            fit = await self.thread.run(fit_all, taught, pseudo, source, store, k, weights, scaler, first)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            log.exception("refit failed")
-            self._set(HeadStatus("failed", len(self.taught), len(pseudo), message=str(exc)))
-            return
-        if version != table.version or not apply_fit(table, fit, rows, version):
-            return
-        self.head, self.last_fit, self._fitted_on, self._fitted_embedded = fit.head, fit, scored, embedded
-        if scored:
-            self._scaler = (version, scored, fit.head.scaler)
-        self._relabel_late(source)
-        seconds = time.perf_counter() - started
-        self._set(HeadStatus("ready", len(self.taught), len(pseudo), describe(fit.head.weights), 1000 * seconds))
-        self.rows_changed.emit(0, max(0, len(table) - 1))
-        # Then, off the critical path: out-of-fold labels, the weights they choose, the next suggestions.
-        chosen = await self.thread.run(out_of_fold, taught, pseudo, fit.head.scaler, store, k)
-        if version != table.version:
-            return
-        self._weights, self._first = chosen.weights, chosen.first_weights
-        if (chosen.weights, chosen.first_weights) != (fit.head.weights, fit.head.first_weights):
-            fit = await self.thread.run(reweigh, source, fit, chosen)
-            if version != table.version or not apply_fit(table, fit, rows, version):
-                return
-            self.head, self.last_fit = fit.head, fit
-            self._relabel_late(source)
-        table.set_head(np.zeros((0, k), np.float32), np.zeros(0, np.int64), chosen.labels)
-        self._set(HeadStatus("ready", len(self.taught), len(pseudo), describe(fit.head.weights), 1000 * seconds))
-        self.rows_changed.emit(0, max(0, len(table) - 1))
-        await self._suggest(fit, source, version)
-        if self._grown():  # tickets scored while this fit ran have doubled what it saw: fit again
-            self._refit_soon()
-
-    def _relabel_late(self, source) -> None:
-        """Rows scored or embedded while a fit ran (after the rows it saw, or among them but without those
-        features when it started): label them with the new head, from their LLM scores too."""
-        table = self.table
-        now, embedded = table.scored_mask(), table.embedded_mask()
-        late = np.flatnonzero(now[: source.n] & ~source.scored).tolist()
-        late += [r for r in range(source.n, len(table)) if now[r]]
-        first = np.flatnonzero(embedded[: source.n] & ~source.embedded & ~now[: source.n]).tolist()
-        first += [r for r in range(source.n, len(table)) if embedded[r] and not now[r]]
-        if first:
-            self.rows_embedded(first)
-        if late:
-            self.rows_scored(late)
-
-    async def _suggest(self, fit: Fit, source, version: int) -> None:
-        from ..engine.learning import suggest
-
-        table = self.table
-        candidates = ~table.taught_mask()[: len(fit.probs)]
-        embeddings = source.embeddings if source.embeddings.shape[1] else None
-        taught = table.taught_rows()
-        taught = taught[taught < len(fit.probs)]
-        picked = await self.thread.run(suggest, fit.probs, candidates, embeddings, taught, SUGGESTIONS)
-        if version != table.version:
-            return
-        self.suggestions = [int(r) for r in picked]
-        self.suggested.emit(self.suggestions)

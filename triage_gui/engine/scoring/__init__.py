@@ -13,7 +13,7 @@ from .._lazy import lazy_face
 
 if TYPE_CHECKING:
     from ._metrics import GoldReport, LatencySummary, latency_summary, macro_f1, report_from_ids, wilson_interval
-    from ._runner import score_micro_batch, score_stream
+    from ._runner import as_batch, score_micro_batch, score_stream, score_table
     from ._scorer import Scorer, ScoringError
 
 # Imported on first use: torch stays out of the window's start.
@@ -28,7 +28,7 @@ __getattr__ = lazy_face(
             "report_from_ids",
             "wilson_interval",
         ],
-        "_runner": ["score_micro_batch", "score_stream"],
+        "_runner": ["as_batch", "as_batch", "score_micro_batch", "score_stream", "score_table", "score_table"],
         "_scorer": ["Scorer", "ScoringError"],
     },
 )
@@ -38,10 +38,12 @@ __all__ = [
     "LatencySummary",
     "Scorer",
     "ScoringError",
+    "as_batch",
     "latency_summary",
     "macro_f1",
     "report_from_ids",
     "score_micro_batch",
     "score_stream",
+    "score_table",
     "wilson_interval",
 ]

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ...defaults import STREAM_BATCH_SIZE
 from ..model import EncoderLike, ScorerLike
-from ..table import TicketScore
+from ..table import ScoredBatch, TicketScore, TicketTable, apply_batch
 
 
 @dataclass
@@ -99,3 +99,28 @@ def score_stream(
         if baseline and any(f is None for f in got.baseline):
             return  # cancelled during the baseline
         yield [Scored(i, s, b, e) for (i, _), s, b, e in zip(chunk, got.scores, got.baseline, got.embeddings)]
+
+
+def as_batch(scored: Sequence[Scored]) -> ScoredBatch:
+    """A streamed micro-batch as the table takes it (:func:`engine.table.apply_batch`)."""
+    rows = [s.index for s in scored]
+    return ScoredBatch(rows, [s.cached for s in scored], [s.baseline for s in scored], [s.embedding for s in scored])
+
+
+def score_table(
+    scorer: ScorerLike,
+    table: TicketTable,
+    batch_size: int = STREAM_BATCH_SIZE,
+    baseline: bool = False,
+    encoder: EncoderLike | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> None:
+    """Score every pending row of ``table`` in this process, each micro-batch applied as the window's
+    session applies its own (``classify`` and ``eval``; the Ray driver applies its actors' the same way)."""
+    rows = [int(r) for r in table.pending(0)]
+    done = 0
+    for batch in score_stream(scorer, ((r, table.texts[r]) for r in rows), batch_size, baseline, encoder=encoder):
+        apply_batch(table, as_batch(batch), table.version)
+        done += len(batch)
+        if progress is not None:
+            progress(done, len(rows))

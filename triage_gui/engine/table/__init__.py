@@ -7,6 +7,7 @@ all share one row store without depending on each other.
 
 from __future__ import annotations
 
+from ._batch import Applied, ScoredBatch, apply_batch
 from ._features import BLOCK, FeatureRows
 from ._results import TicketScore, logprob_difference
 from ._rows import NewRow
@@ -21,9 +22,12 @@ __all__ = [
     "PROMPT",
     "SOURCE_NAMES",
     "TAUGHT",
+    "Applied",
     "FeatureRows",
     "NewRow",
+    "ScoredBatch",
     "TicketScore",
     "TicketTable",
+    "apply_batch",
     "logprob_difference",
 ]

@@ -18,6 +18,7 @@ from ._export import (
     write_csv,
     write_results,
 )
+from ._into_table import read_table, rows_of
 from ._reader import SUPPORTED, Ticket, TicketSource, check_file, open_tickets, tickets_from_text
 from ._sniff import SAMPLE_BYTES, TicketFileError, choose_text_column, detect_encoding
 from ._taught import read_taught, usable_taught, write_taught
@@ -40,7 +41,9 @@ __all__ = [
     "export_counts",
     "open_tickets",
     "output_format",
+    "read_table",
     "read_taught",
+    "rows_of",
     "sheet_sizes",
     "tickets_from_text",
     "usable_taught",

@@ -1,0 +1,38 @@
+"""Read records as table rows: the one way a ticket file (or pasted text) becomes rows of the table.
+
+The window's session streams a file in batches onto the engine's table, ``classify`` and ``eval`` read a
+whole file before scoring; both wrote the record-to-row step themselves, and ``eval`` imported ``classify``
+for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..table import NewRow, TicketTable
+from ._reader import Ticket, open_tickets
+
+
+def rows_of(columns: Sequence[str], tickets: Sequence[Ticket], origin: str) -> list[NewRow]:
+    """Every record as a row, problem records included (they come back unlabelled with their reason)."""
+    return [NewRow(dict(zip(columns, t.values)), t.text, origin, t.problem) for t in tickets]
+
+
+def read_table(path: str | Path, column: str | None, sheet: str | None = None) -> tuple[TicketTable, str, str]:
+    """The file (a workbook's ``sheet``) as a table (every record), the text column's name and the summary."""
+    source = open_tickets(path, sheet)
+    name = Path(path).name
+    if sheet is not None and not source.sheet:  # --sheet on a CSV: said, not ignored (the wrong file?)
+        raise ValueError(f"{name} is not an Excel workbook, so it has no sheet {sheet!r}; leave --sheet out")
+    index = source.text_column
+    if column is not None:
+        if column not in source.columns:
+            raise ValueError(f"no column {column!r}; the file has: {', '.join(source.columns)}")
+        index = source.columns.index(column)
+    table = TicketTable()
+    for batch in source.batches(4096, index):
+        table.add(rows_of(source.columns, batch, name))
+    if not table.count_scorable():
+        raise ValueError(f"{name} holds no tickets ({source.summary()})")
+    return table, source.columns[index], source.summary()
