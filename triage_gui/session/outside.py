@@ -41,13 +41,13 @@ class OutsideTickets:
 
     async def features(
         self, table: TicketTable, texts: Sequence[str], now: Any
-    ) -> dict[str, tuple[np.ndarray, ...]] | None:
+    ) -> dict[str, tuple[np.ndarray, ...]]:
         """text -> (hidden, prompt, embedding) for the ``texts`` that have any feature yet (width-0 or NaN
         parts where one is missing); ``now``: what is in use (scorer, encoder), captured on the loop's
-        thread. None when a new prompt version came while the encoder ran."""
+        thread. A new prompt version cancels the refit awaiting this, and the scoring task it starts."""
         from ..engine.learning import embed_each, features_of
 
-        version, k = table.version, len(table.labels)
+        k = len(table.labels)
         missing = [t for t in texts if t not in self.embedded]
         if missing and now.encoder is not None:
             found = await self.thread.run(embed_each, now.encoder, missing)
@@ -57,18 +57,14 @@ class OutsideTickets:
 
             async def score() -> None:
                 for start in range(0, len(unscored), CHUNK):
-                    while now.encoder is not None and len(table.unembedded()) and version == table.version:
+                    while now.encoder is not None and len(table.unembedded()):
                         await asyncio.sleep(0.05)  # the first pass goes first: it is what every row waits for
                     chunk = unscored[start : start + CHUNK]
                     found = await self.engine_thread.run(features_of, now.scorer, None, chunk, k)
-                    if version != table.version:
-                        return
                     self.llm.update((t, (found.hidden[i], found.prompt[i])) for i, t in enumerate(chunk))
                 self.landed()
 
             self.scoring.start(score())
-        if version != table.version:
-            return None
         none = np.zeros(0, np.float32)
         out: dict[str, tuple[np.ndarray, ...]] = {}
         for text in texts:

@@ -155,8 +155,6 @@ class Refitting:
             return None
         loaded = {table.texts[int(r)] for r in table.taught_rows() if table.current(int(r)) or table.embedded(int(r))}
         outside = await self.outside.features(table, [t for t in self.taught if t not in loaded], now)
-        if outside is None:
-            return None
         vectorising = self._vectorising.task
         if vectorising is not None and self._vectorising.active:
             await asyncio.shield(vectorising)
