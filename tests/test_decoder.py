@@ -61,8 +61,8 @@ def test_bundled_model_equals_transformers(loaded):
 def test_bundled_model_loads_without_transformers(loaded):
     """The point of the lean path: a converted SmolLM2 never needs transformers' modelling code."""
     code = (
-        "import sys; from triage_gui.engine.model_loader import load_model; "
-        "from triage_gui.engine.scorer import Scorer; from triage_gui.engine.prompt import default_profile; "
+        "import sys; from triage_gui.engine.model import load_model; "
+        "from triage_gui.engine.scoring import Scorer; from triage_gui.engine.prompt import default_profile; "
         "s = Scorer(load_model('bundled', 'cpu'), default_profile()); print(s.score_one('card declined').label); "
         "print(sorted(m for m in sys.modules if m.startswith('transformers'))[:3])"
     )
@@ -137,7 +137,7 @@ def test_many_different_batch_shapes_do_not_grow_memory_without_bound():
     """oneDNN keeps a compiled product per shape; uncapped, 400 row counts cost this process ~250 MB."""
     code = """
 import torch
-from triage_gui.engine.decoder import cpu_linear
+from triage_gui.engine.model._decoder import cpu_linear
 linear = cpu_linear(torch.float32)
 if linear is None:
     print("none")

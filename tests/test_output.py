@@ -96,7 +96,7 @@ def test_devices_and_fifos_are_refused_and_dash_is_standard_output(tmp_path):
 
 def test_standard_output_named_as_a_file_is_standard_output(tmp_path):
     with open(tmp_path / "captured", "w") as handle:
-        code = "from triage_gui.engine.export import check_output; print(check_output('/dev/stdout', {}))"
+        code = "from triage_gui.engine.tickets import check_output; print(check_output('/dev/stdout', {}))"
         subprocess.run([sys.executable, "-c", code], cwd=ROOT, stdout=handle, check=True, timeout=120)
     assert (tmp_path / "captured").read_text().strip() == "None"
 

@@ -61,7 +61,7 @@ def test_another_account_uses_a_shared_cache_it_cannot_write(loaded):
             "HF_HUB_OFFLINE": "1",
         }
         code = (
-            "from triage_gui.engine.model_loader import load_model; m = load_model('bundled', 'cpu'); print(m.source)"
+            "from triage_gui.engine.model import load_model; m = load_model('bundled', 'cpu'); print(m.source)"
         )
         result = subprocess.run(
             [sys.executable, "-c", code],

@@ -269,9 +269,9 @@ class PromptActions:
     # ------------------------------------------------------ taught tickets
 
     def import_taught(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self.parent, "Import taught tickets", "", "Ticket files (*.csv *.tsv *.jsonl *.txt)"
-        )
+        from ..engine.tickets import FILE_FILTER
+
+        path, _ = QFileDialog.getOpenFileName(self.parent, "Import taught tickets", "", FILE_FILTER)
         if not path:
             return
         try:

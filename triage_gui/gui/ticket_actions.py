@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
 from ..engine.files import shown
 from ..engine.tickets import (
-    SUPPORTED,
+    FILE_FILTER,
     XLSX,
     ExcelExport,
     ExportCounts,
@@ -75,10 +75,7 @@ class TicketActions:
         self.tickets.empty.set_recent(files[0] if files else None)  # the empty table offers the last file
 
     def open_dialog(self) -> None:
-        patterns = " ".join(f"*{ext}" for ext in SUPPORTED)
-        paths, _ = QFileDialog.getOpenFileNames(
-            self.parent, "Open ticket files", "", f"Ticket files ({patterns});;All files (*)"
-        )
+        paths, _ = QFileDialog.getOpenFileNames(self.parent, "Open ticket files", "", FILE_FILTER)
         if paths:
             self.open_files(paths, ask_sheet=True)
 

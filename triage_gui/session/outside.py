@@ -39,9 +39,7 @@ class OutsideTickets:
         self.scoring.cancel()
         self.llm = {}
 
-    async def features(
-        self, table: TicketTable, texts: Sequence[str], now: Any
-    ) -> dict[str, tuple[np.ndarray, ...]]:
+    async def features(self, table: TicketTable, texts: Sequence[str], now: Any) -> dict[str, tuple[np.ndarray, ...]]:
         """text -> (hidden, prompt, embedding) for the ``texts`` that have any feature yet (width-0 or NaN
         parts where one is missing); ``now``: what is in use (scorer, encoder), captured on the loop's
         thread. A new prompt version cancels the refit awaiting this, and the scoring task it starts."""

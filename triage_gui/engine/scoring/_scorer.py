@@ -23,7 +23,7 @@ import torch
 from ...defaults import MAX_TICKET_TOKENS
 from ..model import KV, LoadedModel, additive_mask, prefix_store
 from ..prompt import EncodedTicket, PromptLayout, PromptProfile
-from ..table import TicketScore
+from ..table import TicketScore, calibrated_probs
 
 # Contextual calibration's content-free ticket (Zhao et al. 2021). Measured on the dev sets (README):
 # the empty ticket lifted the raw prompt 0.26 -> 0.35 and 0.17 -> 0.36; "N/A", "[MASK]" and averages of
@@ -264,9 +264,8 @@ class Scorer:
             from ..model import damaged_model_message
 
             raise ScoringError(damaged_model_message(self.loaded))
-        calibrated = logprobs.float() + self.bias
-        probs = torch.softmax(calibrated, dim=-1)
-        best = int(torch.argmax(calibrated))
+        probs = calibrated_probs(logprobs.float().cpu().numpy(), self.bias.float().cpu().numpy())
+        best = int(np.argmax(probs))
         return TicketScore(
             label=self.labels[best],
             confidence=float(probs[best]),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ._batch import Applied, ScoredBatch, apply_batch
 from ._features import BLOCK, FeatureRows
-from ._results import TicketScore, logprob_difference
+from ._results import TicketScore, calibrated_probs, logprob_difference
 from ._rows import NewRow
 from ._table import BLANK, FIRST, LEARNED, NONE, PROMPT, SOURCE_NAMES, TAUGHT, TicketTable
 
@@ -29,5 +29,6 @@ __all__ = [
     "TicketScore",
     "TicketTable",
     "apply_batch",
+    "calibrated_probs",
     "logprob_difference",
 ]

@@ -22,6 +22,16 @@ class TicketScore:
     features: np.ndarray | None = field(default=None, repr=False, compare=False)
 
 
+def calibrated_probs(logprobs: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    """The calibrated prompt's probabilities: a softmax over the labels' sequence log-probabilities plus the
+    calibration bias (float32; a vector, or rows x labels). One home for the arithmetic: the scorer's
+    confidence of each ticket and the table's prompt head are the same numbers."""
+    logits = np.asarray(logprobs, dtype=np.float32) + np.asarray(bias, dtype=np.float32)
+    logits = logits - logits.max(axis=-1, keepdims=True)
+    e = np.exp(logits)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 @dataclass
 class AgreementStats:
     """How the cached and baseline paths compare over a run."""

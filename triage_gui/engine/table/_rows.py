@@ -1,10 +1,18 @@
-"""The pieces a ticket table is built of: a record to append, and a numpy column that grows."""
+"""The pieces a ticket table is built of: a record to append, a numpy column that grows, and the codes of
+where a label came from."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+
+# Where a row's label came from; 0: no label yet. FIRST: the classifier's first pass (the prompt-free heads,
+# before the language model has read the ticket); LEARNED: the classifier with the language model's heads.
+PROMPT, LEARNED, TAUGHT, FIRST = 1, 2, 3, 4
+SOURCE_NAMES = {0: "", PROMPT: "prompt", LEARNED: "learned", TAUGHT: "taught", FIRST: "first pass"}
+NONE = -1  # no label / no version
+BLANK = "blank ticket text"  # the problem of a record with no text (the reader's and the table's)
 
 
 @dataclass

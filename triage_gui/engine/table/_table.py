@@ -14,20 +14,13 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from ._columns import WholeColumns
 from ._features import FeatureStore, roundtrip
-from ._results import TicketScore
-from ._rows import Grow, NewRow
-
-__all__ = ["BLANK", "FIRST", "LEARNED", "NONE", "PROMPT", "SOURCE_NAMES", "TAUGHT", "NewRow", "TicketTable"]
-
-# Where a row's label came from; 0: no label yet. FIRST: the classifier's first pass (the prompt-free heads,
-# before the language model has read the ticket); LEARNED: the classifier with the language model's heads.
-PROMPT, LEARNED, TAUGHT, FIRST = 1, 2, 3, 4
-SOURCE_NAMES = {0: "", PROMPT: "prompt", LEARNED: "learned", TAUGHT: "taught", FIRST: "first pass"}
-NONE = -1  # no label / no version
+from ._results import TicketScore, calibrated_probs
+from ._rows import BLANK, FIRST, LEARNED, NONE, PROMPT, SOURCE_NAMES, TAUGHT, Grow, NewRow
 
 
-class TicketTable:
+class TicketTable(WholeColumns):
     """Rows of tickets with their scores; see the module docstring. Not thread-safe: one owner."""
 
     def __init__(self) -> None:
@@ -330,10 +323,7 @@ class TicketTable:
 
     def prompt_probs(self, rows: np.ndarray) -> np.ndarray:
         """Calibrated prompt probabilities (rows x labels)."""
-        logits = self._logprobs.data[rows] + self.bias
-        logits = logits - logits.max(axis=1, keepdims=True)
-        e = np.exp(logits)
-        return e / e.sum(axis=1, keepdims=True)
+        return calibrated_probs(self._logprobs.data[rows], self.bias)
 
     def label(self, row: int) -> str | None:
         """The label shown for the row (possibly stale: see :meth:`stale`), or None."""
@@ -410,41 +400,3 @@ class TicketTable:
                 return self.label_vocab[oof]
             return self.model_label(row) if not self.head_active else None
         return self.label(row) if self.current(row) else None
-
-    def confidences(self) -> np.ndarray:
-        """Confidence of every row's shown label (NaN where none)."""
-        n = self._n
-        out = self._confidence.data[:n].copy()
-        out[self._final.data[:n] == NONE] = np.nan
-        return out
-
-    def taught_mask(self) -> np.ndarray:
-        return self._taught.data[: self._n] != NONE
-
-    def previous_ids(self) -> np.ndarray:
-        """Vocab ids of the labels rows showed under the previous prompt version (NONE: none)."""
-        return self._previous.data[: self._n]
-
-    def current_index(self, vocab_ids: np.ndarray) -> np.ndarray:
-        """Vocab ids -> indices into the current labels (-1: not a current label, or NONE)."""
-        lookup = np.full(len(self.label_vocab) + 1, -1, dtype=np.int64)
-        lookup[self._label_ids.astype(np.int64)] = np.arange(len(self._label_ids))
-        ids = np.asarray(vocab_ids, dtype=np.int64)
-        return np.where(ids >= 0, lookup[np.clip(ids, 0, None)], -1)
-
-    def latencies(self) -> np.ndarray:
-        """Latency of every row scored by the current version, in row order."""
-        n = self._n
-        mask = self._score_version.data[:n] == self.version
-        return self._latency.data[:n][mask]
-
-    def scored_mask(self) -> np.ndarray:
-        return self._score_version.data[: self._n] == self.version
-
-    def flags_count(self) -> tuple[int, int]:
-        """(truncated, split fallback) among the rows scored by this version."""
-        flags = self._flags.data[: self._n][self.scored_mask()]
-        return int(np.count_nonzero(flags & 1)), int(np.count_nonzero(flags & 2))
-
-
-BLANK = "blank ticket text"

@@ -19,12 +19,13 @@ from ._export import (
     write_results,
 )
 from ._into_table import read_table, rows_of
-from ._reader import SUPPORTED, Ticket, TicketSource, check_file, open_tickets, tickets_from_text
+from ._reader import FILE_FILTER, SUPPORTED, Ticket, TicketSource, check_file, open_tickets, tickets_from_text
 from ._sniff import SAMPLE_BYTES, TicketFileError, choose_text_column, detect_encoding
 from ._taught import read_taught, usable_taught, write_taught
 from ._workbook import XLSX, sheet_sizes
 
 __all__ = [
+    "FILE_FILTER",
     "SAMPLE_BYTES",
     "SUPPORTED",
     "XLSX",

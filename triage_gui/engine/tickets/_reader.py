@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..table import BLANK
 from ._records import fold_extra, read_records, unique_names, uses_quoting
 from ._sniff import (
     MIXED_UTF8,
@@ -27,7 +28,6 @@ from ._sniff import (
     TicketFileError,
     choose_text_column,
     csv_rows,
-    detect_encoding,
     has_content,
     has_header,
     is_tab_table,
@@ -40,23 +40,13 @@ from ._sniff import (
     text_sample,
 )
 from ._sniff import file_name as _name
-from ._workbook import choose_sheet, is_workbook, sheet_sample
+from ._workbook import XLSX, choose_sheet, is_workbook, sheet_sample
 
-__all__ = [
-    "SAMPLE_BYTES",
-    "SUPPORTED",
-    "Ticket",
-    "TicketFileError",
-    "TicketSource",
-    "check_file",
-    "choose_text_column",
-    "detect_encoding",
-    "open_tickets",
-    "tickets_from_text",
-]
-
-SUPPORTED = (".csv", ".tsv", ".txt", ".jsonl", ".ndjson", ".tab", ".json", ".xlsx", ".xlsm")
-BLANK = "blank ticket text"
+# The formats read, by the file name's ending: the one list (the reader's choice below, the Open and
+# Import dialogs' filters, what a drop accepts). A file under another name is sniffed like a CSV.
+CSV_LIKE, JSON_LINES, JSON_ARRAY = (".csv", ".tsv", ".tab", ".txt"), (".jsonl", ".ndjson"), (".json",)
+SUPPORTED = (*CSV_LIKE, *JSON_LINES, *JSON_ARRAY, *XLSX)
+FILE_FILTER = f"Ticket files ({' '.join(f'*{ext}' for ext in SUPPORTED)});;All files (*)"  # a Qt dialog's
 
 
 @dataclass
@@ -269,9 +259,9 @@ def open_tickets(path: str | os.PathLike[str], sheet: str | None = None) -> Tick
             errors = MIXED_UTF8
             notes.append(f"{_count(bad, 'byte')} not UTF-8 (the first on line {bad_line}): read as cp1252")
     suffix = path.suffix.lower()
-    if suffix == ".json" or (suffix not in SUPPORTED and sample.lstrip("\ufeff \t\r\n").startswith("[")):
+    if suffix in JSON_ARRAY or (suffix not in SUPPORTED and sample.lstrip("\ufeff \t\r\n").startswith("[")):
         source = _open_json(path, encoding, notes, sample)
-    elif suffix in (".jsonl", ".ndjson") or (suffix not in (".csv", ".tsv", ".tab", ".txt") and looks_jsonl(sample)):
+    elif suffix in JSON_LINES or (suffix not in CSV_LIKE and looks_jsonl(sample)):
         source = _open_jsonl(path, encoding, text_sample(path, encoding)[0], notes)
     else:
         text, complete = text_sample(path, encoding)
