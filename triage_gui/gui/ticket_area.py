@@ -64,7 +64,7 @@ class TicketArea(QWidget):
         self.cell: tuple[int, int] | None = None  # confusion-matrix cell filter
         self._build_filters()
         self._build_table()
-        self.run_bar = bar = RunBar(self)
+        self.run_bar = bar = RunBar(self)  # its widgets under the names they had here (tests click them)
         self.baseline_toggle, self.progress, self.rate_label, self.stop_button = (
             bar.baseline_toggle, bar.progress, bar.rate_label, bar.stop_button
         )  # fmt: skip
