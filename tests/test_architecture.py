@@ -1,7 +1,8 @@
 """The layers you can see from the tree: engine < session < gui, leaves below all, nothing imports the
 command line, no import circles (type-only imports included), no module over 450 lines, no function
-that takes the main window as a parameter; inside the engine, its parts (sub-packages) and the edges
-allowed between them, each part's modules private behind its ``__init__``."""
+that takes the main window as a parameter (nor under the name ``parent``), the window asking the session
+and the ticket area through their methods, not their parts and widgets; inside the engine, its parts
+(sub-packages) and the edges allowed between them, each part's modules private behind its ``__init__``."""
 
 from __future__ import annotations
 
@@ -212,3 +213,96 @@ def test_the_window_starts_without_torch_or_scikit_learn():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# What the session keeps to itself: the window asks through its door (session/intents.py) instead.
+SESSION_PARTS = {"teaching", "checks", "engine", "engine_thread", "loader_thread", "file_thread"}
+GUI = {name: path for name, path in MODULES.items() if layer(name) == "gui"}
+
+
+def aliases(tree: ast.AST, attr: str) -> set[str]:
+    """``attr`` and the names a module binds to ``….attr`` or ``attr`` (``s = self.session``)."""
+    names = {attr}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = node.value
+            if (isinstance(value, ast.Attribute) and value.attr == attr) or (
+                isinstance(value, ast.Name) and value.id == attr
+            ):
+                names.add(node.targets[0].id)
+    return names
+
+
+def reaches(tree: ast.AST, attr: str) -> list[tuple[int, str]]:
+    """Every ``<attr or an alias of it>.name`` in the module: (line, name)."""
+    names = aliases(tree, attr)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            value = node.value
+            if (isinstance(value, ast.Name) and value.id in names) or (
+                isinstance(value, ast.Attribute) and value.attr == attr
+            ):
+                found.append((node.lineno, node.attr))
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(GUI))
+def test_the_window_asks_the_session_not_its_parts(name):
+    """``session.teaching.taught``, ``session.checks.record``, ``session.file_thread.submit`` tied the window
+    to how the session is built; it calls the session's intent methods (:mod:`session.intents`)."""
+    tree = ast.parse(GUI[name].read_text(encoding="utf-8"))
+    bad = [(line, part) for line, part in reaches(tree, "session") if part in SESSION_PARTS or part.startswith("_")]
+    where = ", ".join(f"line {n}: session.{p}" for n, p in sorted(bad))
+    assert not bad, f"{name} reaches through the session: {where}"
+
+
+@pytest.mark.parametrize("name", sorted(GUI))
+def test_a_parent_is_only_a_parent_for_dialogs(name):
+    """An action class given the window as its ``parent`` and then using it as the window
+    (``self.parent.setWindowTitle``, ``parent.tickets…``) takes the main window by another name: a kept
+    ``self.parent`` is only passed on to dialogs, and a ``parent`` argument is used only as a QWidget."""
+    from PySide6.QtWidgets import QWidget
+
+    tree = ast.parse(GUI[name].read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and ast.unparse(node.value) == "self.parent":
+            raise AssertionError(f"{name}:{node.lineno} uses self.parent as the window (self.parent.{node.attr})")
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        args = [a for a in (*node.args.args, *node.args.kwonlyargs) if a.arg == "parent"]
+        if not args or "Index" in ast.unparse(args[0].annotation or ast.Constant("")):  # a model's parent index
+            continue
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name) and inner.value.id == "parent":
+                assert hasattr(QWidget, inner.attr), f"{name}:{inner.lineno} reaches parent.{inner.attr}"
+
+
+def widget_attributes(path: Path, cls: str) -> set[str]:
+    """The attributes a class sets to something it makes (``self.gold_combo = QComboBox()``, and the
+    widgets named in a tuple assignment)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    klass = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls)
+    found = set()
+    for node in ast.walk(klass):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                for t in target.elts if isinstance(target, ast.Tuple) else [target]:
+                    made = isinstance(node.value, ast.Call | ast.Tuple)
+                    if made and isinstance(t, ast.Attribute) and ast.unparse(t.value) == "self":
+                        found.add(t.attr)
+    return found
+
+
+def test_the_window_uses_the_ticket_areas_methods_not_its_widgets():
+    """``main_window`` set ``tickets.gold_combo``, ``tickets.threshold`` and ``tickets.baseline_toggle``
+    itself; the ticket area now says what it offers (``show_gold``, ``set_threshold``, ``show_baseline``,
+    ``focus_table``, its forwarded signals). Tests may still click its widgets, as a user would."""
+    widgets = widget_attributes(PACKAGE / "gui" / "ticket_area.py", "TicketArea") - {"suggested", "to_check"}
+    assert {"gold_combo", "threshold", "baseline_toggle", "table", "empty", "proxy"} <= widgets
+    for name, path in GUI.items():
+        if name.endswith(".ticket_area"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        bad = [(line, attr) for line, attr in reaches(tree, "tickets") if attr in widgets]
+        assert not bad, f"{name} reaches into the ticket area: " + ", ".join(f"line {n}: {a}" for n, a in sorted(bad))

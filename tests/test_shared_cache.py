@@ -60,9 +60,7 @@ def test_another_account_uses_a_shared_cache_it_cannot_write(loaded):
             "TRIAGE_GUI_CONFIG_DIR": str(shared / "config"),
             "HF_HUB_OFFLINE": "1",
         }
-        code = (
-            "from triage_gui.engine.model import load_model; m = load_model('bundled', 'cpu'); print(m.source)"
-        )
+        code = "from triage_gui.engine.model import load_model; m = load_model('bundled', 'cpu'); print(m.source)"
         result = subprocess.run(
             [sys.executable, "-c", code],
             cwd=ROOT,

@@ -140,3 +140,13 @@ def test_columns_are_found_by_role_not_by_their_title(qtbot, window):
     label = model.column_index(Col.LABEL)
     assert window.tickets.table.itemDelegateForColumn(label) is window.tickets.delegate
     assert window.tickets.table.horizontalHeader().sectionSize(model.column_index(Col.GOLD)) == FLOORS[Col.GOLD]
+
+
+def test_the_title_names_the_prompt_file_and_marks_unsaved_edits(qtbot, window):
+    """The window's own title follows the prompt document (the prompt actions no longer set it)."""
+    assert window.windowTitle() == f"Ticket Triage — {window.document.status.name}[*]"
+    assert not window.isWindowModified()
+    window.editor.instruction.setPlainText("An unsaved instruction.")
+    qtbot.waitUntil(window.isWindowModified, timeout=5_000)
+    assert window.prompt.save()
+    assert not window.isWindowModified()

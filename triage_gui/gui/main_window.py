@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter
 from ..engine.model import BUNDLED
 from ..session.checks import CheckStatus
 from ..session.evaluation import Evaluation
-from ..session.prompt_document import PromptDocument
+from ..session.prompt_document import DocumentStatus, PromptDocument
 from ..session.session import Session
 from ..session.status import FileStatus, HeadStatus, ModelStatus, PromptStatus, RunStatus
 from .app_actions import AppActions
@@ -76,6 +76,7 @@ class MainWindow(QMainWindow):
         self._restore_settings()
         self.app_actions.follow_system_scheme()
         self.prompt.start()
+        self.show_document(self.document.status)
         self._stats_timer = QTimer(self, interval=200)
         self._stats_timer.timeout.connect(self.refresh_stats)
         self._stats_timer.timeout.connect(self.menu_actions.refresh)
@@ -128,7 +129,7 @@ class MainWindow(QMainWindow):
 
     def _build_actions(self) -> None:
         """The menu bar and the F1 guide, from the one table (:mod:`window_actions`)."""
-        self.undo = UndoRouter(self.session.teaching.history, self.editor, self.statusBar().showMessage, self)
+        self.undo = UndoRouter(self.session.history, self.editor, self.statusBar().showMessage, self)
         handlers = Handlers(
             self.ticket_actions, self.prompt, self.app_actions, self.teaching.next_suggestion,
             self.teaching.check_sample, self.undo.undo, self.undo.redo, self.close,
@@ -143,8 +144,7 @@ class MainWindow(QMainWindow):
             if spec.id.startswith("appearance."):
                 group.addAction(self.menu_actions[spec.id])
         self.undo.bind(self.menu_actions["undo"], self.menu_actions["redo"])  # the editor's, else teaching's
-        self.tickets.addAction(self.menu_actions["paste"])
-        self.tickets.empty.addAction(self.menu_actions["paste"])
+        self.tickets.add_paste(self.menu_actions["paste"])
         recent = self.menu_actions.menus["&File"].addMenu("Open &recent")
         self.menu_actions.menus["&File"].insertMenu(self.menu_actions["sample"], recent)
         self.ticket_actions.recent_menu = recent
@@ -166,10 +166,11 @@ class MainWindow(QMainWindow):
         s.table_reset.connect(self._table_reset)
         s.message.connect(self.show_error)
         s.save_taught.connect(self.prompt.keep_taught)
-        s.teaching.changed.connect(self.show_head)
-        s.teaching.suggested.connect(lambda rows: self.tickets.set_rows(suggested=tuple(rows)))
-        s.checks.changed.connect(self.show_checks)
-        changes = (s.run_changed, s.file_changed, s.rows_added, s.teaching.changed, s.teaching.history.changed)
+        self.document.changed.connect(self.show_document)
+        s.head_changed.connect(self.show_head)
+        s.suggested.connect(lambda rows: self.tickets.set_rows(suggested=tuple(rows)))
+        s.checks_changed.connect(self.show_checks)
+        changes = (s.run_changed, s.file_changed, s.rows_added, s.head_changed, s.history.changed)
         for event in (*changes, self.evaluation.gold_changed):  # (an undo enables Forget everything at once)
             event.connect(lambda *_: self.menu_actions.refresh())
         s.table_reset.connect(self.menu_actions.refresh)
@@ -181,12 +182,12 @@ class MainWindow(QMainWindow):
         t.stop_clicked.connect(self.session.stop)
         t.resume_clicked.connect(self.session.resume)
         t.row_selected.connect(self.detail.show_row)
-        t.table.teach_keys.connect(self.teaching.teach_keys)
-        t.table.accept_keys.connect(self.teaching.accept)
-        t.table.next_key.connect(self.teaching.next_suggestion)
-        t.empty.open_clicked.connect(self.ticket_actions.open_dialog)
-        t.empty.sample_clicked.connect(self.ticket_actions.open_sample)
-        t.empty.recent_clicked.connect(lambda path: self.ticket_actions.open_files([path]))
+        t.teach_keys.connect(self.teaching.teach_keys)
+        t.accept_keys.connect(self.teaching.accept)
+        t.next_key.connect(self.teaching.next_suggestion)
+        t.open_clicked.connect(self.ticket_actions.open_dialog)
+        t.sample_clicked.connect(self.ticket_actions.open_sample)
+        t.recent_clicked.connect(lambda path: self.ticket_actions.open_files([path]))
         self.detail.teach.connect(self.teach)
         self.detail.accept.connect(self.teaching.accept)
         self.results.flip_selected.connect(self.tickets.select_source_row)
@@ -245,6 +246,11 @@ class MainWindow(QMainWindow):
             self.prompt_status.setText("Prompt not updated: the previous prompt stays in use")
         self.mark_dirty()
 
+    def show_document(self, status: DocumentStatus) -> None:
+        """The prompt file's name in the title, marked while it holds unsaved edits."""
+        self.setWindowModified(status.dirty)
+        self.setWindowTitle(f"Ticket Triage — {status.name}[*]")
+
     def show_run(self, status: RunStatus) -> None:
         self.tickets.show_run(status)
         self.mark_dirty()
@@ -267,11 +273,11 @@ class MainWindow(QMainWindow):
         self.teaching.show_head(status, self.learn_status)
         self.editor.set_taught_count(status.taught)
         self.mark_dirty()
-        self.model.rows_changed(0, len(self.session.table) - 1)
+        self.model.rows_changed(0, self.session.ticket_count - 1)
         self.detail.show_row(self.detail.row)
 
     def _rows_added(self, rows: range) -> None:
-        if rows.start == 0 or len(self.session.table.columns) != self.tickets.text_column.count():
+        if rows.start == 0 or len(self.session.columns) != self.tickets.column_count:
             self.ticket_actions.columns_arrived()
         self.model.rows_added(rows)
         self.tickets.show_empty(False)
@@ -320,7 +326,7 @@ class MainWindow(QMainWindow):
     def _gold_changed(self, gold) -> None:
         """The evaluation's gold column changed: show it as a column, and its accuracy."""
         self.model.set_gold_column(gold.column if gold else None)
-        self.tickets.gold_combo.setCurrentText(gold.column if gold else "(none)")
+        self.tickets.show_gold(gold.column if gold else None)
         self.tickets.size_columns()
         self.mark_dirty()
         self.refresh_stats()
@@ -387,22 +393,22 @@ class MainWindow(QMainWindow):
             state = s.get_bytes(key)
             if state is None or not getattr(self, key).restoreState(state):
                 getattr(self, key).setSizes(default)
-        self.tickets.threshold.setValue(s.get_float("low_confidence", 0.5))
-        self.tickets.baseline_toggle.setChecked(s.get_bool("baseline", False))
+        self.tickets.set_threshold(s.get_float("low_confidence", 0.5))
+        self.tickets.show_baseline(s.get_bool("baseline", False))
 
     def _save_settings(self) -> None:
         s = self.settings
         s.set("geometry", self.saveGeometry())
         for key, _default in SPLITS:
             s.set(key, getattr(self, key).saveState())
-        s.set("low_confidence", self.tickets.threshold.value())
-        s.set("baseline", self.tickets.baseline_toggle.isChecked())
+        s.set("low_confidence", self.tickets.threshold_value)
+        s.set("baseline", self.tickets.baseline_shown)
         s.set("prompt_path", str(self.document.path))
         s.set("gold_mappings", json.dumps(self.evaluation.mappings))
         s.sync()
 
     def _repaint(self) -> None:
-        self.model.rows_changed(0, len(self.session.table) - 1)
+        self.model.rows_changed(0, self.session.ticket_count - 1)
 
     def shutdown(self) -> None:
         """Write what the prompt document still holds, cancel the session's work, join its threads; idempotent."""

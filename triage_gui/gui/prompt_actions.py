@@ -56,9 +56,8 @@ class PromptActions:
         document.merged.connect(self._merged)
         evaluation.scored.connect(self._scored)
         evaluation.numbering = document.number
-        checks = session.checks  # kept with the prompt file, each with what it was made under
-        checks.context = lambda: (document.number(session.prompt_status.version), len(session.teaching.taught))
-        checks.changed.connect(lambda _: document.keep_checks(checks.records()))
+        session.number_checks(document.number)  # kept with the prompt file, each with what it was made under
+        session.checks_changed.connect(lambda _: document.keep_checks(session.check_records()))
 
     def start(self) -> None:
         """The saved prompt (with its taught tickets), else the default; an unsaved draft comes back on top."""
@@ -71,8 +70,7 @@ class PromptActions:
             self.document.draft = self.editor.profile()
             self.notify("Restored your unsaved prompt draft.", 10000)
         waiting = self.document.draft_taught  # taught where the file could not take them: offered back
-        self.session.teaching.restore([*((e.text, e.label) for e in saved.taught), *waiting])
-        self.session.checks.restore(saved.checks)
+        self.session.restore_kept([*((e.text, e.label) for e in saved.taught), *waiting], saved.checks)
         if waiting:
             self.notify(f"Restored {len(waiting)} taught tickets kept in the draft.", 10000)
             self.keep_taught()
@@ -88,8 +86,6 @@ class PromptActions:
 
     def _show_state(self, status: DocumentStatus) -> None:
         self.editor.state_label.setText(f"{status.name} — {'unsaved changes' if status.dirty else 'saved'}")
-        self.parent.setWindowModified(status.dirty)
-        self.parent.setWindowTitle(f"Ticket Triage — {status.name}[*]")
 
     # ------------------------------------------------------------- saving
 
@@ -99,7 +95,7 @@ class PromptActions:
         self.editor.flush_snapshot()
         profile = self.editor.profile()
         try:
-            note = self.document.save(profile, self.session.teaching.items(), path)
+            note = self.document.save(profile, self.session.taught_items(), path)
         except ProfileError as exc:
             self.editor.show_problems(exc.problems)
             self.notify("Prompt not saved: " + exc.problems[0].message, 10000)
@@ -147,7 +143,7 @@ class PromptActions:
             self.notify("Prompt not saved.", 6000)
             return False
         try:
-            note = self.document.save(profile, self.session.teaching.items(), path, force=True)
+            note = self.document.save(profile, self.session.taught_items(), path, force=True)
         except (OSError, PromptConflict) as err:
             self.warn("Prompt not saved", f"Cannot write {exc.path}: {getattr(err, 'strerror', None) or err}")
             return False
@@ -162,7 +158,7 @@ class PromptActions:
         when the editor holds no unsaved edits (else Save asks which to keep)."""
         name = self.document.path.name
         if theirs:
-            self.session.teaching.add_items(theirs)
+            self.session.add_taught(theirs)
         if prompt_changed and not self.document.dirty:
             self.editor.set_profile(self.document.saved, clear_undo=False)
             self.session.set_prompt(self.document.saved)
@@ -204,8 +200,7 @@ class PromptActions:
         self.document.adopt(path, profile)
         self.editor.clear_problems()
         self.editor.set_profile(profile)
-        self.session.teaching.restore([*((e.text, e.label) for e in profile.taught), *stranded])
-        self.session.checks.restore(profile.checks)
+        self.session.restore_kept([*((e.text, e.label) for e in profile.taught), *stranded], profile.checks)
         if stranded:
             self.keep_taught()
         self.session.set_prompt(self.document.saved)
@@ -213,7 +208,7 @@ class PromptActions:
 
     def keep_taught(self) -> None:
         """The taught set changed: the document writes it with the saved prompt, off the GUI thread."""
-        self.document.keep_taught(self.session.teaching.items())
+        self.document.keep_taught(self.session.taught_items())
 
     # ----------------------------------------------------------- versions
 
@@ -222,7 +217,7 @@ class PromptActions:
         if self.session.profile is not None:
             self.document.applied(version, self.session.profile)
         self.evaluation.version_applied(version)
-        self.session.checks.refresh()  # the estimate says whether a newer version is in use than it checked
+        self.session.refresh_checks()  # the estimate says whether a newer version is in use than it checked
         self.refresh_versions()
 
     def failed(self, status: PromptStatus) -> None:
@@ -275,16 +270,16 @@ class PromptActions:
         if not path:
             return
         try:
-            items = read_taught(path, self.session.table.labels or self.document.saved.label_names)
+            items = read_taught(path, self.session.labels or self.document.saved.label_names)
         except ValueError as exc:
             self.warn("Taught tickets not imported", str(exc))
             return
-        added = self.session.teaching.add_items(items.items)
+        added = self.session.add_taught(items.items)
         note = f" ({items.skipped} rows skipped: {items.reason})" if items.skipped else ""
         self.notify(f"Imported {added} taught tickets from {Path(path).name}{note}.", 10000)
 
     def export_taught(self) -> None:
-        items = self.session.teaching.items()
+        items = self.session.taught_items()
         if not items:
             self.notify("Nothing taught yet.", 5000)
             return

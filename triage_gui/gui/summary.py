@@ -57,14 +57,14 @@ class Summary:
         (a score taken at the run's end, before the refit after it, differed from load to load). Looked
         for on the window's tick, once for each state of the run, the learning and the gold column."""
         session = self.session
-        run, head, gold = session.run_status, session.teaching.status, self.evaluation.gold
-        state = (run, head, gold, len(session.teaching.taught), session.prompt_status.version)
+        run, head, gold = session.run_status, session.head_status, self.evaluation.gold
+        state = (run, head, gold, len(session.taught), session.prompt_status.version)
         old = self._settled  # the objects themselves (each event makes a new one), then the counts
         seen = bool(old) and all(x is y for x, y in zip(old[:3], state[:3])) and old[3:] == state[3:]
         if run.state != "done" or gold is None or session.busy or seen:
             return
         self._settled = state
-        self.evaluation.record(session.prompt_status.version, session.teaching.taught)
+        self.evaluation.record(session.prompt_status.version, session.taught)
 
     def refresh(self) -> None:
         self.settle()
@@ -81,7 +81,7 @@ class Summary:
             notes.append(f"{truncated} truncated to fit the context (✂).")
         if fallback:
             notes.append(f"{fallback} used the shorter clean prefix.")
-        head = self.session.teaching.status
+        head = self.session.head_status
         learning = learned_from(head.taught, self.session.profile) if head.state == "ready" else ""
         self.results.show_stats(
             run.labelled,
@@ -102,8 +102,8 @@ class Summary:
 
     def apply_filters(self) -> None:
         filters = self.tickets.filters()
-        self.tickets.proxy.set_mask(row_mask(self.session.table, filters, self.evaluation.gold), filters.only)
-        self.tickets.say_hidden(len(self.session.table))
+        self.tickets.filter_rows(row_mask(self.session.table, filters, self.evaluation.gold), filters.only)
+        self.tickets.say_hidden(self.session.ticket_count)
 
     def refresh_gold(self) -> None:
         table, gold = self.session.table, self.evaluation.gold
@@ -112,7 +112,7 @@ class Summary:
             self.results.show_flips(*self.evaluation.flips())
             return
         report = gold_report(table, gold)
-        since = self.evaluation.comparison(report.accuracy, self.session.teaching.taught) if report.total else ""
+        since = self.evaluation.comparison(report.accuracy, self.session.taught) if report.total else ""
         notes = [TAUGHT_NOTE] if len(table.taught_rows()) else []
         if stage := stage_note(table):
             notes.insert(0, stage)

@@ -30,27 +30,25 @@ class TeachActions:
         self.notify = notify
 
     def teach(self, rows: list[int], label: str | None) -> None:
-        checked = self.session.checks.record(rows, label) if label is not None else []
-        self.session.teaching.teach(rows, label)  # a ticket of the random sample: counted above, taught here
+        checked = self.session.teach(rows, label)  # a ticket of the random sample: counted, then taught
         self._next_to_check(checked)
 
     def accept(self, rows: list[int]) -> None:
         """Enter (or "Label is right"): teach the shown labels and say what that did, and how to undo it."""
-        checked = self.session.checks.record(rows, None)
-        accepted = self.session.teaching.accept(rows)
+        accepted, checked = self.session.accept(rows)
         self.notify(accepted_message(accepted), 8000)
         self._next_to_check(checked)
 
     def _next_to_check(self, checked: list[int]) -> None:
         """After a verdict on the random sample, the next ticket to check is selected, in the order drawn,
         so Enter or 1-9 answers it straight away."""
-        following = self.session.checks.next_row()
+        following = self.session.next_to_check()
         if checked and following is not None:
             self.tickets.select_source_row(following)
-            self.tickets.table.setFocus()
+            self.tickets.focus_table()
 
     def teach_keys(self, rows: list[int], which) -> None:
-        labels = self.session.table.labels
+        labels = self.session.labels
         if which is None:
             self.teach(rows, None)
         elif isinstance(which, int) and which < len(labels):
@@ -58,27 +56,23 @@ class TeachActions:
 
     def next_suggestion(self) -> None:
         """Select the next ticket to teach: the best suggestion not taught yet, or say there is none."""
-        table = self.session.table
-        row = next(
-            (r for r in self.session.teaching.suggestions if r < len(table) and table.taught_label(r) is None), -1
-        )
-        if row < 0:
+        row = self.session.next_to_teach()
+        if row is None:
             self.notify("No ticket to suggest yet: suggestions follow the first labels.", 6000)
             return
         self.tickets.select_source_row(row)
-        self.tickets.table.setFocus()
+        self.tickets.focus_table()
 
     def check_sample(self) -> None:
         """Draw a random sample to check and show it ("To check"), its first ticket selected."""
-        checks = self.session.checks
-        drawn = checks.draw()
-        if not drawn and not checks.queue:
+        queue = self.session.draw_checks()
+        if not queue:
             self.notify("No untaught labelled ticket to check.", 6000)
             return
-        self.tickets.show_only(self.tickets.check_only)  # the sample alone: no filter left on hides part of it
-        self.tickets.select_source_row(checks.queue[0])
-        self.tickets.table.setFocus()
-        self.notify(f"Check {len(checks.queue)} random tickets: Enter if right, else 1-9.", 15000)
+        self.tickets.show_to_check()  # the sample alone: no filter left on hides part of it
+        self.tickets.select_source_row(queue[0])
+        self.tickets.focus_table()
+        self.notify(f"Check {len(queue)} random tickets: Enter if right, else 1-9.", 15000)
 
     def show_head(self, status: HeadStatus, label: QLabel) -> None:
         """The learning state in the status bar."""
@@ -114,7 +108,7 @@ class TeachActions:
         self.check_status.setText(status.short())  # "~40% (22–61%), 20 checks on v3 with 40 taught, 2 h ago"
         self.check_status.setToolTip(status.describe())
         self.editor.set_estimate(status.describe())
-        if status.checked and not status.to_check and self.tickets.check_only.isChecked():
+        if status.checked and not status.to_check and self.tickets.checking:
             self.notify(f"Sample checked. {status.describe()}.", 15000)
 
 

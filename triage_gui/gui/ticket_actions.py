@@ -72,7 +72,7 @@ class TicketActions:
             act = menu.addAction(f"{_mnemonic(i)} {path.replace('&', '&&')}")  # "&1 /path": a key per file
             act.triggered.connect(lambda checked=False, p=path: self.open_files([p]))
         menu.setEnabled(bool(menu.actions()))
-        self.tickets.empty.set_recent(files[0] if files else None)  # the empty table offers the last file
+        self.tickets.offer_recent(files[0] if files else None)  # the empty table offers the last file
 
     def open_dialog(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(self.parent, "Open ticket files", "", FILE_FILTER)
@@ -102,10 +102,10 @@ class TicketActions:
                 chosen.append((path, sheet))
         if refused:
             self.warn("File not loaded", " ".join(refused))
-        table = self.session.table
+        loaded = self.session.ticket_count
         replace = False
-        if chosen and len(table):
-            answer = dialogs.replace_or_add(self.parent, len(table), [Path(p).name for p, _ in chosen])
+        if chosen and loaded:
+            answer = dialogs.replace_or_add(self.parent, loaded, [Path(p).name for p, _ in chosen])
             if answer is None:
                 return
             replace = answer
@@ -142,10 +142,10 @@ class TicketActions:
             self.notify("Nothing to paste: the clipboard holds no ticket text.", 8000)
             return
         rows = rows_of(columns, tickets, "pasted")
-        table = self.session.table
-        if len(table):  # as a file does: three pasted rows behind 17,746 unlabelled ones were easy to miss
+        loaded = self.session.ticket_count
+        if loaded:  # as a file does: three pasted rows behind 17,746 unlabelled ones were easy to miss
             what = f"the {_count(len(rows), 'pasted ticket')}"
-            answer = dialogs.replace_or_add(self.parent, len(table), [what], "Paste tickets")
+            answer = dialogs.replace_or_add(self.parent, loaded, [what], "Paste tickets")
             if answer is None:
                 return
             if answer:
@@ -155,12 +155,11 @@ class TicketActions:
 
     def focus_table(self) -> None:
         """Ctrl+2: back to the tickets (the empty table when there are none, so Ctrl+V pastes)."""
-        area = self.tickets
-        (area.table if len(self.session.table) else area.empty).setFocus()
+        self.tickets.focus_table(empty=not self.session.ticket_count)
 
     def columns_arrived(self) -> None:
         gold = self.evaluation.gold
-        self.tickets.set_columns(self.session.table.columns, self.session.text_column, gold.column if gold else None)
+        self.tickets.set_columns(self.session.columns, self.session.text_column, gold.column if gold else None)
 
     def clear(self) -> None:
         """Drop every ticket, once the lead agreed where labels or teaching would go with them."""
@@ -207,17 +206,17 @@ class TicketActions:
         if column is not None and needed is not None:
             mapping = dialogs.gold_mapping(self.parent, self.session.table, column, *needed)
             if mapping is None:
-                self.tickets.gold_combo.setCurrentText(evaluation.gold.column if evaluation.gold else "(none)")
+                self.tickets.show_gold(evaluation.gold.column if evaluation.gold else None)
                 return
         evaluation.choose(column, mapping)
 
     def learn_from_gold(self) -> None:
         """Teach the whole gold column, once the user agreed to how many tickets that is (one undo step)."""
-        gold, teaching = self.evaluation.gold, self.session.teaching
+        gold = self.evaluation.gold
         if gold is None:
             self.warn("No gold column", "Pick the column of correct labels (Gold:) first.")
             return
-        found, same, differ = gold_teaching(self.session.table, gold, teaching.taught)
+        found, same, differ = gold_teaching(self.session.table, gold, self.session.taught)
         if not found:
             self.notify(f"No ticket's value in {gold.column} is one of the labels: nothing to learn.", 10000)
             return
@@ -233,10 +232,10 @@ class TicketActions:
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel,
         )
-        self.tickets.table.setFocus()  # back to the table, whatever the answer (Ctrl+E went nowhere after it)
+        self.tickets.focus_table()  # back to the table, whatever the answer (Ctrl+E went nowhere after it)
         if answer != QMessageBox.StandardButton.Yes:
             return
-        taught = teaching.learn_from(gold)
+        taught = self.session.learn_from(gold)
         self.notify(f"Learning from {taught} tickets of the gold column — Ctrl+Z undoes.", 10000)
 
     # ---------------------------------------------------------------- export
@@ -275,7 +274,7 @@ class TicketActions:
             if output_format(path) == "xlsx":  # .xls/.xlsm refused; any other name is CSV
                 workbook = ExcelExport(table, prompt_hash, self.session.baseline).snapshot()
                 self.notify(f"Exporting {len(table)} tickets to {path}…", 0)
-                job = self.session.file_thread.submit(workbook.write, path)
+                job = self.session.in_background(workbook.write, path)
                 job.add_done_callback(lambda done: self._exported(path, len(table), done))
                 return True
             labelled = write_results(path, table, prompt_hash, self.session.baseline)

@@ -1,9 +1,15 @@
-"""The ticket area: filter bar, the ticket table (teach by editing the label) and the run bar."""
+"""The ticket area: filter bar, the ticket table (teach by editing the label) and the run bar (:mod:`run_bar`).
+
+The window talks to it through its signals and methods (the gold column shown, the settings a restart
+keeps, focus, the rows a filter shows), not through its widgets: tests may click those, as a user would."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QAction, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -13,7 +19,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QProgressBar,
     QPushButton,
     QSizePolicy,
     QStackedWidget,
@@ -24,10 +29,10 @@ from PySide6.QtWidgets import (
 from ..defaults import LOW_CONFIDENCE
 from ..session.gold import Filters
 from ..session.status import RunStatus
-from .elided_label import ElidedLabel
 from .empty_state import EmptyState
 from .flow_layout import FlowLayout
 from .label_picker import LabelDelegate
+from .run_bar import RunBar
 from .ticket_columns import fit_ticket_column, size_columns
 from .ticket_model import Col, TicketFilterProxy, TicketTableModel, label_counts
 from .ticket_view import TicketView
@@ -44,6 +49,12 @@ class TicketArea(QWidget):
     stop_clicked = Signal()
     resume_clicked = Signal()
     row_selected = Signal(int)  # source row, -1 for none
+    teach_keys = Signal(list, object)  # the table's: source rows, label or None
+    accept_keys = Signal(list)
+    next_key = Signal()
+    open_clicked = Signal()  # the empty state's
+    sample_clicked = Signal()
+    recent_clicked = Signal(str)
 
     def __init__(self, model: TicketTableModel, parent=None) -> None:
         super().__init__(parent)
@@ -53,8 +64,18 @@ class TicketArea(QWidget):
         self.cell: tuple[int, int] | None = None  # confusion-matrix cell filter
         self._build_filters()
         self._build_table()
-        self._build_run_bar()
+        self.run_bar = bar = RunBar(self)  # its widgets under the names they had here (tests click them)
+        self.baseline_toggle, self.progress, self.rate_label, self.stop_button = (
+            bar.baseline_toggle, bar.progress, bar.rate_label, bar.stop_button
+        )  # fmt: skip
         self.empty = EmptyState()
+        view, empty = self.table, self.empty
+        for theirs, mine in ((bar.baseline_toggled, self.baseline_toggled), (bar.stop_clicked, self.stop_clicked),
+                             (bar.resume_clicked, self.resume_clicked), (view.teach_keys, self.teach_keys),
+                             (view.accept_keys, self.accept_keys), (view.next_key, self.next_key),
+                             (empty.open_clicked, self.open_clicked), (empty.sample_clicked, self.sample_clicked),
+                             (empty.recent_clicked, self.recent_clicked)):  # fmt: skip
+            theirs.connect(mine)
         self.hidden = QLabel()  # which filters hide every ticket, where they do
         self.hidden.setAccessibleName("Hidden by the filters")
         self.hidden.setWordWrap(True)
@@ -74,7 +95,7 @@ class TicketArea(QWidget):
         box.addWidget(self.filter_bar)
         box.addWidget(self.hidden_row)
         box.addWidget(self.stack, 1)
-        box.addLayout(self.run_row)
+        box.addLayout(bar.row)
         self.show_empty(True)
 
     # --------------------------------------------------------------- building
@@ -190,31 +211,6 @@ class TicketArea(QWidget):
         self.table.selectionModel().currentRowChanged.connect(self._current_changed)
         self.size_columns()
 
-    def _build_run_bar(self) -> None:
-        self.baseline_toggle = QCheckBox("Compare with baseline")
-        self.baseline_toggle.setToolTip(
-            "Also label every ticket the slow way (re-encoding the whole prompt) and compare"
-        )
-        self.baseline_toggle.toggled.connect(self.baseline_toggled)
-        self.progress = QProgressBar()
-        self.progress.setAccessibleName("Labelling progress")
-        self.progress.setFormat("no tickets")  # as the run bar says it with none ("0 / 1 labelled" before any)
-        self.progress.setMaximum(1)
-        self.progress.setValue(0)
-        # cut in the middle before it squeezes the bar: the first pass's count and the time left stay in sight
-        self.rate_label = ElidedLabel(mode=Qt.TextElideMode.ElideMiddle)
-        self.rate_label.setAccessibleName("Labelling rate")
-        self.stop_button = QPushButton("Stop")
-        self.stop_button.setToolTip("Stop labelling; finished labels are kept (Esc)")
-        self.stop_button.setEnabled(False)
-        self._resumable = False
-        self.stop_button.clicked.connect(self._stop_or_resume)
-        self.run_row = QHBoxLayout()
-        self.run_row.addWidget(self.baseline_toggle)
-        self.run_row.addWidget(self.progress, 1)
-        self.run_row.addWidget(self.rate_label)
-        self.run_row.addWidget(self.stop_button)
-
     # ---------------------------------------------------------------- state
 
     def show_empty(self, empty: bool) -> None:
@@ -237,6 +233,15 @@ class TicketArea(QWidget):
         self.gold_combo.addItem(NO_GOLD)
         self.gold_combo.addItems([c for c in columns if c != text_column])  # the ticket text is never gold
         self.gold_combo.setCurrentText(gold or NO_GOLD)
+
+    def show_gold(self, column: str | None) -> None:
+        """The gold column in use (None: none), as the lead's choice would show it."""
+        self.gold_combo.setCurrentText(column or NO_GOLD)
+
+    @property
+    def column_count(self) -> int:
+        """The columns offered as the ticket text."""
+        return self.text_column.count()
 
     def _gold_activated(self) -> None:
         text = self.gold_combo.currentText()
@@ -281,6 +286,19 @@ class TicketArea(QWidget):
         if on:  # a list of work to do: no other filter hides part of it (2 of 20 to check were listed)
             self.reset_filters(keep=box, emit=False)
         self.filters_changed.emit()
+
+    def show_to_check(self) -> None:
+        """*Check a random sample*: the sample alone."""
+        self.show_only(self.check_only)
+
+    @property
+    def checking(self) -> bool:
+        """The *To check* filter is on."""
+        return self.check_only.isChecked()
+
+    def filter_rows(self, mask: np.ndarray | None, order: Sequence[int] | None = None) -> None:
+        """Show the mask's rows (``order``: a list's own order), as :meth:`TicketFilterProxy.set_mask`."""
+        self.proxy.set_mask(mask, order)
 
     def show_only(self, box: QCheckBox) -> None:
         """*Check a random sample*, and the like: this list alone, every other filter off."""
@@ -347,43 +365,37 @@ class TicketArea(QWidget):
         self.filters_changed.emit()
 
     def show_run(self, status: RunStatus) -> None:
-        self.progress.setMaximum(max(1, status.total))
-        self.progress.setValue(status.labelled)
-        first = status.classified > status.labelled  # the classifier's first pass is ahead of the language model
-        model_format = "language model %v / %m" if first else "%v / %m labelled"
-        self.progress.setFormat(model_format if status.total else "no tickets")
-        widest = model_format.replace("%v", str(status.total)).replace("%m", str(status.total))
-        self.progress.setMinimumWidth(self.progress.fontMetrics().horizontalAdvance(widest) + 24)  # never wraps
-        running = status.state == "running"
-        classified = f"{status.classified:,} labelled by the classifier · " if first else ""
-        if running:
-            eta = "" if status.eta_seconds is None else f" · {_duration(status.eta_seconds)} left"
-            base = f" · baseline {status.baseline_done}/{status.baseline_total}" if status.baseline_total else ""
-            model = f"language model {status.labelled:,} / {status.total:,} · " if first else ""
-            if status.classified < status.total:  # the first pass is still going: no "0.0 tickets/s" meanwhile
-                classified = f"first pass {status.classified:,} / {status.total:,} · "
-            rate = f"{status.rate:.1f} tickets/s" if status.rate or not first else "the language model starts"
-            self.rate_label.setText(f"{classified}{model}{rate}{eta}{base}")
-        elif status.state == "stopped" and first:
-            self.rate_label.setText(f"Stopped: {classified}{status.remaining:,} not read by the language model yet")
-        elif status.state == "stopped":
-            self.rate_label.setText(f"Stopped: {status.remaining} not labelled yet")
-        elif status.state == "done" and status.total:
-            self.rate_label.setText("All labelled")
-        else:
-            self.rate_label.setText("")
-        self._resumable = status.state == "stopped"  # what the button does follows the run, not its text
-        self.stop_button.setText("Resume" if self._resumable else "Stop")
-        self.stop_button.setToolTip(
-            "Label the tickets still missing" if status.state == "stopped" else "Stop labelling; labels are kept (Esc)"
-        )
-        self.stop_button.setEnabled(running or status.state == "stopped")
+        self.run_bar.show_run(status)
 
-    def _stop_or_resume(self) -> None:
-        if self._resumable:
-            self.resume_clicked.emit()
-        else:
-            self.stop_clicked.emit()
+    @property
+    def threshold_value(self) -> float:
+        """The low-confidence threshold (labels below it are marked; a restart keeps it)."""
+        return self.threshold.value()
+
+    def set_threshold(self, value: float) -> None:
+        self.threshold.setValue(value)
+
+    @property
+    def baseline_shown(self) -> bool:
+        """Whether the baseline is compared (a restart keeps it)."""
+        return self.baseline_toggle.isChecked()
+
+    def show_baseline(self, on: bool) -> None:
+        """Compare with the baseline, or not, as a click on the box would (``baseline_toggled`` follows)."""
+        self.baseline_toggle.setChecked(on)
+
+    def focus_table(self, empty: bool = False) -> None:
+        """Keys to the ticket table, or (``empty``) to the empty state, where Ctrl+V pastes."""
+        (self.empty if empty else self.table).setFocus()
+
+    def offer_recent(self, path: str | None) -> None:
+        """The empty state offers the last file opened (None: none)."""
+        self.empty.set_recent(path)
+
+    def add_paste(self, action: QAction) -> None:
+        """Paste (Ctrl+V) on the table and on the empty state."""
+        self.addAction(action)
+        self.empty.addAction(action)
 
     def _current_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
         self.row_selected.emit(self.proxy.mapToSource(current).row() if current.isValid() else -1)
@@ -394,12 +406,3 @@ class TicketArea(QWidget):
             flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
             self.table.selectionModel().setCurrentIndex(index, flags)
             self.table.scrollTo(index)
-
-
-def _duration(seconds: float) -> str:
-    seconds = round(seconds)
-    if seconds < 90:
-        return f"{seconds} s"
-    if seconds < 5400:
-        return f"{seconds // 60} min"
-    return f"{seconds / 3600:.1f} h"

@@ -44,16 +44,15 @@ def action_table(
     """The rows, in menu order. Enablement reads the session's status when :meth:`Actions.refresh` runs
     (on every run, file, rows, teaching and gold change, and on the window's 200 ms stats tick, which
     catches a task that ended after its last event)."""
-    table = session.table
 
     def loaded() -> bool:
-        return len(table) > 0
+        return session.ticket_count > 0
 
     def working() -> bool:
         return session.run_status.state == "running" or session.reading
 
     def taught() -> bool:
-        return bool(session.teaching.taught)
+        return bool(session.taught)
 
     def has_gold() -> bool:
         return evaluation.gold is not None
@@ -87,7 +86,7 @@ def action_table(
                    tooltip="Confirm or correct 20 random tickets: the accuracy shown comes from these checks"),
         ActionSpec("learn_gold", "Learn from the &gold column", "&Teach", t.learn_from_gold, separator=True,
                    enabled_when=has_gold),
-        ActionSpec("forget_all", "&Forget everything taught", "&Teach", session.teaching.forget_all,
+        ActionSpec("forget_all", "&Forget everything taught", "&Teach", session.forget_all,
                    enabled_when=taught),
         ActionSpec("go_prompt", "Go to the &prompt editor", "&View", p.focus_editor, "Ctrl+1",
                    guide="Go to the prompt editor's instruction"),

@@ -27,6 +27,7 @@ from ..engine.table import NewRow, ScoredBatch, TicketTable, apply_batch
 from .checks import RandomChecks
 from .engine import Engine, field_of
 from .events import Event
+from .intents import Intents
 from .labelling import Throughput, WorkQueue, label_stream, run_status
 from .status import FileStatus, ModelStatus, PromptStatus, RunStatus
 from .tasks import LatestTask
@@ -36,8 +37,8 @@ from .workers import WorkerThread
 log = logging.getLogger(__name__)
 
 
-class Session:
-    """See the module docstring. Create and use it on the event loop's thread only."""
+class Session(Intents):
+    """See the module docstring. Create and use it on the loop's thread only; the window's door: :mod:`intents`."""
 
     def __init__(
         self,
@@ -344,11 +345,6 @@ class Session:
     def running(self) -> bool:
         return self._labelling.active
 
-    @property
-    def busy(self) -> bool:
-        """Anything still to do for what is loaded: a load, a rebuild, reading, labelling or learning."""
-        return bool(self._tasks())
-
     def _remaining(self) -> int:
         return len(self.table.pending(0, self.baseline, self.encoder is not None))
 
@@ -419,24 +415,3 @@ class Session:
 
     def _threads(self) -> list[WorkerThread]:
         return [self.engine_thread, self.loader_thread, self.file_thread, *self.teaching.threads()]
-
-    async def close(self) -> None:
-        """Cancel everything, let the cancellations land, and stop the worker threads."""
-        live = self._tasks()
-        for task in live:
-            task.cancel()
-        await asyncio.gather(*live, return_exceptions=True)
-        for worker in self._threads():
-            worker.shutdown(wait=False)
-
-    def shutdown(self) -> None:
-        """Cancel every task and join the worker threads, from synchronous code (the window closing): each
-        finishes its job (at most one micro-batch, ~1.5 s) and drops the rest."""
-        for task in self._tasks():
-            task.cancel()
-        self.join_threads()
-
-    def join_threads(self) -> None:
-        """Wait for the worker threads to finish their last job (at exit, so none outlives the app)."""
-        for worker in self._threads():
-            worker.shutdown(wait=True)

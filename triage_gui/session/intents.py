@@ -1,0 +1,186 @@
+"""The session as the window's one door: what the window may ask of it and read from it.
+
+The session keeps its parts (the teaching, the random checks, the worker threads) to itself: the window
+says what the lead meant ("teach these rows", "draw a sample", "restore what the prompt file keeps") and
+reads what it shows through the methods and read-only properties here, plus the session's own state
+(statuses, ``profile``, ``text_column``, ``running``) and ``table``, the read model its views draw and
+never write. So a part can change shape (the taught set, the checks' queue) without the window noticing,
+and a test of the window reads like what a user does. :class:`session.Session` inherits this.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
+
+if TYPE_CHECKING:
+    from ..engine.prompt import CheckRecord
+    from ..engine.table import TicketTable
+    from .checks import CheckStatus, RandomChecks
+    from .events import Event
+    from .gold import GoldColumn
+    from .status import HeadStatus, PromptStatus
+    from .teaching import Teaching
+    from .undo import TaughtHistory
+    from .workers import WorkerThread
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class Intents:
+    """See the module docstring. The attributes below are the session's (set in its ``__init__``)."""
+
+    table: TicketTable
+    teaching: Teaching
+    checks: RandomChecks
+    file_thread: WorkerThread
+    prompt_status: PromptStatus
+
+    # ------------------------------------------------------------- reading
+
+    @property
+    def ticket_count(self) -> int:
+        """The tickets loaded."""
+        return len(self.table)
+
+    @property
+    def labels(self) -> list[str]:
+        """The label names of the prompt version in use ([] before the first is built)."""
+        return self.table.labels
+
+    @property
+    def columns(self) -> list[str]:
+        """The loaded tickets' columns, in file order."""
+        return self.table.columns
+
+    @property
+    def taught(self) -> Mapping[str, str]:
+        """The taught set (ticket text -> label), to read: teaching goes through the methods below."""
+        return self.teaching.taught
+
+    def taught_items(self) -> list[tuple[str, str]]:
+        """The taught set as the prompt file keeps it."""
+        return self.teaching.items()
+
+    @property
+    def head_status(self) -> HeadStatus:
+        return self.teaching.status
+
+    @property
+    def history(self) -> TaughtHistory:
+        """Undo and redo of teaching (the Edit menu shows and triggers it)."""
+        return self.teaching.history
+
+    @property
+    def head_changed(self) -> Event[[HeadStatus]]:
+        return self.teaching.changed
+
+    @property
+    def suggested(self) -> Event[[list[int]]]:
+        """The rows to teach next changed (best first)."""
+        return self.teaching.suggested
+
+    @property
+    def checks_changed(self) -> Event[[CheckStatus]]:
+        return self.checks.changed
+
+    # ------------------------------------------------------------ teaching
+
+    def teach(self, rows: Sequence[int], label: str | None) -> list[int]:
+        """Teach these rows ``label`` (None: forget). Rows of the random sample count as checked first,
+        against the label they showed; returns those rows."""
+        checked = self.checks.record(rows, label) if label is not None else []
+        self.teaching.teach(rows, label)
+        return checked
+
+    def accept(self, rows: Sequence[int]) -> tuple[dict[str, int], list[int]]:
+        """Enter: teach each row the label it shows. Returns label -> rows accepted with it, and the rows
+        of the random sample this checked (counted right)."""
+        checked = self.checks.record(rows, None)
+        return self.teaching.accept(rows), checked
+
+    def add_taught(self, items: Sequence[tuple[str, str]]) -> int:
+        """Teach tickets that need not be loaded (an import, another window's); returns how many changed."""
+        return self.teaching.add_items(items)
+
+    def learn_from(self, gold: GoldColumn) -> int:
+        """Teach the whole gold column (one undo step); returns the tickets taught."""
+        return self.teaching.learn_from(gold)
+
+    def forget_all(self) -> None:
+        self.teaching.forget_all()
+
+    def next_to_teach(self) -> int | None:
+        """The best suggestion not taught yet (None: no suggestion yet)."""
+        table = self.table
+        return next((r for r in self.teaching.suggestions if r < len(table) and table.taught_label(r) is None), None)
+
+    def restore_kept(self, taught: Sequence[tuple[str, str]], checks: Sequence[CheckRecord]) -> None:
+        """What a prompt file keeps, now in use: its taught set (replacing this one) and its checks."""
+        self.teaching.restore(taught)
+        self.checks.restore(checks)
+
+    # -------------------------------------------------------------- checks
+
+    def draw_checks(self) -> list[int]:
+        """Draw a random sample to check; returns the rows still to check, in the order drawn."""
+        self.checks.draw()
+        return list(self.checks.queue)
+
+    def next_to_check(self) -> int | None:
+        return self.checks.next_row()
+
+    def check_records(self) -> list[CheckRecord]:
+        """The verdicts, oldest first, as the prompt file keeps them."""
+        return self.checks.records()
+
+    def refresh_checks(self) -> None:
+        """Recount the estimate (it says whether a newer prompt version is in use than it checked)."""
+        self.checks.refresh()
+
+    def number_checks(self, number: Callable[[int], int]) -> None:
+        """A check records the prompt version by the prompt file's numbering (``number`` of the table's
+        version) and the tickets taught when it was made."""
+        self.checks.context = lambda: (number(self.prompt_status.version), len(self.teaching.taught))
+
+    # --------------------------------------------------------------- files
+
+    def in_background(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> asyncio.Future[T]:
+        """Run ``fn`` on the file thread (a workbook export); its future lands on the loop's thread."""
+        return self.file_thread.submit(fn, *args, **kwargs)
+
+    # --------------------------------------------------------------- close
+
+    def _tasks(self) -> list[asyncio.Task]:
+        raise NotImplementedError  # the session's: its work still in flight
+
+    def _threads(self) -> list[WorkerThread]:
+        raise NotImplementedError  # the session's worker threads
+
+    @property
+    def busy(self) -> bool:
+        """Anything still to do for what is loaded: a load, a rebuild, reading, labelling or learning."""
+        return bool(self._tasks())
+
+    async def close(self) -> None:
+        """Cancel everything, let the cancellations land, and stop the worker threads."""
+        live = self._tasks()
+        for task in live:
+            task.cancel()
+        await asyncio.gather(*live, return_exceptions=True)
+        for worker in self._threads():
+            worker.shutdown(wait=False)
+
+    def shutdown(self) -> None:
+        """Cancel every task and join the worker threads, from synchronous code (the window closing): each
+        finishes its job (at most one micro-batch, ~1.5 s) and drops the rest."""
+        for task in self._tasks():
+            task.cancel()
+        self.join_threads()
+
+    def join_threads(self) -> None:
+        """Wait for the worker threads to finish their last job (at exit, so none outlives the app)."""
+        for worker in self._threads():
+            worker.shutdown(wait=True)
