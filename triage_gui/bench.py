@@ -283,10 +283,9 @@ def refit_timing(
     pseudo = pseudo_set(profile, features_of(scorer, encoder, [t for t, _ in prompt_examples(profile)], k))
     taught_rows = rng.choice(rows, 10 * k, replace=False)
     source = row_source(table)
+    embedded = source.values("embeddings")[taught_rows] if vectors is not None else np.zeros((10 * k, 0), np.float32)
     taught = Examples(
-        noisy[taught_rows],
-        source.embeddings[taught_rows] if vectors is not None else np.zeros((10 * k, 0), np.float32),
-        source.prompt[taught_rows],
+        {"hidden": noisy[taught_rows], "embeddings": embedded, "prompt": source.values("prompt")[taught_rows]},
         [table.texts[r] for r in taught_rows],
         np.arange(10 * k) % k,
         taught_rows.tolist(),

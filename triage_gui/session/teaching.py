@@ -299,10 +299,10 @@ class Teaching:
         (16, 32, 64...): the standardisation then sees the file, not its first tickets; log2(rows) refits."""
         table, n = self.table, len(idx)
         if self.head is not None and self.store is not None and table.head_active and n:
-            hidden = table.features.get(idx) if llm else np.zeros((n, 0), np.float32)
-            prompt = table.prompt_probs(idx) if llm else np.full((n, len(table.labels)), np.nan, np.float32)
+            from ..engine.learning import row_values  # imported with the head
+
             texts = [table.texts[int(r)] for r in idx]
-            table.set_head(self.head.predict_texts(hidden, table.embeddings.get(idx), prompt, texts, self.store), idx)
+            table.set_head(self.head.predict_texts(row_values(table, idx, llm), texts, self.store), idx)
         grown = self._grown() and not self._refitting.active  # never restart a refit in flight for this: it'd starve
         if grown or any(table.taught_label(int(r)) is not None for r in idx):
             self._refit_soon()
@@ -420,9 +420,9 @@ class Teaching:
         features when it started): label them with the new head, from their LLM scores too."""
         table = self.table
         now, embedded = table.scored_mask(), table.embedded_mask()
-        late = np.flatnonzero(now[: source.n] & ~source.scored).tolist()
+        late = np.flatnonzero(now[: source.n] & ~source.present["hidden"]).tolist()
         late += [r for r in range(source.n, len(table)) if now[r]]
-        first = np.flatnonzero(embedded[: source.n] & ~source.embedded & ~now[: source.n]).tolist()
+        first = np.flatnonzero(embedded[: source.n] & ~source.present["embeddings"] & ~now[: source.n]).tolist()
         first += [r for r in range(source.n, len(table)) if embedded[r] and not now[r]]
         if first:
             self.rows_embedded(first)
@@ -434,7 +434,7 @@ class Teaching:
 
         table = self.table
         candidates = ~table.taught_mask()[: len(fit.probs)]
-        embeddings = source.embeddings if source.embeddings.shape[1] else None
+        embeddings = source.values("embeddings") if source.values("embeddings").shape[1] else None
         taught = table.taught_rows()
         taught = taught[taught < len(fit.probs)]
         picked = await self.thread.run(suggest, fit.probs, candidates, embeddings, taught, SUGGESTIONS)
