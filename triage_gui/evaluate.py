@@ -70,7 +70,8 @@ class Dev:
     def taught(self, rows: np.ndarray) -> Any:
         from .engine.learning import Examples
 
-        values = {name: np.asarray(v[rows]) for name, v in self.source.features.items()}
+        values = {name: np.asarray(v[rows]) if v.shape[1] else np.zeros((len(rows), 0), np.float32)
+                  for name, v in self.source.features.items()}  # fmt: skip
         return Examples(values, [self.texts[r] for r in rows], self.gold[rows], rows.tolist())
 
     def without_encoder(self) -> Dev:
@@ -95,16 +96,7 @@ class Dev:
 
 def run_eval(args: argparse.Namespace) -> int:
     from .classify import first_pass, load_encoder_for, read_table, score_local
-    from .engine.learning import (
-        LexicalStore,
-        NGrams,
-        features_of,
-        heads,
-        llm_heads,
-        prompt_examples,
-        pseudo_set,
-        row_source,
-    )
+    from .engine.learning import LexicalStore, features_of, llm_heads, prompt_examples, pseudo_set, row_source
     from .engine.model import load_model
     from .engine.prompt import load_profile
     from .engine.scoring import Scorer
@@ -172,18 +164,13 @@ def run_eval(args: argparse.Namespace) -> int:
             record(name, k, _labels(fit.probs)[test], test)
             if plain is not None:
                 record("this app, encoder off", k, _labels(plain.teach(train_rows)[0].probs)[test], test)
-            values = {name: np.asarray(v[0:n]) if v.shape[1] else np.zeros((n, 0), np.float32)
-                      for name, v in source.features.items()}  # fmt: skip
-            lexical = {h.source.name: store.tfidf(h.source.name, slice(0, n), fit.head.idf[h.source.name])
-                       for h in heads() if isinstance(h.source, NGrams)}  # fmt: skip
-            parts = fit.head.parts(values, lexical, n)
+            parts = head_parts(fit.head, source, store)
             if encoder is not None:  # the same classifier without the language model's heads: the first pass
                 nan = np.full_like(prompt, np.nan)
                 first = fit.head.combine({**parts, **{h: nan for h in llm_heads()}})
                 record("this app, first pass (no LLM)", k, _labels(first)[test], test)
-            for row in heads():
-                if row.name in fit.head.linear:
-                    record(row.alone, k, _labels(parts[row.name])[test], test)
+            for title, alone in heads_alone(fit.head, parts).items():
+                record(title, k, alone[test], test)
             if k:
                 record("TF-IDF + logistic regression", k, tfidf_baseline(table.texts, gold, train_rows, test), test)
         print(f"K={k} done", file=sys.stderr)
@@ -198,6 +185,25 @@ def run_eval(args: argparse.Namespace) -> int:
         curves = simulate(dev, strategies, steps, args.draws, args.seed)
         print_curves(curves, steps, print)
     return 0
+
+
+def head_parts(head: Any, source: Any, store: Any) -> dict[str, np.ndarray]:
+    """Every head's probabilities on a dev set's rows (``learning.Head``, ``RowSource``, ``LexicalStore``)."""
+    from .engine.learning import NGrams, heads
+
+    n = source.n
+    values = {name: np.asarray(v[0:n]) if v.shape[1] else np.zeros((n, 0), np.float32)
+              for name, v in source.features.items()}  # fmt: skip
+    lexical = {h.source.name: store.tfidf(h.source.name, slice(0, n), head.idf[h.source.name])
+               for h in heads() if isinstance(h.source, NGrams) and h.name in head.linear}  # fmt: skip
+    return head.parts(values, lexical, n)
+
+
+def heads_alone(head: Any, parts: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``eval``'s row for each fitted head of the table alone ("encoder head alone", …): its labels."""
+    from .engine.learning import heads
+
+    return {row.alone: _labels(parts[row.name]) for row in heads() if row.name in head.linear}
 
 
 def _labels(probs: np.ndarray) -> np.ndarray:

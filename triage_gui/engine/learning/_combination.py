@@ -16,7 +16,8 @@ tickets cannot swing them far.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import itertools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -105,6 +106,31 @@ def _start(base: np.ndarray) -> np.ndarray:
     return units
 
 
+def _moves(units: np.ndarray) -> Iterator[np.ndarray]:
+    """Every grid point one move away: any amount of weight from one head to another."""
+    for i, j in itertools.permutations(range(len(units)), 2):
+        for amount in range(1, int(units[i]) + 1):
+            moved = units.copy()
+            moved[i] -= amount
+            moved[j] += amount
+            yield moved
+
+
+def _pairs(units: np.ndarray) -> Iterator[np.ndarray]:
+    """Two one-step moves at once (where accuracy is flat along each alone)."""
+    for i, j in itertools.permutations(range(len(units)), 2):
+        if units[i]:
+            once = units.copy()
+            once[i] -= 1
+            once[j] += 1
+            for a, b in itertools.permutations(range(len(units)), 2):
+                if once[a] and (a, b) != (j, i):
+                    twice = once.copy()
+                    twice[a] -= 1
+                    twice[b] += 1
+                    yield twice
+
+
 def choose_weights(
     oof: Mapping[str, np.ndarray],
     labels: np.ndarray,
@@ -151,20 +177,18 @@ def choose_weights(
 
     best = _start(base)
     best_score = score(best)
+    wide = False  # single moves first; two at once only where no single move helps
     while True:
         move, move_score = None, best_score
-        for i in range(len(heads)):
-            for j in range(len(heads)):
-                for amount in range(1, int(best[i]) + 1) if i != j else ():
-                    units = best.copy()
-                    units[i] -= amount
-                    units[j] += amount
-                    tried = score(units)
-                    if tried > move_score:
-                        move, move_score = units, tried
-        if move is None:
+        for units in _pairs(best) if wide else _moves(best):
+            tried = score(units)
+            if tried > move_score:
+                move, move_score = units, tried
+        if move is None and wide:
             break
-        best, best_score = move, move_score
+        wide = move is None
+        if move is not None:
+            best, best_score = move, move_score
     chosen = {h: 0.0 for h in among}
     weights = base if best_score == -np.inf else best / STEP  # no weights cover every ticket: the default's
     chosen.update({h: float(x) for h, x in zip(heads, weights)})
