@@ -5,12 +5,12 @@ geometric mean, the weights fitted to the lead's taught tickets once there are e
 row of :mod:`head_table` (its source, scaling, C, weights), and this module fits and predicts whatever rows
 that table holds:
 
-- on the sentence encoder's embedding (all-MiniLM-L6-v2, 384 values, normalised), C=30: the best single
+- on the sentence encoder's embedding (all-MiniLM-L6-v2, 384 values, normalised): the best single
   head on every plain-text dev set, and it does not depend on the prompt, so it labels at once after an edit;
 - on the LLM's hidden state at the answer position (computed by the scoring forward anyway), standardised
-  over the loaded tickets, C=0.1;
+  over the loaded tickets;
 - on word unigram+bigram TF-IDF and on within-word character 3-5-gram TF-IDF of the ticket text
-  (:mod:`lexical`), C=10: they win on terse, keyword-like tickets where a model's state is weak.
+  (:mod:`lexical`): they win on terse, keyword-like tickets where a model's state is weak.
 
 They learn from the taught tickets plus the prompt's few-shot examples, label descriptions and "name:
 description" lines (pseudo-tickets through the same forward passes). Self-training (adding the most
