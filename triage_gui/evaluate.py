@@ -164,12 +164,12 @@ def run_eval(args: argparse.Namespace) -> int:
             record(name, k, _labels(fit.probs)[test], test)
             if plain is not None:
                 record("this app, encoder off", k, _labels(plain.teach(train_rows)[0].probs)[test], test)
-            parts = head_parts(fit.head, source, store)
+            by_head = head_parts(fit.head, source, store)
             if encoder is not None:  # the same classifier without the language model's heads: the first pass
                 nan = np.full_like(prompt, np.nan)
-                first = fit.head.combine({**parts, **{h: nan for h in llm_heads()}})
+                first = fit.head.combine({**by_head, **{h: nan for h in llm_heads()}})
                 record("this app, first pass (no LLM)", k, _labels(first)[test], test)
-            for title, alone in heads_alone(fit.head, parts).items():
+            for title, alone in heads_alone(fit.head, by_head).items():
                 record(title, k, alone[test], test)
             if k:
                 record("TF-IDF + logistic regression", k, tfidf_baseline(table.texts, gold, train_rows, test), test)
