@@ -120,6 +120,7 @@ def taught_set(
     for row in table.taught_rows():
         rows_by_text.setdefault(table.texts[int(row)], int(row))
     sources = heads.table_sources().values()
+    present = {s.name: s.present(table) for s in sources if s.present is not None}  # once: not per ticket
     values: dict[str, list[np.ndarray]] = {s.name: [] for s in sources}
     texts, labels, rows = [], [], []
     for text, label in items:
@@ -129,7 +130,7 @@ def taught_set(
         if row is not None and (table.scored(row) or table.embedded(row)):
             for s in sources:
                 v = s.get(table, np.array([row]))[0]
-                values[s.name].append(v if s.present is None or s.present(table)[row] else np.full(len(v), np.nan))
+                values[s.name].append(v if s.name not in present or present[s.name][row] else np.full(len(v), np.nan))
         elif text in outside:
             row = None
             for s in sources:
