@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from triage_gui.engine.learning import Examples, LexicalStore, RowSource, fit_all, out_of_fold
-from triage_gui.engine.learning._combination import DEFAULT_WEIGHTS
+from triage_gui.engine.learning._head_table import defaults
 from triage_gui.engine.learning._heads import Linear, fit_linear
 from triage_gui.engine.table import NewRow, TicketTable
 
@@ -43,13 +43,14 @@ def no_prompt(n: int) -> np.ndarray:
 def examples(rows, texts, features, labels, embeddings=None) -> Examples:
     rows = np.asarray(rows)
     emb = np.zeros((len(rows), 0), np.float32) if embeddings is None else embeddings[rows]
-    return Examples(features[rows], emb, no_prompt(len(rows)), [texts[r] for r in rows], labels[rows], rows.tolist())
+    values = {"hidden": features[rows], "embeddings": emb, "prompt": no_prompt(len(rows))}
+    return Examples(values, [texts[r] for r in rows], labels[rows], rows.tolist())
 
 
 def source_of(features, embeddings=None, prompt=None) -> RowSource:
     n = len(features)
     emb = np.zeros((n, 0), np.float32) if embeddings is None else embeddings
-    return RowSource(features, emb, no_prompt(n) if prompt is None else prompt, n)
+    return RowSource({"hidden": features, "embeddings": emb, "prompt": no_prompt(n) if prompt is None else prompt}, n)
 
 
 def nothing() -> Examples:
@@ -75,7 +76,8 @@ def test_pseudo_tickets_alone_give_a_head_before_any_teaching():
     store.add(texts)
     words = [" ".join(TOPICS[k]) for k in range(3)]
     centre = np.stack([features[labels == k].mean(axis=0) for k in range(3)])
-    pseudo = Examples(centre, np.zeros((3, 0), np.float32), no_prompt(3), words, np.arange(3), [None, None, None])
+    values = {"hidden": centre, "embeddings": np.zeros((3, 0), np.float32), "prompt": no_prompt(3)}
+    pseudo = Examples(values, words, np.arange(3), [None, None, None])
     fit = fit_all(nothing(), pseudo, source_of(features.astype(np.float16)), store, 3)
     assert (fit.probs.argmax(axis=1) == labels).mean() > 0.8
 
@@ -92,7 +94,7 @@ def test_out_of_fold_never_scores_a_ticket_with_a_head_trained_on_it():
     taught.labels[odd] = 2
     from triage_gui.engine.learning import Scaler
 
-    found = out_of_fold(taught, nothing(), Scaler.fit(features), store, 3)
+    found = out_of_fold(taught, nothing(), Scaler.fit(source_of(features)), store, 3)
     assert found.labels[odd] != 2  # out of fold, the contradicting label is not reproduced
     assert found.accuracy is not None and found.accuracy < 1.0
     assert set(found.labels) == set(rows.tolist())
@@ -147,15 +149,16 @@ def test_weights_follow_the_taught_tickets_to_the_better_head():
     source = source_of(features, junk)
     fit = fit_all(taught, nothing(), source, store, 3)
     chosen = out_of_fold(taught, nothing(), fit.head.scaler, store, 3)
-    assert chosen.weights["hidden"] > DEFAULT_WEIGHTS["hidden"]
-    assert chosen.weights["encoder"] < DEFAULT_WEIGHTS["encoder"]
+    assert chosen.weights["hidden"] > defaults()["hidden"]
+    assert chosen.weights["encoder"] < defaults()["encoder"]
     rest = np.setdiff1d(np.arange(400), rows)
     default_accuracy = (fit.probs[rest].argmax(axis=1) == labels[rest]).mean()
     fit.head.weights = chosen.weights
     weighted = fit.head.predict_rows(source, store)
     accuracy = (weighted[rest].argmax(axis=1) == labels[rest]).mean()
-    hidden_alone = fit.head.parts(features[rest], junk[rest], {k: store.tfidf(k, rest, fit.head.idf[k])
-                                  for k in ("word", "char")}, no_prompt(len(rest)))["hidden"]  # fmt: skip
+    values = {"hidden": features[rest], "embeddings": junk[rest], "prompt": no_prompt(len(rest))}
+    lexical = {k: store.tfidf(k, rest, fit.head.idf[k]) for k in ("word", "char")}
+    hidden_alone = fit.head.parts(values, lexical, len(rest))["hidden"]
     best_single = (hidden_alone.argmax(axis=1) == labels[rest]).mean()
     assert accuracy >= best_single - 0.01 and accuracy > default_accuracy
 

@@ -212,7 +212,7 @@ def run_bench(args: argparse.Namespace) -> int:
     vectors = np_stack(embeddings[: len(texts)]) if embeddings else None
     for loaded_rows in (1_000, 100_000):
         fit_s, apply_s, oof_s, memory = refit_timing(batched, vectors, texts, profile, exact, encoder, loaded_rows)
-        heads = "5 heads" if vectors is not None else "4 heads, no encoder"
+        heads = f"{count_heads(vectors is not None)} heads" + ("" if vectors is not None else ", no encoder")
         print(
             f"teaching: refit after a correction with {loaded_rows:,} loaded tickets: {1000 * fit_s:.0f} ms fit "
             f"({heads}, every row predicted) + {1000 * apply_s:.0f} ms relabelling every row, then "
@@ -235,6 +235,13 @@ def first_pass_ms(texts: list[str], profile, encoder) -> float:
     embed_table(encoder, table)
     Teacher(None, profile, encoder).fit_table(table, [])
     return 1000 * (time.perf_counter() - started) / len(texts)
+
+
+def count_heads(encoder: bool) -> int:
+    """The taught classifier's heads (its table), without those over the sentence encoder's features."""
+    from .engine.learning import heads
+
+    return sum(1 for h in heads() if encoder or not getattr(h.source, "encoder", False))
 
 
 def np_stack(arrays: list):
@@ -283,10 +290,9 @@ def refit_timing(
     pseudo = pseudo_set(profile, features_of(scorer, encoder, [t for t, _ in prompt_examples(profile)], k))
     taught_rows = rng.choice(rows, 10 * k, replace=False)
     source = row_source(table)
+    embedded = source.values("embeddings")[taught_rows] if vectors is not None else np.zeros((10 * k, 0), np.float32)
     taught = Examples(
-        noisy[taught_rows],
-        source.embeddings[taught_rows] if vectors is not None else np.zeros((10 * k, 0), np.float32),
-        source.prompt[taught_rows],
+        {"hidden": noisy[taught_rows], "embeddings": embedded, "prompt": source.values("prompt")[taught_rows]},
         [table.texts[r] for r in taught_rows],
         np.arange(10 * k) % k,
         taught_rows.tolist(),

@@ -24,8 +24,6 @@ import numpy as np
 
 from .engine.scoring import macro_f1, report_from_ids
 
-HEAD_NAMES = {"encoder": "encoder head alone", "hidden": "LLM-state head alone", "word": "word head alone",
-              "char": "character head alone"}  # fmt: skip
 STRATEGIES = ("random", "suggested")
 Results = dict[str, dict[int, list[tuple[float, float]]]]
 
@@ -72,14 +70,18 @@ class Dev:
     def taught(self, rows: np.ndarray) -> Any:
         from .engine.learning import Examples
 
-        s = self.source
-        return Examples(s.hidden[rows], s.embeddings[rows], s.prompt[rows], [self.texts[r] for r in rows],
-                        self.gold[rows], rows.tolist())  # fmt: skip
+        values = {name: np.asarray(v[rows]) if v.shape[1] else np.zeros((len(rows), 0), np.float32)
+                  for name, v in self.source.features.items()}  # fmt: skip
+        return Examples(values, [self.texts[r] for r in rows], self.gold[rows], rows.tolist())
 
     def without_encoder(self) -> Dev:
-        n = self.source.n
-        source = replace(self.source, embeddings=np.zeros((n, 0), np.float32))
-        pseudo = replace(self.pseudo, embeddings=np.zeros((len(self.pseudo), 0), np.float32))
+        """The same set with every source the sentence encoder computes emptied (width 0)."""
+        from .engine.learning import table_sources
+
+        off = [s.name for s in table_sources().values() if s.encoder]
+        n, m = self.source.n, len(self.pseudo)
+        source = replace(self.source, features={**self.source.features, **{s: np.zeros((n, 0)) for s in off}})
+        pseudo = replace(self.pseudo, features={**self.pseudo.features, **{s: np.zeros((m, 0)) for s in off}})
         return replace(self, source=source, pseudo=pseudo)
 
     def teach(self, rows: np.ndarray, weights: dict[str, float] | None = None) -> tuple[Any, Any]:
@@ -93,7 +95,7 @@ class Dev:
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    from .engine.learning import LexicalStore, RowSource, features_of, prompt_examples, pseudo_set
+    from .engine.learning import LexicalStore, features_of, llm_heads, prompt_examples, pseudo_set, row_source
     from .engine.model import load_model
     from .engine.prompt import load_profile
     from .engine.scoring import Scorer
@@ -136,8 +138,8 @@ def run_eval(args: argparse.Namespace) -> int:
     store.add(table.texts)
     pseudo_texts = [t for t, _ in prompt_examples(profile)]
     pseudo = pseudo_set(profile, features_of(scorer, encoder, pseudo_texts, len(labels)))
-    prompt = table.prompt_probs(np.arange(n))
-    source = RowSource(table.features.view(n), table.embeddings.view(n), prompt, n)
+    source = replace(row_source(table), present={})  # every row is scored (and embedded): no mask
+    prompt = np.asarray(source.values("prompt"))
     dev = Dev(table.texts, labels, gold, source, pseudo, store)
     everyone = np.flatnonzero(gold >= 0)
     results: Results = {}
@@ -163,17 +165,13 @@ def run_eval(args: argparse.Namespace) -> int:
             record(name, k, _labels(fit.probs)[test], test)
             if plain is not None:
                 record("this app, encoder off", k, _labels(plain.teach(train_rows)[0].probs)[test], test)
-            parts = fit.head.parts(
-                np.asarray(source.hidden[0:n]), np.asarray(source.embeddings[0:n]) if encoder is not None else
-                np.zeros((n, 0), np.float32), {kind: store.tfidf(kind, slice(0, n), fit.head.idf[kind])
-                for kind in ("word", "char")}, prompt)  # fmt: skip
+            by_head = head_parts(fit.head, source, store)
             if encoder is not None:  # the same classifier without the language model's heads: the first pass
                 nan = np.full_like(prompt, np.nan)
-                first = fit.head.combine({**parts, "hidden": nan, "prompt": nan})
+                first = fit.head.combine({**by_head, **{h: nan for h in llm_heads()}})
                 record("this app, first pass (no LLM)", k, _labels(first)[test], test)
-            for head, title in HEAD_NAMES.items():
-                if head in fit.head.linear:
-                    record(title, k, _labels(parts[head])[test], test)
+            for title, alone in heads_alone(fit.head, by_head).items():
+                record(title, k, alone[test], test)
             if k:
                 record("TF-IDF + logistic regression", k, tfidf_baseline(table.texts, gold, train_rows, test), test)
         print(f"K={k} done", file=sys.stderr)
@@ -188,6 +186,25 @@ def run_eval(args: argparse.Namespace) -> int:
         curves = simulate(dev, strategies, steps, args.draws, args.seed)
         print_curves(curves, steps, print)
     return 0
+
+
+def head_parts(head: Any, source: Any, store: Any) -> dict[str, np.ndarray]:
+    """Every head's probabilities on a dev set's rows (``learning.Head``, ``RowSource``, ``LexicalStore``)."""
+    from .engine.learning import NGrams, heads
+
+    n = source.n
+    values = {name: np.asarray(v[0:n]) if v.shape[1] else np.zeros((n, 0), np.float32)
+              for name, v in source.features.items()}  # fmt: skip
+    lexical = {h.source.name: store.tfidf(h.source.name, slice(0, n), head.idf[h.source.name])
+               for h in heads() if isinstance(h.source, NGrams) and h.name in head.linear}  # fmt: skip
+    return head.parts(values, lexical, n)
+
+
+def heads_alone(head: Any, parts: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``eval``'s row for each fitted head of the table alone ("encoder head alone", …): its labels."""
+    from .engine.learning import heads
+
+    return {row.alone: _labels(parts[row.name]) for row in heads() if row.name in head.linear}
 
 
 def _labels(probs: np.ndarray) -> np.ndarray:
@@ -205,7 +222,7 @@ def simulate(
     out: dict[str, dict[int, list[float]]] = {}
     last = max(steps)
     everyone = dev.gold >= 0
-    embeddings = np.asarray(dev.source.embeddings[0 : dev.source.n])
+    embeddings = np.asarray(dev.source.values("embeddings")[0 : dev.source.n])
     for strategy in strategies:
         for d in range(draws):
             rng = np.random.default_rng(seed + d)

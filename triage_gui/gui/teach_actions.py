@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from PySide6.QtWidgets import QLabel
 
+from ..engine.learning import in_words  # the heads' table (numpy only: scikit-learn stays out of the start)
 from ..session.checks import CheckStatus
 from ..session.session import Session
 from ..session.status import HeadStatus
@@ -82,10 +83,7 @@ class TeachActions:
             label.setText("Learning…")
         elif status.state == "ready":
             label.setText(f"Learned from {self._learned_from(status.taught)}")
-            label.setToolTip(
-                f"Encoder, LLM-state, word and character heads and the prompt, weighted {status.weights}. "
-                f"Refit in {status.fit_ms:.0f} ms."
-            )
+            label.setToolTip(f"{in_words()}, weighted {status.weights}. Refit in {status.fit_ms:.0f} ms.")
         elif status.state == "failed":
             label.setText("Learning failed")
             label.setToolTip(status.message)

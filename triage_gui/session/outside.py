@@ -39,10 +39,11 @@ class OutsideTickets:
         self.scoring.cancel()
         self.llm = {}
 
-    async def features(self, table: TicketTable, texts: Sequence[str], now: Any) -> dict[str, tuple[np.ndarray, ...]]:
-        """text -> (hidden, prompt, embedding) for the ``texts`` that have any feature yet (width-0 or NaN
-        parts where one is missing); ``now``: what is in use (scorer, encoder), captured on the loop's
-        thread. A new prompt version cancels the refit awaiting this, and the scoring task it starts."""
+    async def features(self, table: TicketTable, texts: Sequence[str], now: Any) -> dict[str, dict[str, np.ndarray]]:
+        """text -> source name -> values (``hidden``, ``prompt``, ``embeddings``) for the ``texts`` that
+        have any feature yet (width-0 or NaN values where one is missing); ``now``: what is in use (scorer,
+        encoder), captured on the loop's thread. A new prompt version cancels the refit awaiting this, and
+        the scoring task it starts."""
         from ..engine.learning import embed_each, features_of
 
         k = len(table.labels)
@@ -64,10 +65,11 @@ class OutsideTickets:
 
             self.scoring.start(score())
         none = np.zeros(0, np.float32)
-        out: dict[str, tuple[np.ndarray, ...]] = {}
+        out: dict[str, dict[str, np.ndarray]] = {}
         for text in texts:
             embedding, llm = self.embedded.get(text), self.llm.get(text)
             if embedding is not None or llm is not None:
                 hidden, prompt = llm if llm is not None else (none, np.full(k, np.nan, np.float32))
-                out[text] = (hidden, prompt, none if embedding is None else embedding)
+                embedded = none if embedding is None else embedding
+                out[text] = {"hidden": hidden, "prompt": prompt, "embeddings": embedded}
         return out

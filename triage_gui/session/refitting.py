@@ -196,9 +196,9 @@ class Refitting:
         features when it started): label them with the new head, from their LLM scores too."""
         table = self.table
         now, embedded = table.scored_mask(), table.embedded_mask()
-        late = np.flatnonzero(now[: source.n] & ~source.scored).tolist()
+        late = np.flatnonzero(now[: source.n] & ~source.present["hidden"]).tolist()
         late += [r for r in range(source.n, len(table)) if now[r]]
-        first = np.flatnonzero(embedded[: source.n] & ~source.embedded & ~now[: source.n]).tolist()
+        first = np.flatnonzero(embedded[: source.n] & ~source.present["embeddings"] & ~now[: source.n]).tolist()
         first += [r for r in range(source.n, len(table)) if embedded[r] and not now[r]]
         if first:
             self.rows_embedded(first)
@@ -210,7 +210,7 @@ class Refitting:
 
         table = self.table
         candidates = ~table.taught_mask()[: len(fit.probs)]
-        embeddings = source.embeddings if source.embeddings.shape[1] else None
+        embeddings = source.values("embeddings") if source.values("embeddings").shape[1] else None
         taught = table.taught_rows()
         taught = taught[taught < len(fit.probs)]
         picked = await self.thread.run(suggest, fit.probs, candidates, embeddings, taught, SUGGESTIONS)

@@ -294,10 +294,10 @@ class Teaching(Refitting):
         (16, 32, 64...): the standardisation then sees the file, not its first tickets; log2(rows) refits."""
         table, n = self.table, len(idx)
         if self.head is not None and self.store is not None and table.head_active and n:
-            hidden = table.features.get(idx) if llm else np.zeros((n, 0), np.float32)
-            prompt = table.prompt_probs(idx) if llm else np.full((n, len(table.labels)), np.nan, np.float32)
+            from ..engine.learning import row_values  # imported with the head
+
             texts = [table.texts[int(r)] for r in idx]
-            table.set_head(self.head.predict_texts(hidden, table.embeddings.get(idx), prompt, texts, self.store), idx)
+            table.set_head(self.head.predict_texts(row_values(table, idx, llm), texts, self.store), idx)
         grown = self._grown() and not self._refitting.active  # never restart a refit in flight for this: it'd starve
         if grown or any(table.taught_label(int(r)) is not None for r in idx):
             self._refit_soon()

@@ -1,7 +1,7 @@
 """The taught classifier: the heads fitted on a lead's corrections (encoder, language-model state, words,
-characters, the calibrated prompt), their combination and its weights, the lexical features, the first pass
-(the prompt-free heads before the language model reads a ticket), the teacher that fits and relabels a
-table, and *Teach next*'s suggestions.
+characters, the calibrated prompt; one table, ``_head_table``, where adding a head is adding a row), their
+combination and its weights, the lexical features, the first pass (the prompt-free heads before the
+language model reads a ticket), the teacher that fits and relabels a table, and *Teach next*'s suggestions.
 
 Imports :mod:`..model` (its protocols), :mod:`..prompt` and :mod:`..table`; never :mod:`..scoring`.
 """
@@ -14,8 +14,10 @@ from .._lazy import lazy_face
 
 if TYPE_CHECKING:
     from ._combination import describe
+    from ._examples import Examples, RowSource, Scaler
     from ._first_pass import embed_table, first_block
-    from ._heads import Examples, Fit, Head, RowSource, Scaler, fit_all, out_of_fold
+    from ._head_table import HeadRow, NGrams, TableFeatures, heads, in_words, llm_heads, table_sources
+    from ._heads import Fit, Head, fit_all, out_of_fold
     from ._lexical import LexicalStore
     from ._suggest import suggest
     from ._teacher import (
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
         pseudo_set,
         reweigh,
         row_source,
+        row_values,
         taught_set,
     )
 
@@ -37,7 +40,9 @@ __getattr__ = lazy_face(
     {
         "_combination": ["describe"],
         "_first_pass": ["embed_table", "first_block"],
-        "_heads": ["Examples", "Fit", "Head", "RowSource", "Scaler", "fit_all", "out_of_fold"],
+        "_examples": ["Examples", "RowSource", "Scaler"],
+        "_head_table": ["HeadRow", "NGrams", "TableFeatures", "heads", "in_words", "llm_heads", "table_sources"],
+        "_heads": ["Fit", "Head", "fit_all", "out_of_fold"],
         "_lexical": ["LexicalStore"],
         "_suggest": ["suggest"],
         "_teacher": [
@@ -50,6 +55,7 @@ __getattr__ = lazy_face(
             "pseudo_set",
             "reweigh",
             "row_source",
+            "row_values",
             "taught_set",
         ],
     },
@@ -59,9 +65,12 @@ __all__ = [
     "Examples",
     "Fit",
     "Head",
+    "HeadRow",
     "LexicalStore",
+    "NGrams",
     "RowSource",
     "Scaler",
+    "TableFeatures",
     "Teacher",
     "apply_fit",
     "baseline_labels",
@@ -71,11 +80,16 @@ __all__ = [
     "features_of",
     "first_block",
     "fit_all",
+    "heads",
+    "in_words",
+    "llm_heads",
     "out_of_fold",
     "prompt_examples",
     "pseudo_set",
     "reweigh",
     "row_source",
+    "row_values",
     "suggest",
+    "table_sources",
     "taught_set",
 ]

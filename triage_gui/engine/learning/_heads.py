@@ -1,14 +1,16 @@
 """The taught classifier: what a lead's corrections teach, applied to every loaded ticket at once.
 
 Four logistic-regression heads and the calibrated prompt, combined by :mod:`combination` (a weighted
-geometric mean, the weights fitted to the lead's taught tickets once there are enough):
+geometric mean, the weights fitted to the lead's taught tickets once there are enough); each head is one
+row of :mod:`head_table` (its source, scaling, C, weights), and this module fits and predicts whatever rows
+that table holds:
 
-- on the sentence encoder's embedding (all-MiniLM-L6-v2, 384 values, normalised), C=30: the best single
+- on the sentence encoder's embedding (all-MiniLM-L6-v2, 384 values, normalised): the best single
   head on every plain-text dev set, and it does not depend on the prompt, so it labels at once after an edit;
 - on the LLM's hidden state at the answer position (computed by the scoring forward anyway), standardised
-  over the loaded tickets, C=0.1;
+  over the loaded tickets;
 - on word unigram+bigram TF-IDF and on within-word character 3-5-gram TF-IDF of the ticket text
-  (:mod:`lexical`), C=10: they win on terse, keyword-like tickets where a model's state is weak.
+  (:mod:`lexical`): they win on terse, keyword-like tickets where a model's state is weak.
 
 They learn from the taught tickets plus the prompt's few-shot examples, label descriptions and "name:
 description" lines (pseudo-tickets through the same forward passes). Self-training (adding the most
@@ -21,8 +23,8 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -30,131 +32,14 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
-from ..table import BLOCK, FeatureRows
-from ._combination import (
-    DEFAULT_WEIGHTS,
-    FIRST_HEADS,
-    MIN_TAUGHT,
-    NO_ENCODER_WEIGHTS,
-    choose_weights,
-    combine,
-    first_pass,
-)
+from . import _head_table as table
+from ._combination import MIN_TAUGHT, choose_weights, combine, first_pass
+from ._examples import CHUNK, Examples, RowSource, Scaler, _empty, _nan_rows, _read
+from ._head_table import NGrams
 from ._lexical import KINDS, LexicalStore
 
-C = {"encoder": 30.0, "hidden": 0.1, "word": 10.0, "char": 10.0}  # accuracy flat within ~1 point nearby
 CLASS_WEIGHT = "balanced"  # one lead teaches unevenly: a label taught often must not pull every ticket to it
 PSEUDO_WEIGHT = 5.0  # measured: 1, 3, 6 on the dev sets; more lifted K=2-10 by 1-2 points, K=50 unchanged
-MIN_DF = {"word": 1, "char": 2}  # character n-grams seen in one ticket only are noise
-CHUNK = BLOCK  # rows predicted at a time: a view of one feature block, no copy
-Rows = np.ndarray | FeatureRows  # the table's int8 features (or any array, in tests)
-
-
-def _nan_rows(n: int, dim: int) -> np.ndarray:
-    return np.full((n, dim), np.nan, dtype=np.float32)
-
-
-def _stack(parts: Sequence[np.ndarray], lengths: Sequence[int]) -> np.ndarray:
-    """Concatenate row blocks whose width may be 0 (no such features): those become NaN rows."""
-    dim = max((p.shape[1] for p in parts if p.ndim == 2), default=0)
-    blocks = [p if p.ndim == 2 and p.shape[1] == dim else _nan_rows(n, dim) for p, n in zip(parts, lengths)]
-    return np.concatenate(blocks).astype(np.float32) if blocks else _nan_rows(0, dim)
-
-
-@dataclass
-class Examples:
-    """Training tickets: per ticket its LLM hidden state, its embedding, the calibrated prompt's
-    probabilities (NaN rows where a source has none), text, label index and table row (None: not loaded)."""
-
-    hidden: np.ndarray
-    embeddings: np.ndarray
-    prompt: np.ndarray
-    texts: list[str]
-    labels: np.ndarray
-    rows: list[int | None] = field(default_factory=list)
-    weight: np.ndarray | None = None  # per ticket in the fits (None: 1 each); the prompt's: PSEUDO_WEIGHT
-
-    def __len__(self) -> int:
-        return len(self.labels)
-
-    def weights(self) -> np.ndarray:
-        return np.ones(len(self), np.float64) if self.weight is None else self.weight
-
-    def subset(self, idx: np.ndarray) -> Examples:
-        rows = self.rows or [None] * len(self)
-        return Examples(
-            self.hidden[idx],
-            self.embeddings[idx],
-            self.prompt[idx],
-            [self.texts[i] for i in idx],
-            self.labels[idx],
-            [rows[i] for i in idx],
-            self.weights()[idx],
-        )
-
-    @staticmethod
-    def concat(parts: Sequence[Examples]) -> Examples:
-        parts = [p for p in parts if len(p)]
-        lengths = [len(p) for p in parts]
-        return Examples(
-            _stack([p.hidden for p in parts], lengths),
-            _stack([p.embeddings for p in parts], lengths),
-            _stack([p.prompt for p in parts], lengths),
-            [t for p in parts for t in p.texts],
-            np.concatenate([p.labels for p in parts]) if parts else np.zeros(0, np.int64),
-            [r for p in parts for r in (p.rows or [None] * len(p))],
-            np.concatenate([p.weights() for p in parts]) if parts else np.zeros(0),
-        )
-
-
-@dataclass
-class RowSource:
-    """What the heads read of table rows 0..n-1, captured on the loop's thread before a fit is handed to
-    the learning thread: views of the feature blocks (rows below n are never rewritten while a version
-    lasts) and a copy of the calibrated prompt probabilities (NaN rows: not scored by this version)."""
-
-    hidden: Rows
-    embeddings: Rows
-    prompt: np.ndarray
-    n: int
-    scored: np.ndarray | None = None  # rows whose hidden state is this version's (None: all of them)
-    embedded: np.ndarray | None = None  # rows embedded when captured (None: all); later ones may be mid-write
-
-
-@dataclass
-class Scaler:
-    """Mean and spread of the hidden-state features over the loaded tickets."""
-
-    mean: np.ndarray
-    scale: np.ndarray
-
-    @staticmethod
-    def fit(features: Rows, rows: int | None = None, scored: np.ndarray | None = None) -> Scaler:
-        """From the first ``rows`` rows (those ``scored`` marks), in chunks (never a float32 copy of
-        200,000 x 576 values)."""
-        total = square = None
-        n = 0
-        end = len(features) if rows is None else min(rows, len(features))
-        for start in range(0, end, CHUNK):
-            stop = min(end, start + CHUNK)
-            chunk = features[start:stop]  # float32; sums per chunk in float64
-            keep = ~np.isnan(chunk[:, 0])
-            if scored is not None:
-                keep &= scored[start:stop]
-            chunk = chunk[keep]
-            part, part_sq = chunk.sum(axis=0, dtype=np.float64), np.einsum("ij,ij->j", chunk, chunk, dtype=np.float64)
-            total = part if total is None else total + part
-            square = part_sq if square is None else square + part_sq
-            n += len(chunk)
-        if total is None or square is None or not n:
-            dim = features.shape[1] if features.ndim == 2 else 0
-            return Scaler(np.zeros(dim, np.float32), np.ones(dim, np.float32))
-        mean = total / n
-        var = np.maximum(square / n - mean * mean, 0)
-        return Scaler(mean.astype(np.float32), np.sqrt(var + 1e-6).astype(np.float32))
-
-    def apply(self, features: np.ndarray) -> np.ndarray:
-        return (features.astype(np.float32) - self.mean) / self.scale
 
 
 @dataclass
@@ -238,7 +123,7 @@ class Head:
     """The fitted heads and their weights; predicts label probabilities for table rows or any texts."""
 
     scaler: Scaler
-    linear: dict[str, Linear]  # "encoder", "hidden", "word", "char": those that had training tickets
+    linear: dict[str, Linear]  # by head name: those of the table's fitted heads that had training tickets
     idf: dict[str, np.ndarray]
     weights: dict[str, float]
     n_labels: int
@@ -248,76 +133,67 @@ class Head:
         return combine(parts, self.weights, self.first_weights)
 
     def parts(
-        self, hidden: np.ndarray, embeddings: np.ndarray, lexical: Mapping[str, sp.csr_matrix], prompt: np.ndarray
+        self, values: Mapping[str, np.ndarray], lexical: Mapping[str, sp.csr_matrix], n: int
     ) -> dict[str, np.ndarray]:
-        """Each head's probabilities (n, labels); NaN rows where a row lacks that head's features."""
-        n = len(prompt)
-        out: dict[str, np.ndarray] = {"prompt": prompt.astype(np.float32)}
-        for name, values in (("hidden", hidden), ("encoder", embeddings)):
+        """Each of n rows' probabilities (n, labels) by head, from its source's values (by source name) or
+        its n-grams (by kind); NaN rows where a row lacks that head's features."""
+        out: dict[str, np.ndarray] = {}
+        for row in table.HEADS:
+            name, source = row.name, row.source.name
             fitted = self.linear.get(name)
+            if isinstance(row.source, NGrams):
+                if fitted is not None:
+                    out[name] = fitted.proba(lexical[source])
+                continue
+            x = values.get(source, _empty(n))
+            if not row.fitted:  # the source's values are the head's probabilities (the calibrated prompt)
+                out[name] = x.astype(np.float32) if x.shape[1] else _nan_rows(n, self.n_labels)
+                continue
             probs = _nan_rows(n, self.n_labels)
-            if fitted is not None and values.ndim == 2 and values.shape[1] and len(values) == n:
-                ok = ~np.isnan(values[:, 0])
+            if fitted is not None and x.ndim == 2 and x.shape[1] and len(x) == n:
+                ok = ~np.isnan(x[:, 0])
                 if ok.any():
-                    x = self.scaler.apply(values[ok]) if name == "hidden" else values[ok]
-                    probs[ok] = fitted.proba(x)
+                    probs[ok] = fitted.proba(self.scaler.apply(source, x[ok]) if row.standardise else x[ok])
             out[name] = probs
-        for kind in KINDS:
-            if kind in self.linear:
-                out[kind] = self.linear[kind].proba(lexical[kind])
         return out
 
+    def _lexical(self, read) -> dict[str, sp.csr_matrix]:
+        return {h.source.name: read(h.source.name, self.idf[h.source.name])
+                for h in table.HEADS if isinstance(h.source, NGrams) and h.name in self.linear}  # fmt: skip
+
     def predict_rows(self, source: RowSource, store: LexicalStore, rows: np.ndarray | None = None) -> np.ndarray:
-        """Table rows (these, or all of the source's), in chunks; rows with neither model feature come back
-        NaN (they keep the label they have)."""
+        """Table rows (these, or all of the source's), in chunks; rows with no feature that labels a row
+        come back NaN (they keep the label they have)."""
         picked = np.arange(source.n) if rows is None else np.asarray(rows, dtype=np.int64)
         out = np.zeros((len(picked), self.n_labels), dtype=np.float32)
         for a in range(0, len(picked), CHUNK):
             chunk_rows = picked[a : a + CHUNK]
             contiguous = len(chunk_rows) and chunk_rows[-1] - chunk_rows[0] == len(chunk_rows) - 1
             where = slice(int(chunk_rows[0]), int(chunk_rows[-1]) + 1) if contiguous else chunk_rows
-            lexical = {kind: store.tfidf(kind, where, self.idf[kind]) for kind in self.linear if kind in KINDS}
-            hidden = _read(source.hidden, where, len(chunk_rows))
-            if source.scored is not None and hidden.shape[1]:  # an older prompt version's state: not used
-                hidden[~source.scored[where]] = np.nan
-            embeddings = _read(source.embeddings, where, len(chunk_rows))
-            if source.embedded is not None and embeddings.shape[1]:  # embedded after the capture: not read
-                embeddings[~source.embedded[where]] = np.nan
-            parts = self.parts(hidden, embeddings, lexical, source.prompt[where])
-            out[a : a + len(chunk_rows)] = self.combine(parts)
+            lexical = self._lexical(lambda kind, idf, where=where: store.tfidf(kind, where, idf))
+            values = {}
+            for name in table.table_sources():
+                x = _read(source.values(name), where, len(chunk_rows))
+                present = source.present.get(name)
+                if present is not None and x.shape[1]:  # an older version's state, or embedded after the capture
+                    x[~present[where]] = np.nan
+                values[name] = x
+            out[a : a + len(chunk_rows)] = self.combine(self.parts(values, lexical, len(chunk_rows)))
         return out
 
-    def predict_texts(
-        self, hidden: np.ndarray, embeddings: np.ndarray, prompt: np.ndarray, texts: list[str], store: LexicalStore
-    ) -> np.ndarray:
-        return self.combine(self.text_parts(hidden, embeddings, prompt, texts, store))
+    def predict_texts(self, values: Mapping[str, np.ndarray], texts: list[str], store: LexicalStore) -> np.ndarray:
+        return self.combine(self.text_parts(values, texts, store))
 
     def text_parts(
-        self, hidden: np.ndarray, embeddings: np.ndarray, prompt: np.ndarray, texts: list[str], store: LexicalStore
+        self, values: Mapping[str, np.ndarray], texts: list[str], store: LexicalStore
     ) -> dict[str, np.ndarray]:
-        lexical = {kind: store.transform(kind, texts, self.idf[kind]) for kind in self.linear if kind in KINDS}
-        return self.parts(hidden, embeddings, lexical, prompt)
-
-
-def _read(features: Rows, where: slice | np.ndarray, n: int) -> np.ndarray:
-    """Rows of a feature view, or an empty (n, 0) block when the view has none (no such features yet)."""
-    if features.ndim != 2 or not features.shape[1] or len(features) == 0:
-        return np.zeros((n, 0), dtype=np.float32)
-    if isinstance(where, slice) and where.stop > len(features):
-        part = features[where.start : len(features)]
-        return np.concatenate([part, _nan_rows(n - len(part), features.shape[1])])
-    if not isinstance(where, slice) and len(where) and where.max() >= len(features):
-        out = _nan_rows(n, features.shape[1])
-        inside = where < len(features)
-        out[inside] = features[where[inside]]
-        return out
-    return np.asarray(features[where], dtype=np.float32)
+        return self.parts(values, self._lexical(lambda kind, idf: store.transform(kind, texts, idf)), len(texts))
 
 
 def default_weights(train: Examples) -> dict[str, float]:
     """The measured default: encoder-led where the tickets have embeddings, else version 0.1's heads."""
-    has_encoder = train.embeddings.shape[1] > 0 and not np.isnan(train.embeddings[:, 0]).all()
-    return dict(DEFAULT_WEIGHTS if has_encoder else NO_ENCODER_WEIGHTS)
+    encoder = [train.values(s.name) for s in table.table_sources().values() if s.encoder]
+    return table.defaults(any(v.shape[1] > 0 and not np.isnan(v[:, 0]).all() for v in encoder))
 
 
 def fit_head(
@@ -333,25 +209,30 @@ def fit_head(
     idf = {kind: store.idf(kind) for kind in KINDS}
     linear: dict[str, Linear] = {}
     weight = train.weights()
-    for name, values in (("hidden", train.hidden), ("encoder", train.embeddings)):
-        if values.shape[1] and len(values):
-            ok = ~np.isnan(values[:, 0])
-            if ok.any():
-                x = scaler.apply(values[ok]) if name == "hidden" else values[ok]
-                linear[name] = fit_linear(x, train.labels[ok], C[name], n_labels, weight=weight[ok])
+    for head in table.HEADS:
+        values = train.values(head.source.name)
+        if head.c is None or isinstance(head.source, NGrams) or not (values.shape[1] and len(values)):
+            continue
+        ok = ~np.isnan(values[:, 0])
+        if ok.any():
+            x = scaler.apply(head.source.name, values[ok]) if head.standardise else values[ok]
+            linear[head.name] = fit_linear(x, train.labels[ok], head.c, n_labels, weight=weight[ok])
     rows = train.rows or [None] * len(train)
     stored = [i for i, r in enumerate(rows) if r is not None and r < len(store)]
     other = [i for i, r in enumerate(rows) if r is None or r >= len(store)]
     labels = train.labels[stored + other]
     order_weight = weight[stored + other]
-    for kind in KINDS if len(train) else ():
-        parts = []
+    for head in table.HEADS if len(train) else ():
+        if head.c is None or not isinstance(head.source, NGrams):
+            continue
+        kind, parts = head.source.name, []
         if stored:
             parts.append(store.tfidf(kind, np.array([rows[i] for i in stored]), idf[kind]))
         if other:
             parts.append(store.transform(kind, [train.texts[i] for i in other], idf[kind]))
         x = sp.vstack(parts, format="csr") if len(parts) > 1 else parts[0]
-        linear[kind] = fit_linear(x, labels, C[kind], n_labels, store.df(kind) >= MIN_DF[kind], order_weight)
+        allowed = store.df(kind) >= head.source.min_df
+        linear[head.name] = fit_linear(x, labels, head.c, n_labels, allowed, order_weight)
     return Head(scaler, linear, idf, dict(weights), n_labels, first_pass(weights) if first is None else dict(first))
 
 
@@ -382,9 +263,7 @@ def fit_all(
     with threadpool_limits(1, user_api="blas"):  # small matrices; threads only contend with the engine's
         started = time.perf_counter()
         base = Examples.concat([taught, pseudo])
-        scaler = scaler or Scaler.fit(source.hidden, source.n, source.scored)
-        if not scaler.mean.any() and len(base) and base.hidden.shape[1]:  # nothing scored yet: the examples'
-            scaler = Scaler.fit(base.hidden[~np.isnan(base.hidden[:, 0])])
+        scaler = (scaler or Scaler.fit(source)).fill(base)  # nothing scored yet: the examples' spread
         head = fit_head(base, scaler, store, n_labels, weights or default_weights(base), first)
         probs = head.predict_rows(source, store)
         return Fit(head, store, probs, len(taught), len(pseudo), time.perf_counter() - started)
@@ -419,7 +298,7 @@ def out_of_fold(taught: Examples, pseudo: Examples, scaler: Scaler, store: Lexic
             keep = np.setdiff1d(np.arange(len(taught)), held)
             head = fit_head(Examples.concat([taught.subset(keep), pseudo]), scaler, store, n_labels, default)
             part = taught.subset(held)
-            found = head.text_parts(part.hidden, part.embeddings, part.prompt, part.texts, store)
+            found = head.text_parts(part.features, part.texts, store)
             for name, probs in found.items():
                 oof.setdefault(name, _nan_rows(len(taught), n_labels))[held] = probs
     counts = np.bincount(taught.labels, minlength=n_labels)
@@ -428,7 +307,7 @@ def out_of_fold(taught: Examples, pseudo: Examples, scaler: Scaler, store: Lexic
     weights = choose_weights(oof, taught.labels, everyone, default) if enough else default
     first = first_pass(default)
     if enough:  # chosen on their own: the first pass is a classifier a lead sees, not a remainder
-        first = choose_weights(oof, taught.labels, everyone, first, FIRST_HEADS)
+        first = choose_weights(oof, taught.labels, everyone, first, table.first_heads())
     predicted = combine(oof, weights, first)
     labels = np.where(np.isnan(predicted[:, 0]), -1, np.nan_to_num(predicted).argmax(axis=1))
     rows = taught.rows or [None] * len(taught)

@@ -16,6 +16,7 @@ import numpy as np
 from ..model import EncoderLike, ScorerLike
 from ..prompt import PromptProfile
 from ..table import TicketTable
+from . import _head_table as heads
 from ._heads import PSEUDO_WEIGHT, Examples, Fit, Head, OutOfFold, RowSource, fit_all, out_of_fold
 from ._lexical import LexicalStore
 
@@ -43,8 +44,9 @@ class TextFeatures:
     prompt: np.ndarray
     embeddings: np.ndarray
 
-    def row(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return self.hidden[i], self.prompt[i], self.embeddings[i]
+    def by_source(self) -> dict[str, np.ndarray]:
+        """By the table sources' names (:mod:`head_table`), as ``Examples`` carry them."""
+        return {"hidden": self.hidden, "prompt": self.prompt, "embeddings": self.embeddings}
 
 
 def features_of(
@@ -86,51 +88,61 @@ def pseudo_set(profile: PromptProfile, features: TextFeatures) -> Examples:
     labels = np.array([k for _, k in items], dtype=np.int64)
     texts = [t for t, _ in items]
     weight = np.full(len(items), PSEUDO_WEIGHT)
-    return Examples(features.hidden, features.embeddings, features.prompt, texts, labels, [None] * len(items), weight)
+    return Examples(features.by_source(), texts, labels, [None] * len(items), weight)
 
 
 def row_source(table: TicketTable, rows: int | None = None) -> RowSource:
     """What a fit reads of the table's first ``rows`` rows (call on the table owner's thread)."""
     n = len(table) if rows is None else rows
-    prompt = table.prompt_probs(np.arange(n))
-    scored, embedded = table.scored_mask()[:n].copy(), table.embedded_mask()[:n].copy()
-    return RowSource(table.features.view(n), table.embeddings.view(n), prompt, n, scored, embedded)
+    sources = heads.table_sources().values()
+    present = {s.name: None if s.present is None else s.present(table)[:n].copy() for s in sources}
+    return RowSource({s.name: s.view(table, n) for s in sources}, n, present)
+
+
+def row_values(table: TicketTable, rows: np.ndarray, llm: bool = True) -> dict[str, np.ndarray]:
+    """These table rows' source values as the heads read them; ``llm=False`` (the first pass): without the
+    sources of the heads that need the language model (width 0: those heads have no features there)."""
+    off = set() if llm else {h.source.name for h in heads.heads() if h.llm}
+    return {
+        s.name: np.zeros((len(rows), 0), np.float32) if s.name in off else s.get(table, rows)
+        for s in heads.table_sources().values()
+    }
 
 
 def taught_set(
-    table: TicketTable, items: Sequence[tuple[str, str]], outside: dict[str, tuple[np.ndarray, ...]]
+    table: TicketTable, items: Sequence[tuple[str, str]], outside: dict[str, dict[str, np.ndarray]]
 ) -> Examples:
     """Taught tickets with features: loaded rows (scored by this version or embedded) first, others from
-    ``outside`` (text -> (hidden, prompt, embedding)). Items with no features yet, or no label of this
-    prompt, are left out."""
+    ``outside`` (text -> source name -> values). Items with no features yet, or no label of this prompt,
+    are left out. A loaded row's source values are NaN where the row does not have them now."""
     index = {name: i for i, name in enumerate(table.labels)}
     rows_by_text: dict[str, int] = {}
     for row in table.taught_rows():
         rows_by_text.setdefault(table.texts[int(row)], int(row))
-    k = len(table.labels)
-    hidden_dim, embed_dim = table.features.dim, table.embeddings.dim
-    hidden, prompt, embedded, texts, labels, rows = [], [], [], [], [], []
+    sources = heads.table_sources().values()
+    present = {s.name: s.present(table) for s in sources if s.present is not None}  # once: not per ticket
+    values: dict[str, list[np.ndarray]] = {s.name: [] for s in sources}
+    texts, labels, rows = [], [], []
     for text, label in items:
         if label not in index:
             continue
         row = rows_by_text.get(text)
         if row is not None and (table.scored(row) or table.embedded(row)):
-            h = table.features.get(np.array([row]))[0] if table.scored(row) else np.full(hidden_dim, np.nan)
-            p = table.prompt_probs(np.array([row]))[0] if table.scored(row) else np.full(k, np.nan)
-            e = table.embeddings.get(np.array([row]))[0] if table.embedded(row) else np.full(embed_dim, np.nan)
+            for s in sources:
+                v = s.get(table, np.array([row]))[0]
+                values[s.name].append(v if s.name not in present or present[s.name][row] else np.full(len(v), np.nan))
         elif text in outside:
-            (h, p, e), row = outside[text], None
+            row = None
+            for s in sources:
+                values[s.name].append(outside[text].get(s.name, np.zeros(0, np.float32)))
         else:
             continue
-        hidden.append(h)
-        prompt.append(p)
-        embedded.append(e)
         texts.append(text)
         labels.append(index[label])
         rows.append(row)
     if not texts:
         return Examples.concat([])
-    return Examples(_rows(hidden), _rows(embedded), _rows(prompt), texts, np.array(labels), rows)
+    return Examples({name: _rows(v) for name, v in values.items()}, texts, np.array(labels), rows)
 
 
 def _rows(values: list[np.ndarray]) -> np.ndarray:
@@ -156,9 +168,10 @@ def baseline_labels(table: TicketTable, head: Head, store: LexicalStore, rows: I
         feats = table.baseline_features.get(row)
         if feats is None:
             continue
-        prompt = np.array([table.baseline[row].probs], dtype=np.float32)
-        embedding = table.embeddings.get(np.array([row]))
-        probs = head.predict_texts(feats[None].astype(np.float32), embedding, prompt, [table.texts[row]], store)
+        values = row_values(table, np.array([row]))
+        values["hidden"] = feats[None].astype(np.float32)  # the full re-encode's, for the scored ones
+        values["prompt"] = np.array([table.baseline[row].probs], dtype=np.float32)
+        probs = head.predict_texts(values, [table.texts[row]], store)
         if not np.isnan(probs[0, 0]):
             found[row] = int(probs.argmax())
     return found
@@ -195,11 +208,12 @@ class Teacher:
         pseudo = pseudo_set(self.profile, features_of(self.scorer, self.encoder, pseudo_texts, k))
         loaded = {table.texts[r]: r for r in range(len(table)) if table.scored(r) or table.embedded(r)}
         outside_texts = [t for t, _ in taught if t not in loaded]
-        outside: dict[str, tuple[np.ndarray, ...]] = {}
+        outside: dict[str, dict[str, np.ndarray]] = {}
         if outside_texts:
             found = features_of(self.scorer, None, outside_texts, k)
             embedded = embed_each(self.encoder, outside_texts) if self.encoder is not None else found.embeddings
-            outside = {t: (found.hidden[i], found.prompt[i], embedded[i]) for i, t in enumerate(outside_texts)}
+            outside = {t: {"hidden": found.hidden[i], "prompt": found.prompt[i], "embeddings": embedded[i]}
+                       for i, t in enumerate(outside_texts)}  # fmt: skip
         for text, label in taught:
             row = loaded.get(text)
             if row is not None:

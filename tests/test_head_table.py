@@ -1,0 +1,146 @@
+"""A head is one row of ``engine/learning/_head_table.py``: a sixth head registered there alone (here a
+test-only row over a table column) is fitted, weighted out of fold, evaluated and shown with no other
+change; and the weight search that replaced the whole grid picks the grid's weights."""
+
+from __future__ import annotations
+
+import itertools
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from triage_gui.engine.learning import Examples, LexicalStore, row_source
+from triage_gui.engine.learning import _head_table as head_table
+from triage_gui.engine.learning._combination import PULL, STEP, choose_weights, combine, describe
+from triage_gui.engine.table import NewRow, TicketTable
+from triage_gui.evaluate import Dev, head_parts, heads_alone
+
+LABELS = ["billing", "technical", "account"]
+
+
+def hint_values(table: TicketTable, rows: np.ndarray) -> np.ndarray:
+    """The file's "hint" column, one-hot over the labels: a derived feature no other head reads."""
+    out = np.zeros((len(rows), len(LABELS)), np.float32)
+    for i, row in enumerate(rows):
+        value = table.value(int(row), "hint")
+        if value in LABELS:
+            out[i, LABELS.index(value)] = 1.0
+    return out
+
+
+HINT = head_table.TableFeatures(
+    "hint", lambda t, n: hint_values(t, np.arange(n)), lambda t, rows: hint_values(t, np.asarray(rows))
+)
+SIXTH = head_table.HeadRow("hint", HINT, "hint column", "hint-column", default=0.0, no_encoder=0.0, c=1.0)
+
+
+@pytest.fixture
+def sixth(monkeypatch):
+    """The one place a head is registered: a row in the table."""
+    monkeypatch.setattr(head_table, "HEADS", [*head_table.HEADS, SIXTH])
+
+
+def hinted_table(n: int = 300) -> tuple[TicketTable, np.ndarray]:
+    """Tickets whose text, embedding and (unscored) LLM state carry nothing; a "hint" column that is right
+    nine times in ten. The last 30 rows are not embedded yet."""
+    rng = np.random.default_rng(0)
+    gold = rng.integers(0, 3, n)
+    hints = [LABELS[g] if rng.random() < 0.9 else LABELS[(g + 1) % 3] for g in gold]
+    table = TicketTable()
+    table.add([NewRow({"text": f"ticket number {i}", "hint": h}, f"ticket number {i}") for i, h in enumerate(hints)])
+    table.start_version(0, LABELS, [0, 0, 0])
+    junk = rng.normal(0, 1, (n - 30, 24)).astype(np.float32)
+    table.apply_embeddings(list(range(n - 30)), junk / np.linalg.norm(junk, axis=1, keepdims=True))
+    return table, gold
+
+
+def test_a_sixth_head_in_the_table_is_fitted_weighted_evaluated_and_shown(sixth):
+    table, gold = hinted_table()
+    store = LexicalStore()
+    store.add(table.texts)
+    dev = Dev(table.texts, LABELS, gold, row_source(table), Examples.concat([]), store)
+    taught = np.concatenate([np.flatnonzero(gold[:270] == k)[:20] for k in range(3)])  # 60: weights chosen
+    fit, chosen = dev.teach(taught)
+    assert "hint" in fit.head.linear  # fitted
+    assert chosen.first_weights is not None and chosen.first_weights["hint"] >= 0.3  # weighted, out of fold
+    assert chosen.weights["hint"] >= 0.3
+    rest = np.setdiff1d(np.arange(len(table)), taught)
+    assert not np.isnan(fit.probs).any()  # rows with only the hint and n-grams (not embedded) are labelled too
+    assert (fit.probs[rest].argmax(axis=1) == gold[rest]).mean() > 0.8
+    alone = heads_alone(fit.head, head_parts(fit.head, dev.source, store))  # eval's per-head rows
+    assert (alone["hint-column head alone"][rest] == gold[rest]).mean() > 0.8
+    assert "encoder head alone" in alone
+    assert "hint column 0." in describe(chosen.first_weights)  # shown: the weights in words
+    assert head_table.in_words() == "Encoder, LLM-state, word, character and hint-column heads and the prompt"
+
+
+def test_the_status_bar_names_the_tables_heads(sixth, qapp):
+    from PySide6.QtWidgets import QLabel
+
+    from triage_gui.gui.teach_actions import TeachActions
+    from triage_gui.session.status import HeadStatus
+
+    label = QLabel()
+    status = HeadStatus("ready", 3, 5, describe({"encoder": 0.5, "hint": 0.5}), 12.0)
+    TeachActions.show_head(SimpleNamespace(_learned_from=lambda taught: "3 taught tickets"), status, label)
+    assert label.toolTip() == (
+        "Encoder, LLM-state, word, character and hint-column heads and the prompt, weighted "
+        "hint column 0.5, encoder 0.5. Refit in 12 ms."
+    )
+
+
+def test_a_head_the_table_does_not_know_still_labels_its_rows():
+    """Only the table's rows that say so (n-grams, the prompt) cannot label a row alone."""
+    nan = np.full((2, 3), np.nan, np.float32)
+    probs = np.array([[0.8, 0.1, 0.1], [0.1, 0.1, 0.8]], np.float32)
+    out = combine({"encoder": nan, "second encoder": probs, "word": probs}, {"second encoder": 0.5, "word": 0.5})
+    assert out.argmax(axis=1).tolist() == [0, 2]
+    assert np.isnan(combine({"encoder": nan, "word": probs}, {"word": 1.0})).all()
+
+
+def grid_weights(oof, labels, default, among):
+    """The exhaustive grid the search replaced (every weight vector in steps of 0.1 that sums to one)."""
+    heads = [h for h in among if not np.isnan(oof[h][:, 0]).all()]
+    logs = {h: np.log(np.clip(oof[h], 1e-6, 1.0)) for h in heads}
+    base = np.array([default[h] for h in heads])
+    best_score, best = -np.inf, base
+    for units in itertools.product(range(STEP + 1), repeat=len(heads)):
+        if sum(units) != STEP:
+            continue
+        w = np.array(units) / STEP
+        z, total = np.zeros(oof[heads[0]].shape), np.zeros(len(labels))
+        for weight, h in zip(w, heads):
+            ok = ~np.isnan(logs[h][:, 0])
+            if weight:
+                z[ok] += weight * logs[h][ok]
+                total[ok] += weight
+        if not (total > 0).all():
+            continue
+        z = z / total[:, None]
+        logp = z - z.max(axis=1, keepdims=True)
+        logp -= np.log(np.exp(logp).sum(axis=1, keepdims=True))
+        score = (logp.argmax(axis=1) == labels).mean() - PULL * np.abs(w - base).sum()
+        score -= 1e-3 * -logp[np.arange(len(labels)), labels].mean()
+        if score > best_score:
+            best_score, best = score, w
+    return dict(zip(heads, best))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_weight_search_picks_the_whole_grids_weights(seed):
+    rng = np.random.default_rng(seed)
+    n, k = 120, 4
+    labels = rng.integers(0, k, n)
+    oof = {}
+    for h in head_table.names():
+        logits = rng.normal(0, 1, (n, k))
+        logits[np.arange(n), labels] += rng.uniform(0, 3)
+        probs = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+        if h in head_table.llm_heads():
+            probs[rng.random(n) < 0.3] = np.nan  # some tickets not scored
+        oof[h] = probs.astype(np.float32)
+    default = head_table.defaults()
+    chosen = choose_weights(oof, labels, np.ones(n, bool), default)
+    expected = grid_weights(oof, labels, default, head_table.names())
+    assert {h: round(chosen[h], 6) for h in expected} == {h: round(w, 6) for h, w in expected.items()}
