@@ -8,18 +8,57 @@ file teaches the classifier first (features of its tickets come from the same fo
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import shutil
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
 from .console import end_line, progress_line
 from .engine.table import NewRow, TicketTable
+from .words import counted
+
+STDIN = "standard input"
+
+
+@contextlib.contextmanager
+def ticket_file(path: str) -> Iterator[str]:
+    """``path``, or for ``-`` standard input kept in a private temporary file named "standard input": the
+    readers sniff it as they sniff a file (CSV, TSV, JSONL, a JSON array, a workbook), and their messages
+    name it ("standard input has no rows."). The file is removed once read."""
+    if path != "-":
+        yield path
+        return
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        raise ValueError("There is no standard input to read tickets from; give a file name instead of -.")
+    if stream.isatty():
+        print("reading tickets from standard input (end with Ctrl+D)", file=sys.stderr)
+    folder = tempfile.mkdtemp(prefix="triage-stdin-")
+    try:
+        try:
+            with open(os.path.join(folder, STDIN), "wb") as handle:
+                shutil.copyfileobj(stream, handle)
+        except OSError as exc:
+            raise ValueError(f"Cannot keep standard input in a temporary file: {exc.strerror or exc}.") from None
+        yield os.path.join(folder, STDIN)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def read_table(path: str, column: str | None, sheet: str | None = None) -> tuple[TicketTable, str, str]:
-    """The file (a workbook's ``sheet``) as a table (every record), the text column's name and the summary."""
+    """The file (a workbook's ``sheet``; ``-``: standard input) as a table (every record), the text
+    column's name and the summary."""
+    with ticket_file(path) as name:
+        return _read_table(name, column, sheet)
+
+
+def _read_table(path: str, column: str | None, sheet: str | None) -> tuple[TicketTable, str, str]:
     from .engine.tickets import open_tickets
 
     source = open_tickets(path, sheet)
@@ -93,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     table, column, summary = read_table(args.file, args.column, getattr(args, "sheet", None))
     if out and output_format(out) == "xlsx":
         check_fits_excel(table, args.baseline)  # refused now, not after the scoring
-    print(f"{table.count_scorable()} tickets from column {column!r}: {summary}", file=sys.stderr)
+    print(f"{counted(table.count_scorable(), 'ticket')} from column {column!r}: {summary}", file=sys.stderr)
     profile = load_profile(args.prompt)
     taught = taught_tickets(args, profile)
     scorer = None if fast else load_scorer(args, profile)
@@ -183,7 +222,7 @@ def taught_tickets(args: argparse.Namespace, profile) -> list[tuple[str, str]]:
     for note in notes:
         print(note, file=sys.stderr)
     if saved:
-        print(f"teaching from {len(merged)} taught tickets saved with the prompt", file=sys.stderr)
+        print(f"teaching from {counted(len(merged), 'taught ticket')} saved with the prompt", file=sys.stderr)
     if args.train:
         for text, label in read_train(args, profile.label_names):
             merged[text.strip()] = label
@@ -194,9 +233,9 @@ def read_train(args: argparse.Namespace, labels: list[str]) -> list[tuple[str, s
     from .engine.taught import read_taught
 
     taught = read_taught(args.train, labels, args.train_label, args.column)
-    note = f"; {taught.skipped} rows skipped ({taught.reason})" if taught.skipped else ""
+    note = f"; {counted(taught.skipped, 'row')} skipped ({taught.reason})" if taught.skipped else ""
     print(
-        f"teaching from {len(taught.items)} labelled tickets in {Path(args.train).name} "
+        f"teaching from {counted(len(taught.items), 'labelled ticket')} in {Path(args.train).name} "
         f"(text {taught.text_column!r}, label {taught.label_column!r}){note}",
         file=sys.stderr,
     )
@@ -255,7 +294,7 @@ def row_counts(table: TicketTable) -> str:
     if missing > 0:
         reasons["not labelled"] = missing
     why = ", ".join(f"{n} {reason}" for reason, n in reasons.items())
-    rows = f"{len(table)} row{'' if len(table) == 1 else 's'}"
+    rows = counted(len(table), "row")
     return f"{rows} read, {labelled} labelled" + (f", not labelled: {why}" if why else "")
 
 
@@ -263,13 +302,13 @@ def report(table: TicketTable, baseline: bool) -> None:
     print(row_counts(table), file=sys.stderr)
     notes = []
     if table.problems:
-        rows = f"{len(table.problems)} row{'' if len(table.problems) == 1 else 's'}"
+        rows = counted(len(table.problems), "row")
         notes.append(f"{rows} without ticket text kept unlabelled (see the reason column)")
     truncated, fallbacks = table.flags_count()
     if fallbacks:
-        notes.append(f"{fallbacks} tickets used the shorter clean prefix (token boundary)")
+        notes.append(f"{counted(fallbacks, 'ticket')} used the shorter clean prefix (token boundary)")
     if truncated:
-        notes.append(f"{truncated} tickets truncated to fit the model's context")
+        notes.append(f"{counted(truncated, 'ticket')} truncated to fit the model's context")
     if baseline:
         from .engine.results import logprob_difference
 

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .engine.metrics import macro_f1, report_from_ids
+from .words import counted, plural
 
 HEAD_NAMES = {"encoder": "encoder head alone", "hidden": "LLM-state head alone", "word": "word head alone",
               "char": "character head alone"}  # fmt: skip
@@ -125,7 +126,8 @@ def run_eval(args: argparse.Namespace) -> int:
     gold = GoldColumn(args.gold).ids(table)
     usable = int((gold >= 0).sum())
     if usable < 2 * len(scorer.labels):
-        raise ValueError(f"only {usable} rows of {args.gold!r} hold one of the labels {', '.join(scorer.labels)}")
+        rows = f"{counted(usable, 'row')} of {args.gold!r} {plural(usable, 'holds', 'hold')}"
+        raise ValueError(f"only {rows} one of the labels {', '.join(scorer.labels)}")
     print(f"{usable} tickets with a gold label from {args.file} ({summary}); scoring…", file=sys.stderr)
     started = time.perf_counter()
     if encoder is not None:
@@ -249,7 +251,7 @@ def print_curves(curves: dict[str, dict[int, list[float]]], steps: list[int], ou
     if "random" in curves and "suggested" in curves and steps:
         target = statistics.mean(curves["random"][max(steps)])
         reached = [s for s in steps if statistics.mean(curves["suggested"][s]) >= target]
-        when = f"after {reached[0]} tickets" if reached else "not within the steps shown"
+        when = f"after {counted(reached[0], 'ticket')}" if reached else "not within the steps shown"
         out(f"\nsuggested reach random's accuracy at N={max(steps)} ({target:.3f}) {when}")
 
 

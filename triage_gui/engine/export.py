@@ -200,6 +200,8 @@ def check_output(path: str, inputs: dict[str, str | os.PathLike[str] | None]) ->
         return None
     if not path:
         raise ValueError("--out is empty; give a file name, or - for standard output.")
+    if path.endswith(("/", os.sep)):  # realpath drops the slash: x.csv/ was written as the file x.csv
+        raise ValueError(f"--out {shown(path)} ends in a slash, as a folder's name does; give a file name.")
     output_format(path)
     check_links(path)
     name = shown(path)

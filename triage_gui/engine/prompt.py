@@ -223,7 +223,7 @@ def _read_profile_bytes(path: str | os.PathLike[str]) -> bytes:
                 data = handle.read(MAX_PROFILE_BYTES + 1)
             size = len(data)
     except OSError as exc:
-        raise ValueError(f"Cannot read prompt profile {path}: {exc.strerror or exc}") from None
+        raise ValueError(f"Cannot read prompt profile {path}: {exc.strerror or exc}.") from None
     if size > MAX_PROFILE_BYTES:
         limit = MAX_PROFILE_BYTES // 2**20
         raise ValueError(f"Prompt profile {path} is larger than {limit} MB; a profile is a small JSON file.")

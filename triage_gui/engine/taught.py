@@ -11,6 +11,7 @@ import csv
 import os
 from dataclasses import dataclass, field
 
+from ..words import counted, plural
 from .atomic import atomic_open
 from .prompt import Example, label_key
 from .tickets import open_tickets
@@ -106,14 +107,16 @@ def usable_taught(taught: list[Example], labels: list[str]) -> tuple[list[tuple[
     notes = []
     if unknown:
         shown = ", ".join(repr(v) for v in sorted(unknown, key=lambda v: -unknown[v])[:3])
+        n = sum(unknown.values())
         notes.append(
-            f"{sum(unknown.values())} taught tickets saved with the prompt have labels that are no longer labels "
-            f"of the prompt (such as {shown}); they are set aside."
+            f"{counted(n, 'taught ticket')} saved with the prompt "
+            f"{plural(n, 'has a label that is no longer a label', 'have labels that are no longer labels')} "
+            f"of the prompt (such as {shown}); {plural(n, 'it is', 'they are')} set aside."
         )
     if cut:
         notes.append(
-            f"{cut} taught tickets are longer than {MAX_TAUGHT_CHARS:,} characters; they are learned from "
-            "their beginning, as the model reads a ticket."
+            f"{counted(cut, 'taught ticket')} {plural(cut, 'is', 'are')} longer than {MAX_TAUGHT_CHARS:,} characters; "
+            f"{plural(cut, 'it is', 'they are')} learned from the beginning, as the model reads a ticket."
         )
     return kept, notes
 

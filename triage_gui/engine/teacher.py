@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..words import counted
 from .learning import PSEUDO_WEIGHT, Examples, Fit, Head, OutOfFold, RowSource, fit_all, out_of_fold
 from .lexical import LexicalStore
 from .prompt import PromptProfile
@@ -216,6 +217,6 @@ class Teacher:
         apply_fit(table, fit, len(table), table.version, chosen.labels)
         weights = describe(fit.head.weights) if self.scorer is not None else describe(fit.head.first_weights or {})
         return (
-            f"{len(examples)} taught tickets and {len(pseudo)} from the prompt; heads weighted "
+            f"{counted(len(examples), 'taught ticket')} and {len(pseudo)} from the prompt; heads weighted "
             f"{weights}; fitted in {fit.seconds:.2f} s"
         )

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..words import counted
 from .records import fold_extra, read_records, unique_names, uses_quoting, without_surrogates
 from .sniff import (
     MIXED_UTF8,
@@ -129,7 +130,7 @@ class TicketSource:
         return [t for batch in self.batches(4096, text_column) for t in batch]
 
     def summary(self) -> str:
-        parts = [f"{_count(self.rows_read, 'row')} read ({f'sheet {self.sheet!r}' if self.sheet else self.encoding}"]
+        parts = [f"{counted(self.rows_read, 'row')} read ({f'sheet {self.sheet!r}' if self.sheet else self.encoding}"]
         if self.kind == "csv":
             parts[0] += f", {_delimiter_name(self.delimiter)}-separated"
         parts[0] += ")"
@@ -140,19 +141,19 @@ class TicketSource:
             more = "…" if len(self.bad_lines) > 10 else ""
             parts.append(f"bad JSON on line {shown}{more} (kept, unlabelled)")
         if self.ragged_rows:
-            parts.append(f"{_count(self.ragged_rows, 'short row')} padded")
+            parts.append(f"{counted(self.ragged_rows, 'short row')} padded")
         if self.long_rows:
             parts.append(
-                f"{_count(self.long_rows, 'row')} with more fields than the header (the extra fields kept in "
+                f"{counted(self.long_rows, 'row')} with more fields than the header (the extra fields kept in "
                 f"column {self.text_column_name!r})"
             )
         if self.quote_lines:
             shown = ", ".join(str(n) for n in self.quote_lines[:10]) + ("…" if len(self.quote_lines) > 10 else "")
             parts.append(f"a quote that never closes on line {shown}: read one ticket per line there")
         if self.empty_lines:
-            parts.append(f"{_count(self.empty_lines, 'empty row' if self.sheet else 'empty line')} skipped")
+            parts.append(f"{counted(self.empty_lines, 'empty row' if self.sheet else 'empty line')} skipped")
         if self.surrogates:
-            parts.append(f"{_count(self.surrogates, 'lone surrogate')} (\\ud800–\\udfff: no text) read as U+FFFD")
+            parts.append(f"{counted(self.surrogates, 'lone surrogate')} (\\ud800–\\udfff: no text) read as U+FFFD")
         return "; ".join(parts + self.notes)
 
     # ----------------------------------------------------------------- readers
@@ -278,7 +279,7 @@ def open_tickets(path: str | os.PathLike[str], sheet: str | None = None) -> Tick
             )
         if bad_line is not None:
             errors = MIXED_UTF8
-            notes.append(f"{_count(bad, 'byte')} not UTF-8 (the first on line {bad_line}): read as cp1252")
+            notes.append(f"{counted(bad, 'byte')} not UTF-8 (the first on line {bad_line}): read as cp1252")
     suffix = path.suffix.lower()
     if suffix == ".json" or (suffix not in SUPPORTED and sample.lstrip("\ufeff \t\r\n").startswith("[")):
         source = _open_json(path, encoding, notes, sample)
@@ -419,10 +420,6 @@ def tickets_from_text(text: str) -> tuple[list[str], list[Ticket], int]:
             return columns, [t for t in tickets if t.text], col
     tickets = [Ticket(n, [line], line.strip()) for n, line in enumerate(text.split("\n"), 1)]
     return ["text"], [t for t in tickets if t.text], 0
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _delimiter_name(delimiter: str) -> str:
