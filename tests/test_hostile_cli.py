@@ -94,3 +94,23 @@ def test_a_prompt_that_cannot_be_read_ends_in_a_full_stop(tmp_path, capsys, wher
     assert main(["classify", str(tickets), "--fast", "--prompt", str(tmp_path / where)]) == 2
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert err.startswith("ticket-triage: Cannot read prompt profile") and err.endswith("directory."), err
+
+
+def test_a_long_taught_ticket_in_the_file_is_taught_on_its_row_as_in_the_window(tmp_path, capsys):
+    """classify cut a taught text to 2,000 characters before looking for its row, so a long taught ticket
+    in the file was not taught there (the window teaches its row); the cut is now where features are made."""
+    import csv
+
+    long = "my card was charged twice and nobody answers " * 60  # 2,700 characters
+    tickets = tmp_path / "t.csv"
+    with open(tickets, "w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows([["text"], [long], ["where is my refund"]])
+    profile = default_profile()
+    profile.taught = [Example(long, profile.label_names[-1])]
+    prompt = tmp_path / "p.json"
+    profile.save(prompt)
+    out = tmp_path / "out.csv"
+    assert main(["classify", str(tickets), "--fast", "--prompt", str(prompt), "--threads", "1", "--out", str(out)]) == 0
+    rows = list(csv.DictReader(open(out, encoding="utf-8")))
+    assert rows[0]["label_source"] == "taught" and rows[0]["label"] == profile.label_names[-1]
+    assert "longer than 2,000 characters; it is learned from the beginning" in capsys.readouterr().err

@@ -24,6 +24,13 @@ LABEL_COLUMN_NAMES = ("label", "labels", "queue", "team", "category", "class", "
 MAX_TAUGHT_CHARS = 2000
 
 
+def learned_text(text: str) -> str:
+    """What of a taught ticket that is not a loaded row is learned from: its first ``MAX_TAUGHT_CHARS``
+    characters, the one cut ``classify`` and the window's teaching both apply (``teacher.features_of``,
+    ``embed_each``, ``taught_set``): the window scored a 500 KB taught ticket whole on its engine thread."""
+    return text[:MAX_TAUGHT_CHARS]
+
+
 @dataclass
 class TaughtFile:
     items: list[tuple[str, str]] = field(default_factory=list)  # (text, label name as the prompt spells it)
@@ -87,7 +94,9 @@ def read_taught(
 
 def usable_taught(taught: list[Example], labels: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
     """The taught tickets saved with a prompt that can be learned from, as (text, label as the prompt
-    spells it), each text cut to :data:`MAX_TAUGHT_CHARS`; and one sentence for each kind set aside or cut.
+    spells it), learned from its first :data:`MAX_TAUGHT_CHARS` (:func:`learned_text`, where the features are
+    computed; the text itself stays whole, so it still finds its row in the file); and one sentence for each
+    kind set aside or cut.
     A ticket whose label is no longer a label of the prompt (renamed or removed by hand) is set aside,
     not fatal: the window keeps it in the file."""
     by_name = {label_key(name): name for name in labels}
@@ -101,8 +110,7 @@ def usable_taught(taught: list[Example], labels: list[str]) -> tuple[list[tuple[
         if label is None:
             unknown[example.label] = unknown.get(example.label, 0) + 1
             continue
-        if len(text) > MAX_TAUGHT_CHARS:
-            text, cut = text[:MAX_TAUGHT_CHARS], cut + 1
+        cut += len(text) > MAX_TAUGHT_CHARS
         kept.append((text, label))
     notes = []
     if unknown:

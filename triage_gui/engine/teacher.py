@@ -19,6 +19,7 @@ from .lexical import LexicalStore
 from .prompt import PromptProfile
 from .runner import EncoderLike, ScorerLike
 from .table import TicketTable
+from .taught import learned_text
 
 
 def prompt_examples(profile: PromptProfile) -> list[tuple[str, int]]:
@@ -55,10 +56,11 @@ def features_of(
     n_labels: int,
     batch: int = 32,
 ) -> TextFeatures:
-    """The features of texts that are not loaded rows (engine thread), in batches as tickets are."""
+    """The features of texts that are not loaded rows (engine thread), in batches as tickets are; each is
+    read up to :func:`taught.learned_text`'s cut, in the window and in ``classify`` alike."""
     hidden, prompt, embedded = [], [], []
     for start in range(0, len(texts), batch):
-        chunk = list(texts[start : start + batch])
+        chunk = [learned_text(t) for t in texts[start : start + batch]]
         if scorer is not None:
             scores = scorer.score_batch(chunk)
             hidden.append(np.stack([s.features for s in scores]).astype(np.float32))  # type: ignore[misc]
@@ -79,7 +81,7 @@ def embed_each(encoder: EncoderLike, texts: Sequence[str]) -> np.ndarray:
     differs between the window (as rows arrive) and ``classify``; alone, a text has the same features in both."""
     if not texts:
         return np.zeros((0, encoder.dim), np.float32)
-    return np.concatenate([np.asarray(encoder.encode([t]), dtype=np.float32) for t in texts])
+    return np.concatenate([np.asarray(encoder.encode([learned_text(t)]), dtype=np.float32) for t in texts])
 
 
 def pseudo_set(profile: PromptProfile, features: TextFeatures) -> Examples:
@@ -120,7 +122,7 @@ def taught_set(
             p = table.prompt_probs(np.array([row]))[0] if table.scored(row) else np.full(k, np.nan)
             e = table.embeddings.get(np.array([row]))[0] if table.embedded(row) else np.full(embed_dim, np.nan)
         elif text in outside:
-            (h, p, e), row = outside[text], None
+            (h, p, e), row, text = outside[text], None, learned_text(text)
         else:
             continue
         hidden.append(h)
