@@ -111,6 +111,6 @@ def test_a_long_taught_ticket_in_the_file_is_taught_on_its_row_as_in_the_window(
     profile.save(prompt)
     out = tmp_path / "out.csv"
     assert main(["classify", str(tickets), "--fast", "--prompt", str(prompt), "--threads", "1", "--out", str(out)]) == 0
-    rows = list(csv.DictReader(open(out, encoding="utf-8")))
+    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
     assert rows[0]["label_source"] == "taught" and rows[0]["label"] == profile.label_names[-1]
     assert "longer than 2,000 characters; it is learned from the beginning" in capsys.readouterr().err
