@@ -80,3 +80,7 @@ def test_two_cells_with_one_reference_are_refused_never_one_lost(tmp_path, row):
 def test_an_empty_duplicate_loses_nothing_and_reads(tmp_path):
     rows = '<row r="1"><c r="A1" t="s"><v>0</v></c></row><row r="2"><c r="A2"/><c r="A2" t="s"><v>1</v></c></row>'
     assert read_all(hand_made(tmp_path / "empty.xlsx", sheet(rows), STRINGS)) == [STRINGS[1]]
+
+
+def test_shared_text_cells_without_a_shared_string_table_are_damaged_not_no_rows(tmp_path):
+    assert_damaged(hand_made(tmp_path / "nostrings.xlsx", GOOD, None), "has no shared-string table")

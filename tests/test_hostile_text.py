@@ -86,3 +86,20 @@ def test_one_deep_line_among_good_ones_is_kept_with_its_reason(tmp_path):
     tickets = source.read_all()
     assert len(tickets) == 4 and tickets[-1].problem is not None
     assert "line 4 is nested too deep to read" in tickets[-1].problem
+
+
+def test_a_utf32_file_with_its_byte_order_mark_is_read(tmp_path):
+    """Its mark starts with UTF-16's (FF FE): it was read as UTF-16 and refused as binary."""
+    text = "text,id\n" + "".join(f'"{p}",{i}\n' for i, p in enumerate(PROSE[:5]))
+    tickets = open_tickets(write(tmp_path, "t.csv", text.encode("utf-32"))).read_all()
+    assert [t.text for t in tickets] == PROSE[:5]
+
+
+def test_an_integer_past_pythons_digit_limit_keeps_its_ticket(tmp_path):
+    """A 5,000-digit number made the whole JSON line "not valid JSON": the ticket beside it was lost."""
+    digits = "9" * 5000
+    lines = [json.dumps({"text": p}) for p in PROSE[:3]] + ['{"text": "refund me", "n": ' + digits + "}"]
+    source = open_tickets(write(tmp_path, "t.jsonl", "\n".join(lines)))
+    last = source.read_all()[-1]
+    assert last.problem is None and last.text == "refund me" and last.values[source.columns.index("n")] == digits
+    assert open_tickets(write(tmp_path, "t.json", "[" + lines[-1] + "]")).read_all()[0].text == "refund me"

@@ -32,6 +32,12 @@ MAX_RECORD_LINES = 2000
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def json_integer(digits: str) -> int | str:
+    """A JSON integer as ``json.loads``'s ``parse_int``: past Python's 4,300-digit limit for turning text
+    into an int, its digits as they are (the whole line was "not valid JSON" and its ticket lost)."""
+    return int(digits) if len(digits) < 4300 else digits
+
+
 def without_surrogates(values: list[str]) -> tuple[list[str], int]:
     """``values`` as they are, but each lone surrogate as U+FFFD; and how many there were. Every other
     character (controls, NULs, ``\r``) is kept: the ticket comes back as it was."""

@@ -216,8 +216,9 @@ class SheetRows:
     workbook layer's rule, so this module keeps to the XML.
     """
 
-    def __init__(self, strings: list[str], convert: Callable[[str, int, str], str]) -> None:
-        self.strings, self.convert = strings, convert
+    def __init__(self, strings: list[str] | None, convert: Callable[[str, int, str], str]) -> None:
+        self.strings, self.convert = strings or [], convert
+        self.no_table = strings is None  # the workbook has no shared-string table
         self.formulas: list[str] = []  # cells whose formula has no saved value
         self.missing: list[str] = []  # cells whose shared-string index is none of the table's
         self.beyond = ""  # a cell reference past Excel's last column
@@ -312,6 +313,9 @@ class SheetRows:
                     f"{name}: cell {self.beyond} of sheet {sheet!r} lies past Excel's last column (XFD); "
                     "save the sheet again from Excel or as CSV."
                 )
+            if self.missing and self.no_table:
+                raise damaged(name, f"cell {self.missing[0]} of sheet {sheet!r} points to a shared text, and the "
+                              "workbook has no shared-string table")  # fmt: skip
             if self.twice:
                 raise damaged(name, f"cell {self.twice} of sheet {sheet!r} is written twice, with two values")
             if self.too_long:

@@ -111,6 +111,8 @@ def detect_encoding(raw: bytes, name: str = "file") -> tuple[str, str | None]:
     """Pick the encoding; the note says so when it is a guess the user should know about."""
     if raw.startswith(codecs.BOM_UTF8):
         return "utf-8-sig", None
+    if raw.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):  # before UTF-16's: FF FE starts both
+        return "utf-32", None
     if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return "utf-16", None
     if len(raw) >= 4 and raw[1::2][:64].count(0) > 24 and raw[0::2][:64].count(0) == 0:
@@ -175,7 +177,7 @@ def looks_binary(sample: str, errors: int, encoding: str) -> bool:
     odd = errors + sum(n for c, n in counts.items() if _odd_character(c))
     if odd > 0.05 * size and odd >= 16:
         return True
-    if size < 256 or name.startswith("utf-16"):
+    if size < 256 or name.startswith(("utf-16", "utf-32")):
         return False  # too little to judge; CJK in UTF-16 is rightly all non-ASCII without spaces
     non_ascii = sum(n for c, n in counts.items() if c > "\x7f")
     spaces = sum(counts[c] for c in " \t\r\n")
@@ -322,7 +324,7 @@ def scan_whole_file(path: Path, encoding: str) -> tuple[int | None, int | None, 
     looked for in UTF-16 (where they are half of every ASCII character); bytes only in UTF-8.
     """
     check_utf8 = codecs.lookup(encoding).name in ("utf-8", "utf-8-sig")
-    check_nul = not codecs.lookup(encoding).name.startswith("utf-16")
+    check_nul = not codecs.lookup(encoding).name.startswith(("utf-16", "utf-32"))
     decoder = codecs.getincrementaldecoder("utf-8")()
     nul_line = bad_line = None
     bad = lines = nuls = 0

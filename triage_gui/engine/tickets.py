@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..words import counted
-from .records import fold_extra, read_records, unique_names, uses_quoting, without_surrogates
+from .records import fold_extra, json_integer, read_records, unique_names, uses_quoting, without_surrogates
 from .sniff import (
     MIXED_UTF8,
     SAMPLE_BYTES,
@@ -302,7 +302,7 @@ DEEP = "nested too deep to read (JSON more than about 1,000 levels deep); give f
 
 def _json_value(line: str) -> object:
     try:
-        return json.loads(line)
+        return json.loads(line, parse_int=json_integer)
     except (ValueError, RecursionError) as exc:
         return _TOO_DEEP if isinstance(exc, RecursionError) else _INVALID
 
@@ -320,7 +320,7 @@ def _open_json(path: Path, encoding: str, notes: list[str], sample: str) -> Tick
     """A .json file: an array of ticket objects (or strings), read whole; anything else is refused."""
     try:
         with open(path, encoding=encoding, errors="replace") as handle:
-            value = json.load(handle)
+            value = json.load(handle, parse_int=json_integer)
     except (ValueError, RecursionError) as exc:
         if looks_jsonl(sample):  # JSON Lines saved as .json
             return _open_jsonl(path, encoding, text_sample(path, encoding)[0], notes)

@@ -254,7 +254,7 @@ def sheet_rows(
             book = _read_book(archive, name)
             if sheet not in book.members:
                 raise TicketFileError(f"{name} has no sheet {sheet!r}; its sheets: {', '.join(book.names)}.")
-            strings: list[str] = []
+            strings: list[str] | None = None  # no table: a cell that points into one says the workbook is damaged
             if book.strings and book.strings in archive.namelist():
                 with Limited(archive, book.strings, name, "shared-string table", "strings") as stream:
                     strings = shared_strings(stream)
