@@ -114,3 +114,19 @@ def test_a_long_taught_ticket_in_the_file_is_taught_on_its_row_as_in_the_window(
     rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
     assert rows[0]["label_source"] == "taught" and rows[0]["label"] == profile.label_names[-1]
     assert "longer than 2,000 characters; it is learned from the beginning" in capsys.readouterr().err
+
+
+def test_an_existing_folder_with_its_slash_is_still_called_a_folder(tmp_path):
+    with pytest.raises(ValueError, match=r"is a folder; give a file name\.$"):
+        check_output(f"{tmp_path}/", {})
+    (tmp_path / "x.csv").write_text("kept", encoding="utf-8")
+    with pytest.raises(ValueError, match="ends in a slash"):
+        check_output(f"{tmp_path}/x.csv/", {})
+    assert (tmp_path / "x.csv").read_text(encoding="utf-8") == "kept"
+
+
+def test_train_from_standard_input_is_refused_in_one_sentence(tmp_path, capsys):
+    tickets = tmp_path / "t.csv"
+    tickets.write_text("text\nmy card was charged twice\n", encoding="utf-8")
+    assert main(["classify", str(tickets), "--fast", "--train", "-"]) == 2
+    assert capsys.readouterr().err.strip().endswith("standard input (-) is only for the tickets to label.")

@@ -232,6 +232,8 @@ def taught_tickets(args: argparse.Namespace, profile) -> list[tuple[str, str]]:
 def read_train(args: argparse.Namespace, labels: list[str]) -> list[tuple[str, str]]:
     from .engine.taught import read_taught
 
+    if args.train == "-":
+        raise ValueError("--train reads a labelled file; standard input (-) is only for the tickets to label.")
     taught = read_taught(args.train, labels, args.train_label, args.column)
     note = f"; {counted(taught.skipped, 'row')} skipped ({taught.reason})" if taught.skipped else ""
     print(
