@@ -13,7 +13,7 @@ import pytest
 from helpers import ROOT
 
 PACKAGE = ROOT / "triage_gui"
-LEAVES = {"triage_gui.paths", "triage_gui.defaults", "triage_gui", "triage_gui.versions"}
+LEAVES = {"triage_gui.paths", "triage_gui.defaults", "triage_gui", "triage_gui.versions", "triage_gui.words"}
 # Each layer may import itself and the layers before it.
 ORDER = ["leaf", "engine", "session", "gui", "top"]
 

@@ -83,10 +83,17 @@ def test_a_cp1252_byte_past_the_sample_is_read_as_cp1252_and_noted(tmp_path):
     assert "not UTF-8" in source.summary() and "read as cp1252" in source.summary()
 
 
-def test_a_nul_past_the_sample_is_refused_as_in_the_sample(tmp_path):
+def test_nuls_past_the_sample_are_refused_as_in_the_sample(tmp_path):
     head = "text,team\n" + "my card was declined,billing\n" * (SAMPLE_BYTES // 20)
-    late = write(tmp_path, "late.csv", head.encode() + b"bad\x00ticket,billing\n")
-    early = write(tmp_path, "early.csv", b"text,team\nbad\x00ticket,billing\n" + head.encode())
+    nuls = b"bad\x00ticket,billing\n" * 9  # more than a pasted NUL or two: a binary's
+    late = write(tmp_path, "late.csv", head.encode() + nuls)
+    early = write(tmp_path, "early.csv", b"text,team\n" + nuls + head.encode())
     for path in (early, late):
         with pytest.raises(TicketFileError, match="is not a text file"):
             open_tickets(path)
+
+
+def test_one_nul_past_the_sample_is_kept_in_its_ticket(tmp_path):
+    head = "text,team\n" + "my card was declined,billing\n" * (SAMPLE_BYTES // 20)
+    tickets = open_tickets(write(tmp_path, "late.csv", head.encode() + b"bad\x00ticket,billing\n")).read_all()
+    assert tickets[-1].text == "bad\x00ticket"

@@ -320,7 +320,7 @@ def test_new_prompt_lists_flipped_tickets_and_accuracy_change(qtbot, window):
     qtbot.waitUntil(lambda: not window.session.busy, timeout=60_000)
     window.refresh_stats()
     text = window.results.accuracy.text()
-    assert "not comparable with version 2 (1 taught tickets" in text and "2 and 60 now" in text, text
+    assert "not comparable with version 2 (1 taught ticket and" in text and "2 and 60 now" in text, text
 
 
 def test_filters_by_label_confidence_and_sorting(qtbot, window):

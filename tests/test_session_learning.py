@@ -165,3 +165,20 @@ def test_an_encoder_that_fails_to_load_is_said_and_labels_are_learned_without_it
             session.join_threads()
 
     asyncio.run(asyncio.wait_for(body(), 30))
+
+
+@run
+async def test_a_long_taught_ticket_outside_the_file_is_learned_from_its_beginning_as_classify_does(session, fake):
+    """The window scored and embedded a taught ticket of any length whole (a 500 KB one held the engine
+    thread for seconds) where ``classify`` cut it at MAX_TAUGHT_CHARS: one cut, ``taught.learned_text``."""
+    from triage_gui.engine.prompt import MAX_TAUGHT_CHARS, learned_text
+
+    await ready(session)
+    long = "refund " * 1_000  # 7,000 characters, taught from another file: not a loaded row
+    session.teaching.add_items([(long, "billing")])
+    session.add_rows(topical(12))
+    await until(lambda: any(text.startswith("refund refund") for _, text in fake.scored))
+    await idle(session)
+    seen = [t for t in [*fake.encoded, *(text for _, text in fake.scored)] if t.startswith("refund refund")]
+    assert seen and all(t == learned_text(long) and len(t) <= MAX_TAUGHT_CHARS for t in seen)
+    assert session.teaching.taught[long.strip()] == "billing"  # the taught set keeps the whole text

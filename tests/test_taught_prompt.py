@@ -83,7 +83,7 @@ def test_taught_tickets_with_a_label_no_longer_in_the_prompt_are_set_aside(tmp_p
     out = tmp_path / "out.csv"
     assert main(["classify", str(tickets), "--prompt", str(prompt), "--threads", "1", "--out", str(out)]) == 0
     err = capsys.readouterr().err
-    assert "1 taught tickets saved with the prompt have labels that are no longer labels of the prompt" in err
-    assert "(such as 'accounts payable'); they are set aside." in err
+    assert "1 taught ticket saved with the prompt has a label that is no longer a label of the prompt" in err
+    assert "(such as 'accounts payable'); it is set aside." in err
     assert f"longer than {MAX_TAUGHT_CHARS:,} characters" in err
     assert "teaching from 4 taught tickets saved with the prompt" in err and len(labels(out)) == 2

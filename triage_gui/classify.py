@@ -14,7 +14,8 @@ from pathlib import Path
 
 from .console import end_line, progress_line
 from .engine.table import TicketTable
-from .steps import first_pass, load_encoder_for, score_local
+from .steps import first_pass, load_encoder_for, read_input, score_local
+from .words import counted
 
 
 def run(args: argparse.Namespace) -> int:
@@ -22,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
     first, then (unless ``--fast``) the language model's scores and the full combination."""
     from .engine.files import shown
     from .engine.prompt import load_profile
-    from .engine.tickets import check_fits_excel, output_format, read_table, write_csv, write_results
+    from .engine.tickets import check_fits_excel, output_format, write_csv, write_results
 
     if args.batch_size < 1:
         raise ValueError("--batch-size must be at least 1")
@@ -34,10 +35,10 @@ def run(args: argparse.Namespace) -> int:
     out = output_path(args)
     if not fast:
         check_ray(args)
-    table, column, summary = read_table(args.file, args.column, getattr(args, "sheet", None))
+    table, column, summary = read_input(args.file, args.column, getattr(args, "sheet", None))
     if out and output_format(out) == "xlsx":
         check_fits_excel(table, args.baseline)  # refused now, not after the scoring
-    print(f"{table.count_scorable()} tickets from column {column!r}: {summary}", file=sys.stderr)
+    print(f"{counted(table.count_scorable(), 'ticket')} from column {column!r}: {summary}", file=sys.stderr)
     profile = load_profile(args.prompt)
     taught = taught_tickets(args, profile)
     scorer = None if fast else load_scorer(args, profile)
@@ -116,7 +117,7 @@ def taught_tickets(args: argparse.Namespace, profile) -> list[tuple[str, str]]:
     for note in notes:
         print(note, file=sys.stderr)
     if saved:
-        print(f"teaching from {len(merged)} taught tickets saved with the prompt", file=sys.stderr)
+        print(f"teaching from {counted(len(merged), 'taught ticket')} saved with the prompt", file=sys.stderr)
     if args.train:
         for text, label in read_train(args, profile.label_names):
             merged[text.strip()] = label
@@ -126,10 +127,12 @@ def taught_tickets(args: argparse.Namespace, profile) -> list[tuple[str, str]]:
 def read_train(args: argparse.Namespace, labels: list[str]) -> list[tuple[str, str]]:
     from .engine.tickets import read_taught
 
+    if args.train == "-":
+        raise ValueError("--train reads a labelled file; standard input (-) is only for the tickets to label.")
     taught = read_taught(args.train, labels, args.train_label, args.column)
-    note = f"; {taught.skipped} rows skipped ({taught.reason})" if taught.skipped else ""
+    note = f"; {counted(taught.skipped, 'row')} skipped ({taught.reason})" if taught.skipped else ""
     print(
-        f"teaching from {len(taught.items)} labelled tickets in {Path(args.train).name} "
+        f"teaching from {counted(len(taught.items), 'labelled ticket')} in {Path(args.train).name} "
         f"(text {taught.text_column!r}, label {taught.label_column!r}){note}",
         file=sys.stderr,
     )
@@ -188,7 +191,7 @@ def row_counts(table: TicketTable) -> str:
     if missing > 0:
         reasons["not labelled"] = missing
     why = ", ".join(f"{n} {reason}" for reason, n in reasons.items())
-    rows = f"{len(table)} row{'' if len(table) == 1 else 's'}"
+    rows = counted(len(table), "row")
     return f"{rows} read, {labelled} labelled" + (f", not labelled: {why}" if why else "")
 
 
@@ -196,13 +199,13 @@ def report(table: TicketTable, baseline: bool) -> None:
     print(row_counts(table), file=sys.stderr)
     notes = []
     if table.problems:
-        rows = f"{len(table.problems)} row{'' if len(table.problems) == 1 else 's'}"
+        rows = counted(len(table.problems), "row")
         notes.append(f"{rows} without ticket text kept unlabelled (see the reason column)")
     truncated, fallbacks = table.flags_count()
     if fallbacks:
-        notes.append(f"{fallbacks} tickets used the shorter clean prefix (token boundary)")
+        notes.append(f"{counted(fallbacks, 'ticket')} used the shorter clean prefix (token boundary)")
     if truncated:
-        notes.append(f"{truncated} tickets truncated to fit the model's context")
+        notes.append(f"{counted(truncated, 'ticket')} truncated to fit the model's context")
     if baseline:
         from .engine.table import logprob_difference
 

@@ -108,7 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     classify = sub.add_parser("classify", parents=[common], help="label every ticket in a file")
-    classify.add_argument("file", type=given, help="CSV, TSV, TXT (one ticket a line), JSONL or Excel (.xlsx)")
+    classify.add_argument(
+        "file", type=given, help="CSV, TSV, TXT (one ticket a line), JSONL or Excel (.xlsx); - reads standard input"
+    )
     classify.add_argument("--column", type=given, help="column holding the ticket text (default: detected)")
     classify.add_argument(
         "--sheet", type=given, help="the sheet of an .xlsx file to read (default: the first visible one with data)"
@@ -153,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     evaluate = sub.add_parser("eval", parents=[common], help="accuracy of every method against a gold column")
-    evaluate.add_argument("file", type=given, help="a labelled ticket file")
+    evaluate.add_argument("file", type=given, help="a labelled ticket file; - reads standard input")
     evaluate.add_argument("--gold", type=given, required=True, help="the column holding the correct labels")
     evaluate.add_argument("--column", type=given, help="column holding the ticket text (default: detected)")
     evaluate.add_argument(

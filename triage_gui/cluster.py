@@ -36,6 +36,7 @@ import numpy as np
 
 from .cluster_worker import FAULT_ENV, ScoredBlock, ScoringWorker, WorkerOptions, first_line
 from .engine.table import ScoredBatch, TicketTable, apply_batch
+from .words import counted
 
 NEEDS_RAY = "classify --ray needs Ray: pip install 'triage-gui[cluster]' (or pip install 'ray>=2.60,<2.61')."
 BLOCK_TICKETS = 256  # upper bound; small jobs use smaller blocks so every actor gets several
@@ -119,7 +120,7 @@ def _run_job(
             args.model, args.device, threads, args.dtype, profile, calibrate, args.batch_size, baseline, encoder
         )
         size = block_size(len(rows), actors, args.batch_size)
-        note = f"{len(rows)} tickets in blocks of {size}; Ray up in {up_s:.1f} s"
+        note = f"{counted(len(rows), 'ticket')} in blocks of {size}; Ray up in {up_s:.1f} s"
         print(f"Ray: {actors} workers x {threads} threads on {total_cpus:g} CPUs, {note}", file=sys.stderr)
         gpus = 1 if str(args.device).startswith("cuda") else 0
         if gpus and not ray.cluster_resources().get("GPU"):
@@ -350,7 +351,8 @@ class _Job:
             scoring = time.perf_counter() - (self.first_ready or time.perf_counter())
             print(
                 f"Ray workers: model load {min(loads):.1f}-{max(loads):.1f} s, prefix {min(prefixes):.2f}-"
-                f"{max(prefixes):.2f} s ({stored}/{len(infos)} from the prefix store); {self.done} tickets in "
+                f"{max(prefixes):.2f} s ({stored}/{len(infos)} from the prefix store); "
+                f"{counted(self.done, 'ticket')} in "
                 f"{scoring:.1f} s from the first ready worker ({self.done / max(scoring, 1e-9):.1f}/s), "
                 f"{self.done / max(self.busy_s, 1e-9):.1f}/s per busy worker",
                 file=sys.stderr,

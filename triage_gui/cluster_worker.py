@@ -92,7 +92,7 @@ class ScoredBlock:
 
 class ScoringWorker:
     """The actor: one model and prompt prefix per process, built once; blocks are scored with
-    :func:`engine.runner.score_stream`, as in one process. A load failure is kept and reported by
+    :func:`engine.scoring.score_stream`, as in one process. A load failure is kept and reported by
     :meth:`info` (it would fail the same way after every restart)."""
 
     def __init__(self, options: WorkerOptions) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 import time
 
+from .words import plural
+
 # Whether a progress line is open (no newline yet): an interrupt or an error ends it first, so its
 # message gets a line of its own rather than "…embedded (first pass)ticket-triage: interrupted".
 _open = [False]
@@ -13,7 +15,7 @@ _open = [False]
 def progress_line(done: int, total: int, started: float, extra: str = "") -> None:
     """``\\r{done}/{total} tickets, {rate}/s`` on stderr, rewritten in place."""
     rate = done / max(1e-9, time.perf_counter() - started)
-    print(f"\r{done}/{total} tickets, {rate:.1f}/s{extra}", end="", file=sys.stderr, flush=True)
+    print(f"\r{done}/{total} {plural(total, 'ticket')}, {rate:.1f}/s{extra}", end="", file=sys.stderr, flush=True)
     _open[0] = True
 
 

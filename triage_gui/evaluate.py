@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .engine.scoring import macro_f1, report_from_ids
+from .words import counted, plural
 
 STRATEGIES = ("random", "suggested")
 Results = dict[str, dict[int, list[tuple[float, float]]]]
@@ -99,9 +100,8 @@ def run_eval(args: argparse.Namespace) -> int:
     from .engine.model import load_model
     from .engine.prompt import load_profile
     from .engine.scoring import Scorer
-    from .engine.tickets import read_table
     from .session.gold import GoldColumn
-    from .steps import first_pass, load_encoder_for, score_local
+    from .steps import first_pass, load_encoder_for, read_input, score_local
 
     if args.batch_size < 1:
         raise ValueError("--batch-size must be at least 1")
@@ -114,7 +114,7 @@ def run_eval(args: argparse.Namespace) -> int:
     if not parts or not all(p.isdigit() for p in parts) or int(max(parts, key=int)) > 10_000:
         raise ValueError(f"--steps {args.steps!r} is not a list of whole numbers up to 10000, such as 0,5,10")
     steps = sorted({int(p) for p in parts})
-    table, _, summary = read_table(args.file, args.column, getattr(args, "sheet", None))
+    table, _, summary = read_input(args.file, args.column, getattr(args, "sheet", None))
     if args.gold not in table.columns:
         raise ValueError(f"no column {args.gold!r}; the file has: {', '.join(table.columns)}")
     profile = load_profile(args.prompt)
@@ -125,7 +125,8 @@ def run_eval(args: argparse.Namespace) -> int:
     gold = GoldColumn(args.gold).ids(table)
     usable = int((gold >= 0).sum())
     if usable < 2 * len(scorer.labels):
-        raise ValueError(f"only {usable} rows of {args.gold!r} hold one of the labels {', '.join(scorer.labels)}")
+        rows = f"{counted(usable, 'row')} of {args.gold!r} {plural(usable, 'holds', 'hold')}"
+        raise ValueError(f"only {rows} one of the labels {', '.join(scorer.labels)}")
     print(f"{usable} tickets with a gold label from {args.file} ({summary}); scoring…", file=sys.stderr)
     started = time.perf_counter()
     if encoder is not None:
@@ -264,7 +265,7 @@ def print_curves(curves: dict[str, dict[int, list[float]]], steps: list[int], ou
     if "random" in curves and "suggested" in curves and steps:
         target = statistics.mean(curves["random"][max(steps)])
         reached = [s for s in steps if statistics.mean(curves["suggested"][s]) >= target]
-        when = f"after {reached[0]} tickets" if reached else "not within the steps shown"
+        when = f"after {counted(reached[0], 'ticket')}" if reached else "not within the steps shown"
         out(f"\nsuggested reach random's accuracy at N={max(steps)} ({target:.3f}) {when}")
 
 

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..engine.model import BUNDLED, RECOMMENDED_ONLINE, is_hub_id
+from ..words import counted, plural
 
 
 class ModelDialog(QDialog):
@@ -133,7 +134,9 @@ def replace_or_add(parent: QWidget, loaded: int, names: list[str], title: str = 
     box.setIcon(QMessageBox.Icon.Question)
     box.setWindowTitle(title)
     shown = ", ".join(names[:3]) + ("…" if len(names) > 3 else "")
-    box.setText(f"{loaded} tickets are loaded. Replace them with {shown}, or add to them?")
+    them = plural(loaded, "it", "them")
+    loaded_text = f"{counted(loaded, 'ticket')} {plural(loaded, 'is', 'are')} loaded"
+    box.setText(f"{loaded_text}. Replace {them} with {shown}, or add to {them}?")
     replace = box.addButton("Replace", QMessageBox.ButtonRole.DestructiveRole)
     add = box.addButton("Add", QMessageBox.ButtonRole.AcceptRole)
     box.addButton(QMessageBox.StandardButton.Cancel)

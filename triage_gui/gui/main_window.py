@@ -19,6 +19,7 @@ from ..session.evaluation import Evaluation
 from ..session.prompt_document import DocumentStatus, PromptDocument
 from ..session.session import Session
 from ..session.status import FileStatus, HeadStatus, ModelStatus, PromptStatus, RunStatus
+from ..words import counted
 from .app_actions import AppActions
 from .detail_pane import DetailPane
 from .elided_label import ElidedLabel
@@ -264,7 +265,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"{status.name}: {status.summary}", 15000)
             self.evaluation.detect(self.session.text_column)
         elif status.state == "stopped":
-            self.statusBar().showMessage(f"{status.name}: stopped after {status.rows} rows.", 15000)
+            self.statusBar().showMessage(f"{status.name}: stopped after {counted(status.rows, 'row')}.", 15000)
 
     def show_head(self, status: HeadStatus) -> None:
         if status.taught != self.detail.taught_count:

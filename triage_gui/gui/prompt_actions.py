@@ -25,6 +25,7 @@ from ..session.evaluation import Evaluation, Score
 from ..session.prompt_document import DocumentStatus, PromptConflict, PromptDocument
 from ..session.session import Session
 from ..session.status import PromptStatus
+from ..words import counted, plural
 from .prompt_editor import PromptEditor
 from .results_area import ResultsArea
 from .version_compare import Side, compare_dialog
@@ -72,7 +73,7 @@ class PromptActions:
         waiting = self.document.draft_taught  # taught where the file could not take them: offered back
         self.session.restore_kept([*((e.text, e.label) for e in saved.taught), *waiting], saved.checks)
         if waiting:
-            self.notify(f"Restored {len(waiting)} taught tickets kept in the draft.", 10000)
+            self.notify(f"Restored {counted(len(waiting), 'taught ticket')} kept in the draft.", 10000)
             self.keep_taught()
         self.session.set_prompt(saved)
         self._show_state(self.document.status)
@@ -166,7 +167,8 @@ class PromptActions:
         elif prompt_changed:
             self.notify(f"{name} was changed in another window; Save will ask which prompt to keep.", 15000)
         elif theirs:
-            self.notify(f"{len(theirs)} tickets taught in another window were added from {name}.", 10000)
+            were = plural(len(theirs), "was", "were")
+            self.notify(f"{counted(len(theirs), 'ticket')} taught in another window {were} added from {name}.", 10000)
 
     def save_as_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self.parent, "Save prompt profile", str(self.document.path), "*.json")
@@ -275,8 +277,8 @@ class PromptActions:
             self.warn("Taught tickets not imported", str(exc))
             return
         added = self.session.add_taught(items.items)
-        note = f" ({items.skipped} rows skipped: {items.reason})" if items.skipped else ""
-        self.notify(f"Imported {added} taught tickets from {Path(path).name}{note}.", 10000)
+        note = f" ({counted(items.skipped, 'row')} skipped: {items.reason})" if items.skipped else ""
+        self.notify(f"Imported {counted(added, 'taught ticket')} from {Path(path).name}{note}.", 10000)
 
     def export_taught(self) -> None:
         items = self.session.taught_items()
@@ -294,7 +296,7 @@ class PromptActions:
             except OSError as exc:
                 self.warn("Export failed", f"Cannot write {path}: {exc.strerror or exc}")
                 return
-            self.notify(f"Exported {len(items)} taught tickets to {path}.", 10000)
+            self.notify(f"Exported {counted(len(items), 'taught ticket')} to {path}.", 10000)
 
 
 def ask_conflict(parent: QWidget, exc: PromptConflict) -> str | None:

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..engine.scoring import GoldReport, LatencySummary
+from ..words import counted, plural
 from .latency_chart import BASELINE_COLOR, CACHED_COLOR, LatencyChart
 
 ROW_TITLE = 110  # px: the widest a gold label's row title gets in the confusion matrix
@@ -132,12 +133,14 @@ class ResultsArea(QTabWidget):
                 "No tickets yet. Drop a CSV, Excel, TSV, TXT or JSONL file on the window, or paste tickets."
             )
             return
-        parts = [f"<b>{labelled}</b> of {total} tickets labelled."]
+        parts = [f"<b>{labelled}</b> of {counted(total, 'ticket')} labelled."]
         if classified > labelled:  # the first pass is ahead: say what the lead has, then what is refined
-            parts = [f"<b>{labelled}</b> of {total} tickets labelled by the language model; {classified:,} have a "
-                     "label (the others are the classifier's first pass)."]  # fmt: skip
+            have = plural(classified, "has", "have")
+            parts = [f"<b>{labelled}</b> of {counted(total, 'ticket')} labelled by the language model; {classified:,} "
+                     f"{have} a label (the others are the classifier's first pass)."]  # fmt: skip
         if problems:
-            parts.append(f"{problems} rows have no ticket text and are kept unlabelled.")
+            parts.append(f"{counted(problems, 'row')} {plural(problems, 'has', 'have')} no ticket text and "
+                         f"{plural(problems, 'is', 'are')} kept unlabelled.")  # fmt: skip
         if learning:
             parts.append(learning)
         if cached is not None:
@@ -185,7 +188,7 @@ class ResultsArea(QTabWidget):
                 shade = QColor(CACHED_COLOR if g == p else BASELINE_COLOR)
                 shade.setAlpha(int(30 + 160 * count / peak) if count else 0)
                 item.setBackground(shade)
-                item.setToolTip(f"gold {names[g]}, labelled {names[p]}: {count} tickets")
+                item.setToolTip(f"gold {names[g]}, labelled {names[p]}: {counted(count, 'ticket')}")
                 self.confusion.setItem(g, p, item)
         for i, stats in enumerate(report.per_label):
             for r, c, value in (

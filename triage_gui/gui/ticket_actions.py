@@ -35,6 +35,7 @@ from ..session.evaluation import Evaluation
 from ..session.gold import gold_teaching
 from ..session.session import Session
 from ..session.status import RunStatus
+from ..words import counted, plural
 from . import dialogs
 from .settings import AppSettings
 from .ticket_area import TicketArea
@@ -144,7 +145,7 @@ class TicketActions:
         rows = rows_of(columns, tickets, "pasted")
         loaded = self.session.ticket_count
         if loaded:  # as a file does: three pasted rows behind 17,746 unlabelled ones were easy to miss
-            what = f"the {_count(len(rows), 'pasted ticket')}"
+            what = f"the {counted(len(rows), 'pasted ticket')}"
             answer = dialogs.replace_or_add(self.parent, loaded, [what], "Paste tickets")
             if answer is None:
                 return
@@ -169,11 +170,11 @@ class TicketActions:
             if self.confirm_discard("Clear the tickets"):
                 self.session.clear()
             return
-        kept = f" What you taught ({_count(taught, 'ticket')}) stays with the prompt." if taught else ""
+        kept = f" What you taught ({counted(taught, 'ticket')}) stays with the prompt." if taught else ""
         answer = QMessageBox.question(
             self.parent,
             "Clear the tickets",
-            f"Remove all {_count(len(table), 'ticket')} and {_count(labelled, 'label')}? This cannot be undone "
+            f"Remove all {counted(len(table), 'ticket')} and {counted(labelled, 'label')}? This cannot be undone "
             f"(open the file again to get them back).{kept}",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel,
@@ -228,7 +229,8 @@ class TicketActions:
         answer = QMessageBox.question(
             self.parent,
             "Learn from the gold column",
-            f"Teach {len(found) - same} tickets the label in the {gold.column} column?{also} Ctrl+Z undoes it.",
+            f"Teach {counted(len(found) - same, 'ticket')} the label in the {gold.column} column?{also} "
+            "Ctrl+Z undoes it.",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel,
         )
@@ -236,7 +238,7 @@ class TicketActions:
         if answer != QMessageBox.StandardButton.Yes:
             return
         taught = self.session.learn_from(gold)
-        self.notify(f"Learning from {taught} tickets of the gold column — Ctrl+Z undoes.", 10000)
+        self.notify(f"Learning from {counted(taught, 'ticket')} of the gold column — Ctrl+Z undoes.", 10000)
 
     # ---------------------------------------------------------------- export
 
@@ -273,7 +275,7 @@ class TicketActions:
         try:
             if output_format(path) == "xlsx":  # .xls/.xlsm refused; any other name is CSV
                 workbook = ExcelExport(table, prompt_hash, self.session.baseline).snapshot()
-                self.notify(f"Exporting {len(table)} tickets to {path}…", 0)
+                self.notify(f"Exporting {counted(len(table), 'ticket')} to {path}…", 0)
                 job = self.session.in_background(workbook.write, path)
                 job.add_done_callback(lambda done: self._exported(path, len(table), done))
                 return True
@@ -297,7 +299,7 @@ class TicketActions:
 
     def _said_exported(self, path: str, rows: int, labelled: int) -> None:
         tail = f" ({rows - labelled} without a label)" if rows > labelled else ""
-        self.notify(f"Exported {rows} tickets to {path}{tail}.", 10000)
+        self.notify(f"Exported {counted(rows, 'ticket')} to {path}{tail}.", 10000)
 
     def _failed(self, path: str, exc: OSError | ValueError) -> None:
         if isinstance(exc, OSError) and exc.strerror:
@@ -312,13 +314,15 @@ def export_question(counts: ExportCounts) -> str:
     parts = []
     if counts.unlabelled:
         parts.append(
-            f"{counts.unlabelled} of {counts.tickets} tickets are not labelled yet; they are exported with an "
-            "empty label and the reason."
+            f"{counts.unlabelled} of {counted(counts.tickets, 'ticket')} {plural(counts.unlabelled, 'is', 'are')} "
+            f"not labelled yet; {plural(counts.unlabelled, 'it is', 'they are')} exported with an empty label and "
+            "the reason."
         )
     if counts.ahead:
         parts.append(
-            f"{counts.ahead} of {counts.tickets} tickets are not read by the language model yet; they are "
-            'exported with the classifier\'s first-pass label (label_source "first pass").'
+            f"{counts.ahead} of {counted(counts.tickets, 'ticket')} {plural(counts.ahead, 'is', 'are')} not read by "
+            f"the language model yet; {plural(counts.ahead, 'it is', 'they are')} exported with the classifier's "
+            'first-pass label (label_source "first pass").'
         )
     return " ".join(parts) + " Export now?" if parts else ""
 
@@ -329,12 +333,9 @@ def _mnemonic(i: int) -> str:
     return f"&{keys[i]}" if i < len(keys) else ""
 
 
-def _count(n: int, thing: str) -> str:
-    return f"{n} {thing}{'s' if n != 1 else ''}"
-
-
 def running_text(run: RunStatus) -> str:
     """What is still running, in words: with the first pass ahead, every ticket has a label already."""
     if run.classified > run.labelled:
-        return f"The language model is still reading {run.remaining:,} tickets (each has the classifier's label)."
-    return f"Labelling is still running ({run.remaining:,} tickets to go)."
+        ticket = plural(run.remaining, "ticket")
+        return f"The language model is still reading {run.remaining:,} {ticket} (each has the classifier's label)."
+    return f"Labelling is still running ({run.remaining:,} {plural(run.remaining, 'ticket')} to go)."

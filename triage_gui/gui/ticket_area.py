@@ -318,7 +318,8 @@ class TicketArea(QWidget):
             named.append(f"the search '{self.search.text()}'")
         if self.cell is not None:
             named.append(self.cell_chip.text().rstrip(" ✕"))
-        self.hidden.setText(f"None of the {loaded} tickets passes {', '.join(named) or 'the filters'}.")
+        which = "The one ticket does not pass" if loaded == 1 else f"None of the {loaded} tickets passes"
+        self.hidden.setText(f"{which} {', '.join(named) or 'the filters'}.")
         self.hidden_row.show()
 
     def reset_filters(self, keep: QCheckBox | None = None, emit: bool = True) -> None:

@@ -9,7 +9,7 @@ and moved when an unrelated ticket was taught). It describes the labels as they 
 teaching since then usually improves them, so it errs on the low side. With a 95 % Wilson interval and
 the number of checks it rests on. No checks: no number ("not estimated yet"). A check also teaches.
 
-Checks are kept with the prompt (by ticket text, as the taught set: :mod:`engine.checked`), each with
+Checks are kept with the prompt (by ticket text, as the taught set: :mod:`engine.prompt`), each with
 the version and taught-set size it was made under and when, so the estimate comes back after File ›
 Open of the same tickets, reopening the prompt and a restart, and says what it describes ("~40% (22–61%),
 20 checks on v3 with 40 taught, 2 h ago") and whether a newer prompt version or teaching since may have

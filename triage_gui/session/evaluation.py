@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..engine.table import TicketTable
+from ..words import counted
 from .events import Event
 from .gold import GoldColumn, gold_report, match_share
 
@@ -186,7 +187,7 @@ class Evaluation:
             )
         if (before.taught, before.rows) != (len(taught), rows):
             return (
-                f"not comparable with version {number} ({before.taught} taught tickets and "
+                f"not comparable with version {number} ({counted(before.taught, 'taught ticket')} and "
                 f"{before.rows} gold rows then, {len(taught)} and {rows} now)"
             )
         return f"not comparable with version {number} (other gold rows or another taught set then, as many)"

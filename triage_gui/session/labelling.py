@@ -26,7 +26,7 @@ class WorkQueue:
     """The rows a labelling run still has to do, handed out in row order; rows added while it runs are
     picked up (the table is scanned again from where the last scan ended). The first pass comes first:
     while any row lacks the encoder's features, :meth:`take` hands out an embedding block (rows aligned as
-    :mod:`engine.first_pass` says), so every loaded ticket has a learned label before the language model
+    :mod:`engine.learning` says), so every loaded ticket has a learned label before the language model
     reads the next one."""
 
     def __init__(self, table: TicketTable, baseline: bool = False, embed: bool = False) -> None:

@@ -1,5 +1,5 @@
 """The prompt file as a Qt-free document: where it lives, what was last saved there, the unsaved draft,
-the versions applied with what each scored (kept in the file, :mod:`engine.history`), and the taught set
+the versions applied with what each scored (kept in the file, :mod:`engine.prompt`), and the taught set
 kept with it.
 
 The window shows it and sends it intents; it owns every write of the prompt file and the draft, so
@@ -11,7 +11,7 @@ thread. What the thread writes from (what was last read or written, and ours) is
 thread before it is handed over.
 
 Two windows can share the file: every write re-reads it and merges what the other side wrote
-(:mod:`engine.prompt_merge`); the prompt itself is taken from the other side only when this side has
+(:mod:`engine.prompt`); the prompt itself is taken from the other side only when this side has
 no unsaved edits, and a Save over edits made in both raises ``PromptConflict`` for the window to ask.
 A file that cannot be read (or is read-only) is never written over: the taught set goes to the draft
 (``stranded``), which the next start offers back, and a Save first moves an unreadable file aside.

@@ -9,7 +9,7 @@ sentence encoder first (milliseconds, no prefix needed), so every embedded row i
 encoder and n-gram heads at once, and again once the new prompt's LLM features exist.
 
 After each fit, off the critical path: out-of-fold labels for the taught tickets, the head weights
-chosen from them (:mod:`engine.combination`), and the tickets to teach next (:mod:`engine.suggest`).
+chosen from them (:mod:`engine.learning`), and the tickets to teach next (:mod:`engine.learning`).
 
 The learning modules (scikit-learn and SciPy) are imported on the learning thread once a prompt is
 ready or tickets arrive, not with the window: imported with it, they added 1.5-2 s to its start.

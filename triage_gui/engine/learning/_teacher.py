@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...words import counted
 from ..model import EncoderLike, ScorerLike
-from ..prompt import PromptProfile
+from ..prompt import PromptProfile, learned_text
 from ..table import TicketTable
 from . import _head_table as heads
 from ._heads import PSEUDO_WEIGHT, Examples, Fit, Head, OutOfFold, RowSource, fit_all, out_of_fold
@@ -56,10 +57,11 @@ def features_of(
     n_labels: int,
     batch: int = 32,
 ) -> TextFeatures:
-    """The features of texts that are not loaded rows (engine thread), in batches as tickets are."""
+    """The features of texts that are not loaded rows (engine thread), in batches as tickets are; each is
+    read up to :func:`engine.prompt.learned_text`'s cut, in the window and in ``classify`` alike."""
     hidden, prompt, embedded = [], [], []
     for start in range(0, len(texts), batch):
-        chunk = list(texts[start : start + batch])
+        chunk = [learned_text(t) for t in texts[start : start + batch]]
         if scorer is not None:
             scores = scorer.score_batch(chunk)
             hidden.append(np.stack([s.features for s in scores]).astype(np.float32))  # type: ignore[misc]
@@ -80,7 +82,7 @@ def embed_each(encoder: EncoderLike, texts: Sequence[str]) -> np.ndarray:
     differs between the window (as rows arrive) and ``classify``; alone, a text has the same features in both."""
     if not texts:
         return np.zeros((0, encoder.dim), np.float32)
-    return np.concatenate([np.asarray(encoder.encode([t]), dtype=np.float32) for t in texts])
+    return np.concatenate([np.asarray(encoder.encode([learned_text(t)]), dtype=np.float32) for t in texts])
 
 
 def pseudo_set(profile: PromptProfile, features: TextFeatures) -> Examples:
@@ -132,9 +134,9 @@ def taught_set(
                 v = s.get(table, np.array([row]))[0]
                 values[s.name].append(v if s.name not in present or present[s.name][row] else np.full(len(v), np.nan))
         elif text in outside:
-            row = None
             for s in sources:
                 values[s.name].append(outside[text].get(s.name, np.zeros(0, np.float32)))
+            row, text = None, learned_text(text)
         else:
             continue
         texts.append(text)
@@ -228,6 +230,6 @@ class Teacher:
         apply_fit(table, fit, len(table), table.version, chosen.labels)
         weights = describe(fit.head.weights) if self.scorer is not None else describe(fit.head.first_weights or {})
         return (
-            f"{len(examples)} taught tickets and {len(pseudo)} from the prompt; heads weighted "
+            f"{counted(len(examples), 'taught ticket')} and {len(pseudo)} from the prompt; heads weighted "
             f"{weights}; fitted in {fit.seconds:.2f} s"
         )

@@ -12,6 +12,7 @@ from ._history import MAX_VERSIONS, PROMPT_KEYS, Measure, VersionRecord
 from ._layout import EncodedTicket, LayoutError, PromptLayout
 from ._merge import Merged, PromptConflict, known_taught, locked, merge, merge_history, move_aside, read_current
 from ._profile import (
+    MAX_TAUGHT_CHARS,
     SCHEMA_VERSION,
     Example,
     Label,
@@ -21,10 +22,12 @@ from ._profile import (
     default_profile,
     gold_column,
     label_key,
+    learned_text,
     load_profile,
 )
 
 __all__ = [
+    "MAX_TAUGHT_CHARS",
     "MAX_VERSIONS",
     "PROMPT_KEYS",
     "SCHEMA_VERSION",
@@ -45,6 +48,7 @@ __all__ = [
     "gold_column",
     "known_taught",
     "label_key",
+    "learned_text",
     "load_profile",
     "locked",
     "merge",

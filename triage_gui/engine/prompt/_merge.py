@@ -144,7 +144,7 @@ def merge_history(
     base: list[VersionRecord], ours: list[VersionRecord], theirs: list[VersionRecord]
 ) -> tuple[list[VersionRecord], dict[int, int]]:
     """The file's versions with ours merged in by number (see the module docstring), oldest first,
-    at most :data:`~engine.history.MAX_VERSIONS`; and the numbers our new versions were given."""
+    at most :data:`~engine.prompt.MAX_VERSIONS`; and the numbers our new versions were given."""
     known = {r.number: r for r in base}
     result = {r.number: r for r in theirs}
     renumbered: dict[int, int] = {}

@@ -217,6 +217,8 @@ def check_output(path: str, inputs: dict[str, str | os.PathLike[str] | None]) ->
             raise ValueError(f"--out {name} is a folder; give a file name.")
         kind = "a named pipe" if stat.S_ISFIFO(info.st_mode) else "a device" if _is_device(info) else "not a file"
         raise ValueError(f"--out {name} is {kind}, not a regular file; give a file name, or - for standard output.")
+    if path.endswith(("/", os.sep)):  # realpath drops the slash: x.csv/ was written as the file x.csv
+        raise ValueError(f"--out {name} ends in a slash, as a folder's name does; give a file name.")
     target = os.path.realpath(path)
     for what, source in inputs.items():
         if source and info is not None and os.path.exists(source) and os.path.samefile(source, target):

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...words import counted
 from ..table import BLANK
-from ._records import fold_extra, read_records, unique_names, uses_quoting
+from ._records import fold_extra, json_integer, read_records, unique_names, uses_quoting, without_surrogates
 from ._sniff import (
     MIXED_UTF8,
     SAMPLE_BYTES,
@@ -88,6 +89,7 @@ class TicketSource:
     errors: str = "replace"  # the decoding error handler the whole file is read with
     sheet: str = ""  # the workbook's sheet read (kind "xlsx")
     first_row: int = 0  # the sheet's row its header is on where title rows are above it (0: none)
+    surrogates: int = 0  # lone surrogates (JSON "\ud800", Excel "_xD800_") read as U+FFFD, the one change
 
     @property
     def text_column_name(self) -> str:
@@ -96,7 +98,7 @@ class TicketSource:
     def batches(self, size: int = 256, text_column: int | None = None) -> Iterator[list[Ticket]]:
         """Yield every record in file order, ``size`` at a time; unscorable ones carry a ``problem``."""
         column = self.text_column if text_column is None else text_column
-        self.empty_lines = self.blank_text = self.ragged_rows = self.long_rows = self.rows_read = 0
+        self.empty_lines = self.blank_text = self.ragged_rows = self.long_rows = self.rows_read = self.surrogates = 0
         self.bad_lines, self.quote_lines = [], []
         batch: list[Ticket] = []
         for number, values, problem in self._records(column):
@@ -116,7 +118,7 @@ class TicketSource:
         return [t for batch in self.batches(4096, text_column) for t in batch]
 
     def summary(self) -> str:
-        parts = [f"{_count(self.rows_read, 'row')} read ({f'sheet {self.sheet!r}' if self.sheet else self.encoding}"]
+        parts = [f"{counted(self.rows_read, 'row')} read ({f'sheet {self.sheet!r}' if self.sheet else self.encoding}"]
         if self.kind == "csv":
             parts[0] += f", {_delimiter_name(self.delimiter)}-separated"
         parts[0] += ")"
@@ -127,17 +129,19 @@ class TicketSource:
             more = "…" if len(self.bad_lines) > 10 else ""
             parts.append(f"bad JSON on line {shown}{more} (kept, unlabelled)")
         if self.ragged_rows:
-            parts.append(f"{_count(self.ragged_rows, 'short row')} padded")
+            parts.append(f"{counted(self.ragged_rows, 'short row')} padded")
         if self.long_rows:
             parts.append(
-                f"{_count(self.long_rows, 'row')} with more fields than the header (the extra fields kept in "
+                f"{counted(self.long_rows, 'row')} with more fields than the header (the extra fields kept in "
                 f"column {self.text_column_name!r})"
             )
         if self.quote_lines:
             shown = ", ".join(str(n) for n in self.quote_lines[:10]) + ("…" if len(self.quote_lines) > 10 else "")
             parts.append(f"a quote that never closes on line {shown}: read one ticket per line there")
         if self.empty_lines:
-            parts.append(f"{_count(self.empty_lines, 'empty row' if self.sheet else 'empty line')} skipped")
+            parts.append(f"{counted(self.empty_lines, 'empty row' if self.sheet else 'empty line')} skipped")
+        if self.surrogates:
+            parts.append(f"{counted(self.surrogates, 'lone surrogate')} (\\ud800–\\udfff: no text) read as U+FFFD")
         return "; ".join(parts + self.notes)
 
     # ----------------------------------------------------------------- readers
@@ -152,7 +156,7 @@ class TicketSource:
                     if not line:
                         self.empty_lines += 1
                         continue
-                    yield number, [_clean(line)], None
+                    yield number, [line], None
         elif self.kind == "jsonl":
             with reading(self.path, self.encoding, self.errors) as handle:
                 for number, line in enumerate(handle, start=1):
@@ -177,15 +181,21 @@ class TicketSource:
         file, in first-seen order); a bare string is the ticket text, in the text column."""
         if isinstance(value, str):
             values = [""] * len(self.columns)
-            values[column] = _clean(value)
-            return number, values, None
+            values[column] = value
+            return number, self._kept(values), None
         if not isinstance(value, dict):
             self.bad_lines.append(number)
             problem = "is not valid JSON" if value is _INVALID else "is not a JSON object"
+            problem = f"is {DEEP}" if value is _TOO_DEEP else problem
             what = "line" if self.kind == "jsonl" else "record"
             return number, [""] * len(self.columns), f"{what} {number} {problem}"
         self.columns.extend(key for key in value if key not in self.columns)
-        return number, [_clean(_stringify(value.get(c, ""))) for c in self.columns], None
+        return number, self._kept([_stringify(value.get(c, "")) for c in self.columns]), None
+
+    def _kept(self, values: list[str]) -> list[str]:
+        values, found = without_surrogates(values)
+        self.surrogates += found
+        return values
 
     def _csv_records(self, width: int, column: int) -> Iterator[tuple[int, list[str], str | None]]:
         with reading(self.path, self.encoding, self.errors) as handle:
@@ -208,7 +218,7 @@ class TicketSource:
                         if has_content(values):
                             self.ragged_rows += 1
                         values = values + [""] * (width - len(values))
-                    yield number, [_clean(v) for v in values], None
+                    yield number, values, None
             except csv.Error as exc:
                 raise TicketFileError(f"{_name(self.path)}: cannot read line {number + 1} ({exc}).") from None
 
@@ -224,7 +234,7 @@ class TicketSource:
                 header_pending = False  # sniffing took the first row with a value as the header
                 continue
             self.columns.extend(f"column {i + 1}" for i in range(len(self.columns), len(values)))
-            yield number, [_clean(v) for v in values] + [""] * (len(self.columns) - len(values)), None
+            yield number, self._kept(values) + [""] * (len(self.columns) - len(values)), None
 
 
 def check_file(path: str | os.PathLike[str]) -> list[str]:
@@ -257,7 +267,7 @@ def open_tickets(path: str | os.PathLike[str], sheet: str | None = None) -> Tick
             )
         if bad_line is not None:
             errors = MIXED_UTF8
-            notes.append(f"{_count(bad, 'byte')} not UTF-8 (the first on line {bad_line}): read as cp1252")
+            notes.append(f"{counted(bad, 'byte')} not UTF-8 (the first on line {bad_line}): read as cp1252")
     suffix = path.suffix.lower()
     if suffix in JSON_ARRAY or (suffix not in SUPPORTED and sample.lstrip("\ufeff \t\r\n").startswith("[")):
         source = _open_json(path, encoding, notes, sample)
@@ -273,22 +283,20 @@ def open_tickets(path: str | os.PathLike[str], sheet: str | None = None) -> Tick
     return source
 
 
-_INVALID = object()  # what _json_value returns for a line that is not JSON
+_INVALID, _TOO_DEEP = object(), object()  # what _json_value returns for a line that is not JSON, or too deep
+# Python's JSON reader stops at its recursion limit: 100,000 brackets deep said "no JSON objects found".
+DEEP = "nested too deep to read (JSON more than about 1,000 levels deep); give flat ticket objects or CSV"
 
 
 def _json_value(line: str) -> object:
     try:
-        return json.loads(line)
-    except (ValueError, RecursionError):
-        return _INVALID
+        return json.loads(line, parse_int=json_integer)
+    except (ValueError, RecursionError) as exc:
+        return _TOO_DEEP if isinstance(exc, RecursionError) else _INVALID
 
 
 def _stringify(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False)
+    return "" if value is None else value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def _open_jsonl(path: Path, encoding: str, sample: str, notes: list[str]) -> TicketSource:
@@ -300,10 +308,12 @@ def _open_json(path: Path, encoding: str, notes: list[str], sample: str) -> Tick
     """A .json file: an array of ticket objects (or strings), read whole; anything else is refused."""
     try:
         with open(path, encoding=encoding, errors="replace") as handle:
-            value = json.load(handle)
+            value = json.load(handle, parse_int=json_integer)
     except (ValueError, RecursionError) as exc:
         if looks_jsonl(sample):  # JSON Lines saved as .json
             return _open_jsonl(path, encoding, text_sample(path, encoding)[0], notes)
+        if isinstance(exc, RecursionError):
+            raise TicketFileError(f"{_name(path)} is {DEEP}.") from None
         where = f" (line {exc.lineno}: {exc.msg})" if isinstance(exc, json.JSONDecodeError) else ""
         raise TicketFileError(f"{_name(path)} is not valid JSON{where}.") from None
     if not isinstance(value, list):
@@ -324,7 +334,8 @@ def _json_source(path: Path, kind: str, encoding: str, sample: list[object], not
         columns.extend(key for key in record if key not in columns)
     if not columns:
         if not any(isinstance(v, str) for v in sample):
-            raise TicketFileError(f"{_name(path)}: no JSON objects found (expected one object per line).")
+            none = ": no JSON objects found (expected one object per line)"
+            raise TicketFileError(f"{_name(path)}{f' is {DEEP}' if _TOO_DEEP in sample else none}.")
         columns = ["text"]  # bare strings only: they are the text
     values = [[_stringify(record.get(c, "")) for c in columns] for record in objects]
     return TicketSource(path, kind, encoding, columns, choose_text_column(columns, values), notes=notes)
@@ -393,24 +404,10 @@ def tickets_from_text(text: str) -> tuple[list[str], list[Ticket], int]:
         if len(widths) == 1 and widths.pop() > 1 and has_header(rows):
             columns = unique_names([c.strip() or f"column {i + 1}" for i, c in enumerate(rows[0])])
             col = choose_text_column(columns, rows[1:])
-            tickets = [Ticket(n, [_clean(v) for v in r], _clean(r[col]).strip()) for n, r in enumerate(rows[1:], 2)]
+            tickets = [Ticket(n, r, r[col].strip()) for n, r in enumerate(rows[1:], 2)]
             return columns, [t for t in tickets if t.text], col
-    tickets = [Ticket(n, [_clean(line)], _clean(line).strip()) for n, line in enumerate(text.split("\n"), 1)]
+    tickets = [Ticket(n, [line], line.strip()) for n, line in enumerate(text.split("\n"), 1)]
     return ["text"], [t for t in tickets if t.text], 0
-
-
-def _clean(value: str) -> str:
-    """Drop NULs and other C0 controls that break display; keep text, tabs and newlines."""
-    if not value:
-        return value
-    return value.translate(_CONTROL_TABLE)
-
-
-_CONTROL_TABLE = {c: None for c in range(32) if chr(c) not in "\t\n\r"}
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _delimiter_name(delimiter: str) -> str:

@@ -27,6 +27,22 @@ _OPENING_QUOTE = re.compile(r'(?:^|(?<=[,;\t|\r\n]))"')
 _QUOTED_FIELD = re.compile(r'(?:^|(?<=[,;\t|\r\n]))"(?:[^"]|"")*"(?=[,;\t|\r\n]|\Z)')
 # A quoted field spanning more lines than this is taken as a runaway quote even if it closes later.
 MAX_RECORD_LINES = 2000
+# A lone UTF-16 surrogate: a JSON escape such as "\ud800" or an Excel ``_xD800_`` reads as one, and no
+# UTF-8 file, tokenizer or window can hold it (the tokenizer refused the whole batch with a TypeError).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_integer(digits: str) -> int | str:
+    """A JSON integer as ``json.loads``'s ``parse_int``: past Python's 4,300-digit limit for turning text
+    into an int, its digits as they are (the whole line was "not valid JSON" and its ticket lost)."""
+    return int(digits) if len(digits) < 4300 else digits
+
+
+def without_surrogates(values: list[str]) -> tuple[list[str], int]:
+    """``values`` as they are, but each lone surrogate as U+FFFD; and how many there were. Every other
+    character (controls, NULs, ``\r``) is kept: the ticket comes back as it was."""
+    found = sum(len(_SURROGATE.findall(v)) for v in values if not v.isascii())
+    return ([_SURROGATE.sub("\ufffd", v) for v in values], found) if found else (values, 0)
 
 
 class _Runaway(Exception):

@@ -55,6 +55,11 @@ def _size(limit: int) -> str:
     return f"{limit / 2**10:g} KiB"
 
 
+def damaged(name: str, what: str) -> TicketFileError:
+    """A workbook whose parts contradict themselves or break off: one sentence, never "no rows"."""
+    return TicketFileError(f"{name} is damaged: {what}; save it again from Excel, or as CSV.")
+
+
 def too_large(name: str, what: str, limit: int) -> TicketFileError:
     return TicketFileError(
         f"{name} is too large to read: its {what} unpacks to more than {_size(limit)} (the limit for that part "
@@ -73,10 +78,12 @@ class Limited:
             raise self.refuse
         self.handle: IO[bytes] = archive.open(member)
         self.count = 0
+        self.last = b""  # the part's last bytes read: whether it ends as XML does (:func:`whole`)
 
     def read(self, size: int = -1) -> bytes:
         data = self.handle.read(CHUNK if size is None or size < 0 else min(size, CHUNK))
         self.count += len(data)
+        self.last = (self.last + data)[-256:] if len(data) < 256 else data[-256:]
         if self.count > self.limit:
             raise self.refuse
         return data
@@ -103,6 +110,12 @@ def holds_value(stream: Limited, tail: bytes = b"") -> bool:
         if (b"v>" in tail or b"t>" in tail or b"t " in tail) and VALUE_MARK.search(tail):
             return True
     return bool(VALUE_MARK.search(tail))
+
+
+def whole(stream: Limited) -> bool:
+    """Whether a part read to its end closes its root element: a sheet cut short (a copy broken off, a
+    truncated download) that holds no value yet read as "no rows" rather than as damaged."""
+    return re.search(rb"</(?:[A-Za-z_][\w.-]*:)?[A-Za-z_][\w.-]*>\s*\Z", stream.last) is not None
 
 
 def _local(tag: str) -> str:
@@ -203,12 +216,14 @@ class SheetRows:
     workbook layer's rule, so this module keeps to the XML.
     """
 
-    def __init__(self, strings: list[str], convert: Callable[[str, int, str], str]) -> None:
-        self.strings, self.convert = strings, convert
+    def __init__(self, strings: list[str] | None, convert: Callable[[str, int, str], str]) -> None:
+        self.strings, self.convert = strings or [], convert
+        self.no_table = strings is None  # the workbook has no shared-string table
         self.formulas: list[str] = []  # cells whose formula has no saved value
         self.missing: list[str] = []  # cells whose shared-string index is none of the table's
         self.beyond = ""  # a cell reference past Excel's last column
         self.too_long = ""  # a cell holding more than CELL_LIMIT characters
+        self.twice = ""  # a cell written twice (two cells both A3): one of them would be lost
         self.ready: list[tuple[int, list[str]]] = []
         self.row = self.last_value = self.empty = 0  # empty: parsed empty rows since the last value
         self.cells: dict[int, str] = {}
@@ -253,6 +268,8 @@ class SheetRows:
             value = self.value(self.cell)
             written = self.cell["f"] or (self.cell["t"] == "s" and "".join(self.cell["v"]).strip())
             if value or written:  # a formula without a saved value, a lost shared text: its row still comes back
+                if self.column in self.cells:
+                    self.twice = self.twice or self.cell["ref"]
                 self.cells[self.column] = value
             self.cell = {}
         elif tag == "row" and self.cells:
@@ -296,6 +313,11 @@ class SheetRows:
                     f"{name}: cell {self.beyond} of sheet {sheet!r} lies past Excel's last column (XFD); "
                     "save the sheet again from Excel or as CSV."
                 )
+            if self.missing and self.no_table:
+                raise damaged(name, f"cell {self.missing[0]} of sheet {sheet!r} points to a shared text, and the "
+                              "workbook has no shared-string table")  # fmt: skip
+            if self.twice:
+                raise damaged(name, f"cell {self.twice} of sheet {sheet!r} is written twice, with two values")
             if self.too_long:
                 raise TicketFileError(
                     f"{name}: cell {self.too_long} of sheet {sheet!r} holds more than {CELL_LIMIT:,} characters "
@@ -308,4 +330,6 @@ class SheetRows:
                         f"{self.last_value} before more data; delete the empty rows and save it again, or save "
                         "it as CSV."
                     )
+                if not whole(stream):
+                    raise damaged(name, f"sheet {sheet!r} breaks off after row {self.last_value}")
                 return  # only empty rows follow: the sheet ends at its last value

@@ -29,6 +29,9 @@ SAMPLE_BYTES = 256 * 1024
 LINE_CAP = 16 * 1024 * 1024
 TEXT_COLUMN_NAMES = ("text", "ticket", "message", "body", "description", "content", "query", "question", "subject")
 DELIMITERS = ",;\t|"
+# NUL bytes a text file may hold and still be read (kept in its text): one pasted into a ticket is no sign
+# of a binary, which holds thousands in its first kilobytes (a PNG header alone holds 7).
+NUL_LIMIT = 8
 
 csv.field_size_limit(2**31 - 1)
 
@@ -107,6 +110,8 @@ def detect_encoding(raw: bytes, name: str = "file") -> tuple[str, str | None]:
     """Pick the encoding; the note says so when it is a guess the user should know about."""
     if raw.startswith(codecs.BOM_UTF8):
         return "utf-8-sig", None
+    if raw.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):  # before UTF-16's: FF FE starts both
+        return "utf-32", None
     if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return "utf-16", None
     if len(raw) >= 4 and raw[1::2][:64].count(0) > 24 and raw[0::2][:64].count(0) == 0:
@@ -117,7 +122,7 @@ def detect_encoding(raw: bytes, name: str = "file") -> tuple[str, str | None]:
         return "utf-8", None
     except UnicodeDecodeError:
         pass
-    if b"\x00" in raw:
+    if raw.count(b"\x00") > NUL_LIMIT:
         return "utf-8", None  # binary; refused by the caller
     try:
         raw.decode("cp1252")  # Western Excel's default; every byte but five is defined
@@ -159,10 +164,11 @@ def looks_binary(sample: str, errors: int, encoding: str) -> bool:
         return False
     counts = Counter(sample)
     size = len(sample)
-    if counts["\x00"]:
+    nuls = counts["\x00"]
+    if nuls > NUL_LIMIT or (nuls > 1 and nuls > 0.01 * size):
         return True
     controls = sum(n for c, n in counts.items() if c < " " and c not in "\t\n\r\f")
-    if controls > 0.05 * size or errors > 0.05 * size:
+    if controls > max(1, 0.05 * size) or errors > 0.05 * size:
         return True
     name = codecs.lookup(encoding).name
     if name.startswith("utf-8"):
@@ -170,7 +176,7 @@ def looks_binary(sample: str, errors: int, encoding: str) -> bool:
     odd = errors + sum(n for c, n in counts.items() if _odd_character(c))
     if odd > 0.05 * size and odd >= 16:
         return True
-    if size < 256 or name.startswith("utf-16"):
+    if size < 256 or name.startswith(("utf-16", "utf-32")):
         return False  # too little to judge; CJK in UTF-16 is rightly all non-ASCII without spaces
     non_ascii = sum(n for c, n in counts.items() if c > "\x7f")
     spaces = sum(counts[c] for c in " \t\r\n")
@@ -309,21 +315,24 @@ codecs.register_error(MIXED_UTF8, _cp1252_bytes)
 
 
 def scan_whole_file(path: Path, encoding: str) -> tuple[int | None, int | None, int]:
-    """(line of the first NUL byte, line of the first byte that is not UTF-8, how many such bytes).
+    """(line of the first NUL byte where the file holds more than ``NUL_LIMIT``, line of the first byte
+    that is not UTF-8, how many such bytes).
 
-    The sample decided the encoding; this pass holds the rest of the file to the same rules, so a NUL or
-    a cp1252 byte past the first 256 KB is refused or noted as one in the sample would be. NULs are not
+    The sample decided the encoding; this pass holds the rest of the file to the same rules, so NULs or
+    a cp1252 byte past the first 256 KB are refused or noted as in the sample. NULs are not
     looked for in UTF-16 (where they are half of every ASCII character); bytes only in UTF-8.
     """
     check_utf8 = codecs.lookup(encoding).name in ("utf-8", "utf-8-sig")
-    check_nul = not codecs.lookup(encoding).name.startswith("utf-16")
+    check_nul = not codecs.lookup(encoding).name.startswith(("utf-16", "utf-32"))
     decoder = codecs.getincrementaldecoder("utf-8")()
     nul_line = bad_line = None
-    bad = lines = 0
+    bad = lines = nuls = 0
     with open(path, "rb") as handle:
         while chunk := handle.read(CHUNK):
-            if check_nul and nul_line is None and b"\x00" in chunk:
-                nul_line = lines + chunk[: chunk.index(b"\x00")].count(b"\n") + 1
+            if check_nul and b"\x00" in chunk:
+                nuls += chunk.count(b"\x00")
+                if nul_line is None:
+                    nul_line = lines + chunk[: chunk.index(b"\x00")].count(b"\n") + 1
             if check_utf8:
                 data, start = chunk, 0
                 while True:
@@ -337,4 +346,4 @@ def scan_whole_file(path: Path, encoding: str) -> tuple[int | None, int | None, 
                         decoder.reset()
                         start += max(exc.end, 1)
             lines += chunk.count(b"\n")
-    return nul_line, bad_line, bad
+    return nul_line if nuls > NUL_LIMIT else None, bad_line, bad

@@ -11,16 +11,12 @@ import csv
 import os
 from dataclasses import dataclass, field
 
+from ...words import counted, plural
 from ..files import atomic_open
-from ..prompt import Example, label_key
+from ..prompt import MAX_TAUGHT_CHARS, Example, label_key
 from ._reader import open_tickets
 
 LABEL_COLUMN_NAMES = ("label", "labels", "queue", "team", "category", "class", "intent", "group")
-# A taught ticket is learned from its first MAX_TAUGHT_CHARS characters (a support ticket's topic is in
-# its beginning; ~450 tokens of the model's 1,024). Twenty taught tickets of 500 KB each made ``classify``
-# sit on one silent batch: 0.65 s to tokenize one and 10.6 s to score its 1,024 tokens (2 loaded cores),
-# well over 200 s; cut, the whole run took 78 s on the same loaded machine.
-MAX_TAUGHT_CHARS = 2000
 
 
 @dataclass
@@ -86,7 +82,9 @@ def read_taught(
 
 def usable_taught(taught: list[Example], labels: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
     """The taught tickets saved with a prompt that can be learned from, as (text, label as the prompt
-    spells it), each text cut to :data:`MAX_TAUGHT_CHARS`; and one sentence for each kind set aside or cut.
+    spells it), learned from its first :data:`MAX_TAUGHT_CHARS` (:func:`learned_text`, where the features are
+    computed; the text itself stays whole, so it still finds its row in the file); and one sentence for each
+    kind set aside or cut.
     A ticket whose label is no longer a label of the prompt (renamed or removed by hand) is set aside,
     not fatal: the window keeps it in the file."""
     by_name = {label_key(name): name for name in labels}
@@ -100,20 +98,21 @@ def usable_taught(taught: list[Example], labels: list[str]) -> tuple[list[tuple[
         if label is None:
             unknown[example.label] = unknown.get(example.label, 0) + 1
             continue
-        if len(text) > MAX_TAUGHT_CHARS:
-            text, cut = text[:MAX_TAUGHT_CHARS], cut + 1
+        cut += len(text) > MAX_TAUGHT_CHARS
         kept.append((text, label))
     notes = []
     if unknown:
         shown = ", ".join(repr(v) for v in sorted(unknown, key=lambda v: -unknown[v])[:3])
+        n = sum(unknown.values())
         notes.append(
-            f"{sum(unknown.values())} taught tickets saved with the prompt have labels that are no longer labels "
-            f"of the prompt (such as {shown}); they are set aside."
+            f"{counted(n, 'taught ticket')} saved with the prompt "
+            f"{plural(n, 'has a label that is no longer a label', 'have labels that are no longer labels')} "
+            f"of the prompt (such as {shown}); {plural(n, 'it is', 'they are')} set aside."
         )
     if cut:
         notes.append(
-            f"{cut} taught tickets are longer than {MAX_TAUGHT_CHARS:,} characters; they are learned from "
-            "their beginning, as the model reads a ticket."
+            f"{counted(cut, 'taught ticket')} {plural(cut, 'is', 'are')} longer than {MAX_TAUGHT_CHARS:,} characters; "
+            f"{plural(cut, 'it is', 'they are')} learned from the beginning, as the model reads a ticket."
         )
     return kept, notes
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 from xml.parsers import expat
 
-from ._sheet_xml import Limited, SheetRows, date_styles, holds_value, shared_strings
+from ._sheet_xml import Limited, SheetRows, damaged, date_styles, holds_value, shared_strings, whole
 from ._sniff import TicketFileError, file_name
 
 XLSX = (".xlsx", ".xlsm")
@@ -81,6 +81,10 @@ def _target(target: str) -> str:
 
 
 def _read_book(archive: zipfile.ZipFile, name: str) -> Book:
+    folded = [n.casefold() for n in archive.namelist()]  # a package's part names are case-insensitive
+    if len(set(folded)) < len(folded):
+        twice = next(n for i, n in enumerate(archive.namelist()) if n.casefold() in folded[:i])
+        raise damaged(name, f"it holds two parts named {twice} (the zip has a duplicate entry)")
     book = Book()
     parts: dict[str | None, tuple[str, str]] = {}
     with Limited(archive, "xl/_rels/workbook.xml.rels", name, "relationship list") as rels:
@@ -115,6 +119,8 @@ def read_book(path: str | os.PathLike[str]) -> Book:
                 with Limited(archive, book.members[sheet], name, f"sheet {sheet!r}", "sheet") as stream:
                     if holds_value(stream):
                         book.with_data.append(sheet)
+                    elif not whole(stream):
+                        raise damaged(name, f"sheet {sheet!r} breaks off before its end")
     except TicketFileError:
         raise
     except _FAILURES as exc:
@@ -248,7 +254,7 @@ def sheet_rows(
             book = _read_book(archive, name)
             if sheet not in book.members:
                 raise TicketFileError(f"{name} has no sheet {sheet!r}; its sheets: {', '.join(book.names)}.")
-            strings: list[str] = []
+            strings: list[str] | None = None  # no table: a cell that points into one says the workbook is damaged
             if book.strings and book.strings in archive.namelist():
                 with Limited(archive, book.strings, name, "shared-string table", "strings") as stream:
                     strings = shared_strings(stream)
@@ -260,7 +266,8 @@ def sheet_rows(
     except TicketFileError:
         raise
     except _FAILURES as exc:
-        raise TicketFileError(f"{name}: cannot read row {number + 1} of sheet {sheet!r} ({_reason(exc)}).") from None
+        where = f" past row {number}" if number else ""
+        raise damaged(name, f"sheet {sheet!r} cannot be read{where} ({_reason(exc)})") from None
     if notes is not None:
         for cells, noun, what in (
             (reader.formulas, "formula", "without a saved value"),
