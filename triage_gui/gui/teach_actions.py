@@ -6,13 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QLabel, QMessageBox
 
 from ..session.checks import CheckStatus
 from ..session.session import Session
 from ..session.status import HeadStatus
 from .prompt_editor import PromptEditor
 from .ticket_area import TicketArea
+
+MANY_ROWS = 20  # a teach key on more selected tickets than this asks first (Ctrl+A then 3 taught 20,000)
 
 
 class TeachActions:
@@ -30,16 +32,35 @@ class TeachActions:
         self.notify = notify
 
     def teach(self, rows: list[int], label: str | None) -> None:
+        if not self._many_agreed(rows, f"Forget what you taught {len(rows):,} selected tickets?" if label is None
+                                 else f"Teach all {len(rows):,} selected tickets '{label}'?"):
+            return
         checked = self.session.checks.record(rows, label) if label is not None else []
         self.session.teaching.teach(rows, label)  # a ticket of the random sample: counted above, taught here
         self._next_to_check(checked)
 
     def accept(self, rows: list[int]) -> None:
         """Enter (or "Label is right"): teach the shown labels and say what that did, and how to undo it."""
+        if not self._many_agreed(rows, f"Accept the shown label of all {len(rows):,} selected tickets (teach them)?"):
+            return
         checked = self.session.checks.record(rows, None)
         accepted = self.session.teaching.accept(rows)
         self.notify(accepted_message(accepted), 8000)
         self._next_to_check(checked)
+
+    def _many_agreed(self, rows: list[int], question: str) -> bool:
+        """A key on a large selection (Ctrl+A, then a digit) asks first: a slip would teach every ticket.
+        One step for Ctrl+Z either way, which the question says."""
+        if len(rows) <= MANY_ROWS:
+            return True
+        answer = QMessageBox.question(
+            self.tickets,
+            "Teach many tickets",
+            f"{question} Ctrl+Z undoes it in one step.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        return answer == QMessageBox.StandardButton.Yes
 
     def _next_to_check(self, checked: list[int]) -> None:
         """After a verdict on the random sample, the next ticket to check is selected, in the order drawn,
