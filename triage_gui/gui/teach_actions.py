@@ -32,8 +32,10 @@ class TeachActions:
         self.notify = notify
 
     def teach(self, rows: list[int], label: str | None) -> None:
-        if not self._many_agreed(rows, f"Forget what you taught {len(rows):,} selected tickets?" if label is None
-                                 else f"Teach all {len(rows):,} selected tickets '{label}'?"):
+        question = f"Teach all {len(rows):,} selected tickets '{label}'?"
+        if not self._many_agreed(
+            rows, f"Forget what you taught {len(rows):,} selected tickets?" if label is None else question
+        ):
             return
         checked = self.session.checks.record(rows, label) if label is not None else []
         self.session.teaching.teach(rows, label)  # a ticket of the random sample: counted above, taught here
