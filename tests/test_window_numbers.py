@@ -154,3 +154,27 @@ def test_the_estimate_says_a_newer_prompt_version_may_have_changed_it(qtbot, win
     qtbot.waitUntil(lambda: session.prompt_status.version == 1 and settled(window), timeout=10_000)
     assert window.check_status.text().endswith("(may have changed)")
     assert "Since then prompt version 2 is in use" in window.check_status.toolTip()
+
+
+def test_with_gold_the_window_does_not_say_accuracy_is_not_estimated(qtbot, window, tmp_path):
+    """The Accuracy tab showed "Accuracy against gold 48.2%" with "Accuracy: not estimated" beside it:
+    with gold the status bar says what the random checks have (none yet), and the tab names the estimate."""
+    from triage_gui.session.checks import NO_CHECKS, NOT_ESTIMATED
+
+    session = window.session
+    window._closing = True
+    assert window.check_status.text() == NOT_ESTIMATED  # no gold, no checks: nothing measured
+    window.ticket_actions.open_files([write_tickets(tmp_path / "tickets.csv", session.profile.label_names)])
+    qtbot.waitUntil(lambda: window.evaluation.gold is not None and settled(window), timeout=10_000)
+    window.mark_dirty()
+    window.refresh_stats()
+    assert "Accuracy against gold" in window.results.accuracy.text()
+    assert window.check_status.text() == NO_CHECKS and "not estimated" not in window.check_status.text()
+    assert "Random-check estimate: none yet" in window.results.accuracy.text()
+    assert "not estimated" not in window.editor.taught_count.text()
+    window.trigger("check")
+    window.teaching.accept([session.checks.queue[0]])
+    qtbot.waitUntil(lambda: settled(window), timeout=10_000)
+    window.refresh_stats()
+    assert "Random-check estimate: ~100% (" in window.results.accuracy.text()
+    assert window.check_status.text().startswith("~100% (")

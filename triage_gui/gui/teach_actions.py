@@ -13,6 +13,7 @@ from ..session.session import Session
 from ..session.status import HeadStatus
 from .prompt_editor import PromptEditor
 from .ticket_area import TicketArea
+from .ticket_model import Col, TicketFilterProxy
 
 MANY_ROWS = 20  # a teach key on more selected tickets than this asks first (Ctrl+A then 3 taught 20,000)
 
@@ -79,6 +80,34 @@ class TeachActions:
         elif isinstance(which, int) and which < len(labels):
             self.teach(rows, labels[which])
 
+    # The Teach menu's rows for the table's keys (Enter, 1-9, Delete): the menu shows the key, and does
+    # what it does to the selected tickets.
+
+    def accept_selected(self) -> None:
+        if rows := self._selected():
+            self.accept(rows)
+
+    def forget_selected(self) -> None:
+        if rows := self._selected():
+            self.teach(rows, None)
+
+    def pick_label(self) -> None:
+        """The label picker on the current ticket (it lists the labels with their 1-9 keys)."""
+        view, proxy = self.tickets.table, self.tickets.proxy
+        if not self._selected() or not isinstance(proxy, TicketFilterProxy):
+            return
+        model = proxy.sourceModel()
+        current = view.currentIndex() if view.currentIndex().isValid() else view.selectionModel().selectedRows()[0]
+        source = proxy.mapToSource(current)
+        view.setFocus()
+        view.edit(proxy.mapFromSource(model.index(source.row(), model.column_index(Col.LABEL))))
+
+    def _selected(self) -> list[int]:
+        rows = self.tickets.table.selected_rows()
+        if not rows:
+            self.notify("Select tickets in the table first.", 6000)
+        return rows
+
     def next_suggestion(self) -> None:
         """Select the next ticket to teach: the best suggestion not taught yet, or say there is none."""
         table = self.session.table
@@ -131,12 +160,13 @@ class TeachActions:
             return "the prompt's examples and label descriptions"
         return "the prompt's examples" if examples or not described else "the label descriptions"
 
-    def show_checks(self, status: CheckStatus) -> None:
-        """The random checks' estimate, next to the learning state and in the editor."""
+    def show_checks(self, status: CheckStatus, gold: bool = False) -> None:
+        """The random checks' estimate, next to the learning state and in the editor; with a gold column
+        it says what the checks have, not that nothing is measured."""
         self.tickets.set_rows(to_check=status.to_check)
-        self.check_status.setText(status.short())  # "~40% (22–61%), 20 checks on v3 with 40 taught, 2 h ago"
-        self.check_status.setToolTip(status.describe())
-        self.editor.set_estimate(status.describe())
+        self.check_status.setText(status.short(gold=gold))  # "~40% (22–61%), 20 checks on v3 with 40 taught, 2 h ago"
+        self.check_status.setToolTip(status.describe(gold=gold))
+        self.editor.set_estimate(status.describe(gold=gold))
         if status.checked and not status.to_check and self.tickets.check_only.isChecked():
             self.notify(f"Sample checked. {status.describe()}.", 15000)
 
