@@ -83,3 +83,26 @@ def test_the_summary_and_the_quit_question_say_every_ticket_has_a_label(qtbot, w
     assert "<b>111</b> of 2000 tickets labelled by the language model; 2,000 have a label" in stats
     text = running_text(RunStatus("running", 463, 2000, classified=2000))
     assert text == "The language model is still reading 1,537 tickets (each has the classifier's label)."
+
+
+def test_the_confusion_matrix_names_its_axes_and_elides_only_what_does_not_fit(qtbot, window, tmp_path):
+    """At 1024×640 "account" showed as "ac…nt" in a column wide enough for it (elided while the tab was
+    hidden, never widened again), and the axes were not named gold and labelled."""
+    from test_window_numbers import settled, write_tickets
+
+    window._closing = True
+    window.ticket_actions.open_files([write_tickets(tmp_path / "t.csv", window.session.profile.label_names)])
+    qtbot.waitUntil(lambda: window.evaluation.gold is not None and settled(window), timeout=60_000)
+    _shown(qtbot, window, 1016, 600)  # the window made smaller with the matrix shown, then larger
+    window.results.setCurrentIndex(1)
+    qtbot.wait(300)
+    window.refresh_stats()
+    qtbot.wait(100)
+    matrix = window.results.confusion
+    header = matrix.horizontalHeader()
+    for i, name in enumerate(window.results._labels):
+        item = matrix.horizontalHeaderItem(i)
+        fits = header.fontMetrics().horizontalAdvance(name) + 16 <= header.sectionSize(i)
+        assert item.toolTip() == name and (item.text() == name or not fits), (item.text(), header.sectionSize(i))
+    axes = window.results.axes.text()
+    assert "gold" in axes and "labelled" in axes

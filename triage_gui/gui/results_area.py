@@ -3,7 +3,7 @@ the tickets whose label flipped with the last prompt save, and the prompt's vers
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -62,14 +62,18 @@ class ResultsArea(QTabWidget):
         self.confusion = read_only(QTableWidget(0, 0))
         self.confusion.setAccessibleName("Confusion matrix (rows: gold, columns: predicted), recall and precision")
         self.confusion.setToolTip(
-            "Rows: gold label; columns: the label given. The last column is each gold label's recall, the last "
-            "row each label's precision. Click a cell to list its tickets."
+            "Rows: the gold label; columns: the label given (labelled). The last column is each gold label's "
+            "recall, the last row each label's precision. Click a cell to list its tickets."
         )
         self.confusion.cellClicked.connect(self._cell_clicked)
         self.confusion.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.confusion.horizontalHeader().setMinimumSectionSize(36)
         self.confusion.horizontalHeader().sectionResized.connect(self._fit_headers)
-        self.axes = QLabel("Rows: the gold label ↓ · Columns: the label given →")  # the matrix's axis names
+        # and once the layout has settled: names elided while the tab was hidden stayed "ac…nt" in a
+        # column wide enough for "account"
+        header = self.confusion.horizontalHeader()
+        header.geometriesChanged.connect(lambda: QTimer.singleShot(0, self, self._fit_headers))
+        self.axes = QLabel("Rows: gold ↓ · Columns: labelled →")  # the matrix's axis names, as its tooltips say
         self.axes.setAccessibleName("Confusion matrix axes")
         self.axes.hide()
         accuracy = QWidget()
@@ -203,6 +207,7 @@ class ResultsArea(QTabWidget):
         for column in range(n + 2):  # recall and support: as wide as their titles; the labels share the rest
             header.setSectionResizeMode(column, mode.ResizeToContents if column >= n else mode.Stretch)
         self._fit_headers()
+        QTimer.singleShot(0, self, self._fit_headers)
 
     def _fit_headers(self) -> None:
         """Label names too long for their column (five labels in a 1024 px window) are elided in the middle,

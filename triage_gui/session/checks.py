@@ -79,10 +79,7 @@ class CheckStatus:
 
     def describe(self, now: float | None = None, gold: bool = False) -> str:
         if not self.checked and gold:
-            return (
-                "No random-check estimate yet (the accuracy against gold covers the tickets with a gold label): "
-                "check a random sample (Teach menu) to estimate it where there is no gold."
-            )
+            return "No random-check estimate yet: check a random sample (Teach menu) for tickets without gold."
         if not self.checked:
             return "Accuracy not estimated yet: check a random sample (Teach menu)."
         checks = "random check" if self.checked == 1 else "random checks"
