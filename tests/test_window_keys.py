@@ -314,3 +314,13 @@ def test_the_teach_menu_shows_the_table_keys_and_does_what_they_do(qtbot, window
     window.trigger("forget_key")
     assert taught(window) == {}
     assert window.session.teaching.taught == {}
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support")  # the offscreen popup
+def test_teach_a_label_in_the_menu_opens_the_picker_on_the_selected_ticket(qtbot, window):
+    add_tickets(qtbot, window)
+    window.tickets.select_source_row(3)
+    window.trigger("teach_keys")
+    view = window.tickets.table
+    index = window.tickets.proxy.mapFromSource(window.model.index(3, window.model.column_index(Col.LABEL)))
+    qtbot.waitUntil(lambda: view.indexWidget(index) is not None, timeout=2_000)

@@ -13,7 +13,7 @@ from ..session.session import Session
 from ..session.status import HeadStatus
 from .prompt_editor import PromptEditor
 from .ticket_area import TicketArea
-from .ticket_model import Col, TicketFilterProxy
+from .ticket_model import Col, TicketTableModel
 
 MANY_ROWS = 20  # a teach key on more selected tickets than this asks first (Ctrl+A then 3 taught 20,000)
 
@@ -94,9 +94,9 @@ class TeachActions:
     def pick_label(self) -> None:
         """The label picker on the current ticket (it lists the labels with their 1-9 keys)."""
         view, proxy = self.tickets.table, self.tickets.proxy
-        if not self._selected() or not isinstance(proxy, TicketFilterProxy):
-            return
         model = proxy.sourceModel()
+        if not self._selected() or not isinstance(model, TicketTableModel):
+            return
         current = view.currentIndex() if view.currentIndex().isValid() else view.selectionModel().selectedRows()[0]
         source = proxy.mapToSource(current)
         view.setFocus()
