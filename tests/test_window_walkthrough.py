@@ -106,3 +106,28 @@ def test_the_confusion_matrix_names_its_axes_and_elides_only_what_does_not_fit(q
         assert item.toolTip() == name and (item.text() == name or not fits), (item.text(), header.sectionSize(i))
     axes = window.results.axes.text()
     assert "gold" in axes and "labelled" in axes
+
+
+def test_long_label_names_in_the_matrix_break_at_a_space_rather_than_lose_their_middle(qtbot, window, tmp_path):
+    """At 1366×768 "hr and work" and "travel and car" read "hr a…work" and "trav… car"."""
+    import csv
+
+    from test_window_numbers import settled
+
+    from triage_gui.engine.prompt import Label, PromptProfile
+
+    window._closing = True
+    names = ["banking", "cards", "hr and work", "it and devices", "travel and car"]
+    window.session.set_prompt(PromptProfile("Route the ticket.", [Label(n, "") for n in names]))
+    qtbot.waitUntil(lambda: window.session.table.labels == names and not window.session.busy, timeout=10_000)
+    path = tmp_path / "t.csv"
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle).writerows([["text", "team"], *([f"ticket {i}", names[i % 5]] for i in range(40))])
+    window.ticket_actions.open_files([str(path)])
+    qtbot.waitUntil(lambda: window.evaluation.gold is not None and settled(window), timeout=60_000)
+    _shown(qtbot, window, 1366, 768)
+    window.results.setCurrentIndex(1)
+    window.refresh_stats()
+    qtbot.wait(100)
+    shown = [window.results.confusion.horizontalHeaderItem(i).text() for i in range(5)]
+    assert all("…" not in text and text.replace("\n", " ") == name for text, name in zip(shown, names)), shown

@@ -223,6 +223,8 @@ class ResultsArea(QTabWidget):
                 if item is None:
                     continue
                 shown = distinct_elided(name, self._labels, metrics, width - margin)
+                if shown != name and item is self.confusion.horizontalHeaderItem(i):
+                    shown = two_lines(name, metrics, width - margin) or shown  # "hr and / work", not "hr a…work"
                 if item.text() != shown:
                     item.setText(shown)
                 item.setToolTip(name)
@@ -274,6 +276,15 @@ class ResultsArea(QTabWidget):
         chosen = self._selected_versions()
         if len(chosen) == 1:
             self.version_revert.emit(chosen[0])
+
+
+def two_lines(name: str, metrics: QFontMetrics, width: int) -> str | None:
+    """``name`` broken at the space that makes its longer line shortest, if both lines then fit."""
+    words = name.split(" ")
+    splits = [(" ".join(words[:i]), " ".join(words[i:])) for i in range(1, len(words))]
+    fitting = [(max(metrics.horizontalAdvance(a), metrics.horizontalAdvance(b)), a, b) for a, b in splits]
+    best = min(fitting, default=None)
+    return f"{best[1]}\n{best[2]}" if best is not None and best[0] <= width else None
 
 
 def distinct_elided(name: str, names: list[str], metrics: QFontMetrics, width: int) -> str:
