@@ -131,3 +131,10 @@ def test_long_label_names_in_the_matrix_break_at_a_space_rather_than_lose_their_
     qtbot.wait(100)
     shown = [window.results.confusion.horizontalHeaderItem(i).text() for i in range(5)]
     assert all("…" not in text and text.replace("\n", " ") == name for text, name in zip(shown, names)), shown
+    _shown(qtbot, window, 1016, 600)  # a 1024×640 screen: "b…g", "hr…rk", "it…es", "tr…ar"
+    qtbot.wait(100)
+    matrix = window.results.confusion
+    assert [matrix.horizontalHeaderItem(i).text() for i in range(5)] == ["1", "2", "3", "4", "5"]
+    assert [matrix.verticalHeaderItem(i).text() for i in range(5)] == [f"{i + 1} {n}" for i, n in enumerate(names)]
+    assert matrix.horizontalHeaderItem(2).toolTip() == "hr and work"
+    assert "numbered as the rows" in window.results.axes.text()

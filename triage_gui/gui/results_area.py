@@ -210,25 +210,36 @@ class ResultsArea(QTabWidget):
         QTimer.singleShot(0, self, self._fit_headers)
 
     def _fit_headers(self) -> None:
-        """Label names too long for their column (five labels in a 1024 px window) are elided in the middle,
-        the whole name in the tooltip, rather than cut at both ends ("unt_secur"); the row names too, at
-        most ROW_TITLE px, so the matrix keeps room for its columns."""
+        """Label names too long for their column break at a space onto two lines ("hr and / work"); where
+        even that does not fit (five labels in a 1024 px window read "b…g", "hr…rk"), the columns are
+        numbered and each row's title starts with its number, the legend ("1 banking"), the whole name in
+        every tooltip. Row titles are elided in the middle at most ROW_TITLE px, so the matrix keeps room
+        for its columns."""
         header, rows = self.confusion.horizontalHeader(), self.confusion.verticalHeader()
         margin = 2 * header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin) + 4
+        metrics = header.fontMetrics()
+        columns = []
         for i, name in enumerate(self._labels):
-            for item, width, metrics in (
-                (self.confusion.horizontalHeaderItem(i), header.sectionSize(i), header.fontMetrics()),
-                (self.confusion.verticalHeaderItem(i), ROW_TITLE, rows.fontMetrics()),
-            ):
+            width = header.sectionSize(i) - margin
+            columns.append(name if metrics.horizontalAdvance(name) <= width else two_lines(name, metrics, width))
+        numbered = None in columns
+        titles = [f"{i + 1} {name}" if numbered else name for i, name in enumerate(self._labels)]
+        for i, name in enumerate(self._labels):
+            texts = (
+                (self.confusion.horizontalHeaderItem(i), str(i + 1) if numbered else columns[i]),
+                (
+                    self.confusion.verticalHeaderItem(i),
+                    distinct_elided(titles[i], titles, rows.fontMetrics(), ROW_TITLE - margin),
+                ),
+            )
+            for item, shown in texts:
                 if item is None:
                     continue
-                shown = distinct_elided(name, self._labels, metrics, width - margin)
-                if shown != name and item is self.confusion.horizontalHeaderItem(i):
-                    shown = two_lines(name, metrics, width - margin) or shown  # "hr and / work", not "hr a…work"
                 if item.text() != shown:
                     item.setText(shown)
                 item.setToolTip(name)
                 item.setData(Qt.ItemDataRole.UserRole, name)
+        self.axes.setText(f"Rows: gold ↓ · Columns: labelled{' (numbered as the rows)' if numbered else ''} →")
 
     def _cell_clicked(self, row: int, column: int) -> None:
         if row < len(self._labels) and column < len(self._labels):
