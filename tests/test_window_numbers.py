@@ -179,3 +179,21 @@ def test_with_gold_the_window_does_not_say_accuracy_is_not_estimated(qtbot, wind
     window.refresh_stats()
     assert "Random-check estimate: ~100% (" in window.results.accuracy.text()
     assert window.check_status.text().startswith("~100% (")
+
+
+def test_with_gold_and_nothing_labelled_yet_the_accuracy_tab_says_so(qtbot, window, tmp_path):
+    """While the first file was read the tab said "Pick a gold column" beside "Gold: team"."""
+    session = window.session
+    window._closing = True
+    window.fake.gate.clear()  # the model holds its first batch
+    try:
+        window.ticket_actions.open_files([write_tickets(tmp_path / "tickets.csv", session.profile.label_names)])
+        qtbot.waitUntil(lambda: window.evaluation.gold is not None, timeout=10_000)
+        window.mark_dirty()
+        window.refresh_stats()
+        text = window.results.accuracy.text()
+        assert session.table.count_current() == 0
+        assert "(team): no ticket with a gold label is labelled yet" in text and "Pick a gold" not in text, text
+    finally:
+        window.fake.gate.set()
+    qtbot.waitUntil(lambda: settled(window), timeout=30_000)
