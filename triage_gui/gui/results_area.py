@@ -226,7 +226,7 @@ class ResultsArea(QTabWidget):
         titles = [f"{i + 1} {name}" if numbered else name for i, name in enumerate(self._labels)]
         for i, name in enumerate(self._labels):
             texts = (
-                (self.confusion.horizontalHeaderItem(i), str(i + 1) if numbered else columns[i]),
+                (self.confusion.horizontalHeaderItem(i), str(i + 1) if numbered else columns[i] or name),
                 (
                     self.confusion.verticalHeaderItem(i),
                     distinct_elided(titles[i], titles, rows.fontMetrics(), ROW_TITLE - margin),
