@@ -124,8 +124,8 @@ def test_check_a_random_sample_in_the_window(qtbot, window):
     """Teach › Check a random sample: the sample is listed, Enter confirms, a number key corrects, and the
     status bar and the editor show the estimate with its interval and the number of checks."""
     table = window.session.table
-    assert window.check_status.text() == "Accuracy: not estimated"
-    assert "not estimated yet" in window.editor.taught_count.text()
+    assert window.check_status.text() == "Random checks: none yet"  # the sample's team column is gold
+    assert "No random-check estimate yet" in window.editor.taught_count.text()
     teach_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Teach")
     check = next(a for a in teach_menu.actions() if a.text().startswith("&Check a random sample"))
     check.trigger()

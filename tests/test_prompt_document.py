@@ -175,3 +175,37 @@ def test_a_version_keeps_one_score_per_file_and_taught_set(tmp_path):
     legacy = PromptProfile.from_dict({**GOOD.to_dict(), "history": [old]}).history[0]
     assert legacy.scored(Measure(0.6, 2, 30, "g", "t")) is legacy
     assert legacy.scored(Measure(0.6, 3, 30, "g", "t")).accuracy == 0.6
+
+
+def test_a_checks_write_during_a_taught_write_keeps_the_newest_taught_set(tmp_path):
+    """Under load a lead's five checks came back after a restart with none of the five taught tickets
+    ("taught tickets were taken back (may have changed)"): a checks (or versions) write asked for while a
+    taught write was still on its way copied the taught set from before that write, and the merge read
+    the difference as tickets forgotten."""
+    doc = document(tmp_path)
+    gate, inside = threading.Event(), threading.Event()
+    real = doc._write_file
+
+    def held(*job):
+        inside.set()
+        gate.wait(10)
+        return real(*job)
+
+    doc._write_file = held  # type: ignore[method-assign]
+    taught = [("my card was charged twice", "billing"), ("the app crashes", "technical")]
+    check = CheckRecord("my card was charged twice", "billing", "billing", 1, 0, 1_700_000_000.0)
+
+    async def body():
+        doc.keep_taught(taught)
+        while not inside.is_set():  # the taught write is on the writer thread, not landed
+            await asyncio.sleep(0.005)
+        doc.keep_checks([check])  # a check given meanwhile
+        gate.set()
+        while doc.busy:
+            await asyncio.sleep(0.01)
+        doc.close()
+
+    asyncio.run(body())
+    saved = PromptProfile.load(tmp_path / "prompt.json")
+    assert [(e.text, e.label) for e in saved.taught] == taught
+    assert saved.checks == [check]

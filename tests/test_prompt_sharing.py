@@ -323,3 +323,49 @@ def test_a_field_added_to_the_profile_later_merges_side_by_side(tmp_path):
     assert merged.checks == [3, 7] and merged.instruction == "Edited here."
     merged = merge(base, replace(ours, checks=[1]), theirs, tmp_path / "prompt.json").profile
     assert merged.checks == [1]
+
+
+def test_no_lock_file_is_left_beside_the_prompt(tmp_path):
+    """An empty ``.prompt.json.lock`` stayed beside the prompt after every session."""
+    GOOD.save(tmp_path / "prompt.json")
+
+    def body():
+        a, b = window(tmp_path, "a"), window(tmp_path, "b")
+        teach(a, "my card was charged twice", "billing")
+        teach(b, "the app crashes on start", "technical")
+        a.close()
+        b.close()
+
+    run(body)
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".lock")]
+    assert len(taught_in(tmp_path / "prompt.json")) == 2
+
+
+def test_the_lock_still_keeps_writers_apart_while_its_file_comes_and_goes(tmp_path):
+    """Removing the lock file on release must not let a waiter and a newcomer hold it at once (the
+    waiter's lock is on the removed file): never two inside, under contention."""
+    import threading
+    import time
+
+    from triage_gui.engine.prompt import locked
+
+    target, inside, most = tmp_path / "prompt.json", [0], [0]
+    guard = threading.Lock()
+
+    def writer() -> None:
+        for _ in range(25):
+            with locked(target):
+                with guard:
+                    inside[0] += 1
+                    most[0] = max(most[0], inside[0])
+                time.sleep(0.001)
+                with guard:
+                    inside[0] -= 1
+
+    threads = [threading.Thread(target=writer) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert most[0] == 1 and not any(t.is_alive() for t in threads)
+    assert not (tmp_path / ".prompt.json.lock").exists()

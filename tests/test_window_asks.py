@@ -107,3 +107,29 @@ def test_the_empty_table_offers_the_last_file_opened(qtbot, window, tmp_path, ev
         qtbot.waitUntil(lambda: second.session.table.count_scored() == 2, timeout=10_000)
     finally:
         close_fake(second)
+
+
+def test_a_teach_key_on_many_selected_tickets_asks_first_and_is_one_undo_step(qtbot, window, monkeypatch):
+    """Ctrl+A then a digit taught every selected ticket without a word: now it asks, and Ctrl+Z takes
+    the whole teach back in one step."""
+    add_tickets(qtbot, window, 30)
+    view, table = window.tickets.table, window.session.table
+    label = table.labels[1]
+    window.activateWindow()
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    assert len(view.selected_rows()) == 30
+    asked = answer(monkeypatch, QMessageBox, "question", Button.Cancel)
+    qtbot.keyClick(view, Qt.Key.Key_2)
+    assert asked and "30 selected tickets" in asked[0][2] and f"'{label}'" in asked[0][2]
+    assert window.session.teaching.taught == {}  # cancelled: nothing taught
+    window.teaching.accept(view.selected_rows())  # Enter on them asks too
+    assert len(asked) == 2 and window.session.teaching.taught == {}
+    answer(monkeypatch, QMessageBox, "question", Button.Yes)
+    qtbot.keyClick(view, Qt.Key.Key_2)
+    assert len(window.session.teaching.taught) == 30
+    window.trigger("undo")
+    assert window.session.teaching.taught == {}  # one step
+    window.tickets.select_source_row(3)
+    qtbot.keyClick(view, Qt.Key.Key_2)  # one ticket: the dialog guard fails the test if this asks
+    assert window.session.teaching.taught == {"ticket 3": label}

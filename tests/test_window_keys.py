@@ -291,3 +291,36 @@ def test_ctrl_1_goes_to_the_prompt_editor_and_ctrl_2_back_to_the_tickets(qtbot, 
     qtbot.keyClick(window.editor.instruction, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(view.hasFocus, timeout=2_000)
     assert "Ctrl+1" in window.menu_actions["go_prompt"].shortcut().toString()
+
+
+def test_the_teach_menu_shows_the_table_keys_and_does_what_they_do(qtbot, window):
+    """The Teach menu's items showed no key (N for the next ticket, Enter, 1-9, Delete): each now shows
+    it beside its title, as the F1 guide does, and acts on the selected tickets like the key."""
+    teach = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Teach")
+    shown = {a.text().split("\t")[0]: a.text().split("\t")[1] for a in teach.actions() if "\t" in a.text()}
+    assert shown == {
+        "Go to the &next ticket to teach": "N",
+        "&Accept the shown label": "Enter",
+        "&Teach a label…": "1 – 9",
+        "Forget what the &selected tickets were taught": "Delete",
+    }
+    guide = dict(window.menu_actions.guide())
+    assert {"N", "Enter", "1 – 9", "Delete"} <= guide.keys()
+    add_tickets(qtbot, window)
+    window.tickets.select_source_row(2)
+    shown_label = window.session.table.label(2)
+    window.trigger("accept_key")
+    assert taught(window) == {"ticket 2": shown_label}
+    window.trigger("forget_key")
+    assert taught(window) == {}
+    assert window.session.teaching.taught == {}
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support")  # the offscreen popup
+def test_teach_a_label_in_the_menu_opens_the_picker_on_the_selected_ticket(qtbot, window):
+    add_tickets(qtbot, window)
+    window.tickets.select_source_row(3)
+    window.trigger("teach_keys")
+    view = window.tickets.table
+    index = window.tickets.proxy.mapFromSource(window.model.index(3, window.model.column_index(Col.LABEL)))
+    qtbot.waitUntil(lambda: view.indexWidget(index) is not None, timeout=2_000)

@@ -36,7 +36,8 @@ def test_the_estimate_comes_back_after_opening_the_same_tickets_and_a_restart(
     try:
         path = write_tickets(tmp_path / "tickets.csv", first.session.profile.label_names)
         first.ticket_actions.open_files([path])
-        qtbot.waitUntil(lambda: len(first.session.table) == 40 and settled(first), timeout=10_000)
+        # The first file imports the learning stack on its thread: 11 s beside four busy processes.
+        qtbot.waitUntil(lambda: len(first.session.table) == 40 and settled(first), timeout=60_000)
         first.trigger("check")
         sample = list(first.session.checks.queue)[:5]
         for row in sample:  # five verdicts, Enter on each
@@ -154,3 +155,45 @@ def test_the_estimate_says_a_newer_prompt_version_may_have_changed_it(qtbot, win
     qtbot.waitUntil(lambda: session.prompt_status.version == 1 and settled(window), timeout=10_000)
     assert window.check_status.text().endswith("(may have changed)")
     assert "Since then prompt version 2 is in use" in window.check_status.toolTip()
+
+
+def test_with_gold_the_window_does_not_say_accuracy_is_not_estimated(qtbot, window, tmp_path):
+    """The Accuracy tab showed "Accuracy against gold 48.2%" with "Accuracy: not estimated" beside it:
+    with gold the status bar says what the random checks have (none yet), and the tab names the estimate."""
+    from triage_gui.session.checks import NO_CHECKS, NOT_ESTIMATED
+
+    session = window.session
+    window._closing = True
+    assert window.check_status.text() == NOT_ESTIMATED  # no gold, no checks: nothing measured
+    window.ticket_actions.open_files([write_tickets(tmp_path / "tickets.csv", session.profile.label_names)])
+    qtbot.waitUntil(lambda: window.evaluation.gold is not None and settled(window), timeout=10_000)
+    window.mark_dirty()
+    window.refresh_stats()
+    assert "Accuracy against gold" in window.results.accuracy.text()
+    assert window.check_status.text() == NO_CHECKS and "not estimated" not in window.check_status.text()
+    assert "Random-check estimate: none yet" in window.results.accuracy.text()
+    assert "not estimated" not in window.editor.taught_count.text()
+    window.trigger("check")
+    window.teaching.accept([session.checks.queue[0]])
+    qtbot.waitUntil(lambda: settled(window), timeout=10_000)
+    window.refresh_stats()
+    assert "Random-check estimate: ~100% (" in window.results.accuracy.text()
+    assert window.check_status.text().startswith("~100% (")
+
+
+def test_with_gold_and_nothing_labelled_yet_the_accuracy_tab_says_so(qtbot, window, tmp_path):
+    """While the first file was read the tab said "Pick a gold column" beside "Gold: team"."""
+    session = window.session
+    window._closing = True
+    window.fake.gate.clear()  # the model holds its first batch
+    try:
+        window.ticket_actions.open_files([write_tickets(tmp_path / "tickets.csv", session.profile.label_names)])
+        qtbot.waitUntil(lambda: window.evaluation.gold is not None, timeout=10_000)
+        window.mark_dirty()
+        window.refresh_stats()
+        text = window.results.accuracy.text()
+        assert session.table.count_current() == 0
+        assert "(team): no ticket with a gold label is labelled yet" in text and "Pick a gold" not in text, text
+    finally:
+        window.fake.gate.set()
+    qtbot.waitUntil(lambda: settled(window), timeout=30_000)

@@ -83,3 +83,58 @@ def test_the_summary_and_the_quit_question_say_every_ticket_has_a_label(qtbot, w
     assert "<b>111</b> of 2000 tickets labelled by the language model; 2,000 have a label" in stats
     text = running_text(RunStatus("running", 463, 2000, classified=2000))
     assert text == "The language model is still reading 1,537 tickets (each has the classifier's label)."
+
+
+def test_the_confusion_matrix_names_its_axes_and_elides_only_what_does_not_fit(qtbot, window, tmp_path):
+    """At 1024×640 "account" showed as "ac…nt" in a column wide enough for it (elided while the tab was
+    hidden, never widened again), and the axes were not named gold and labelled."""
+    from test_window_numbers import settled, write_tickets
+
+    window._closing = True
+    window.ticket_actions.open_files([write_tickets(tmp_path / "t.csv", window.session.profile.label_names)])
+    qtbot.waitUntil(lambda: window.evaluation.gold is not None and settled(window), timeout=60_000)
+    _shown(qtbot, window, 1016, 600)  # the window made smaller with the matrix shown, then larger
+    window.results.setCurrentIndex(1)
+    qtbot.wait(300)
+    window.refresh_stats()
+    qtbot.wait(100)
+    matrix = window.results.confusion
+    header = matrix.horizontalHeader()
+    for i, name in enumerate(window.results._labels):
+        item = matrix.horizontalHeaderItem(i)
+        fits = header.fontMetrics().horizontalAdvance(name) + 16 <= header.sectionSize(i)
+        assert item.toolTip() == name and (item.text() == name or not fits), (item.text(), header.sectionSize(i))
+    axes = window.results.axes.text()
+    assert "gold" in axes and "labelled" in axes
+
+
+def test_long_label_names_in_the_matrix_break_at_a_space_rather_than_lose_their_middle(qtbot, window, tmp_path):
+    """At 1366×768 "hr and work" and "travel and car" read "hr a…work" and "trav… car"."""
+    import csv
+
+    from test_window_numbers import settled
+
+    from triage_gui.engine.prompt import Label, PromptProfile
+
+    window._closing = True
+    names = ["banking", "cards", "hr and work", "it and devices", "travel and car"]
+    window.session.set_prompt(PromptProfile("Route the ticket.", [Label(n, "") for n in names]))
+    qtbot.waitUntil(lambda: window.session.table.labels == names and not window.session.busy, timeout=10_000)
+    path = tmp_path / "t.csv"
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle).writerows([["text", "team"], *([f"ticket {i}", names[i % 5]] for i in range(40))])
+    window.ticket_actions.open_files([str(path)])
+    qtbot.waitUntil(lambda: window.evaluation.gold is not None and settled(window), timeout=60_000)
+    _shown(qtbot, window, 1366, 768)
+    window.results.setCurrentIndex(1)
+    window.refresh_stats()
+    qtbot.wait(100)
+    shown = [window.results.confusion.horizontalHeaderItem(i).text() for i in range(5)]
+    assert all("…" not in text and text.replace("\n", " ") == name for text, name in zip(shown, names)), shown
+    _shown(qtbot, window, 1016, 600)  # a 1024×640 screen: "b…g", "hr…rk", "it…es", "tr…ar"
+    qtbot.wait(100)
+    matrix = window.results.confusion
+    assert [matrix.horizontalHeaderItem(i).text() for i in range(5)] == ["1", "2", "3", "4", "5"]
+    assert [matrix.verticalHeaderItem(i).text() for i in range(5)] == [f"{i + 1} {n}" for i, n in enumerate(names)]
+    assert matrix.horizontalHeaderItem(2).toolTip() == "hr and work"
+    assert "numbered as the rows" in window.results.axes.text()

@@ -56,7 +56,7 @@ def test_the_confusion_matrix_names_its_axes(qtbot, window):
     window.refresh_stats()
     axes = window.results.axes
     assert window.results.confusion.rowCount() and axes.isVisibleTo(window.results)
-    assert "gold" in axes.text() and "given" in axes.text()
+    assert "gold" in axes.text() and "labelled" in axes.text()
 
 
 def test_the_label_table_shows_five_rows_at_1366x768_and_rows_keep_their_height(qtbot, window):

@@ -14,7 +14,7 @@ from PySide6.QtGui import QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter
 
 from ..engine.model import BUNDLED
-from ..session.checks import CheckStatus
+from ..session.checks import NOT_ESTIMATED, CheckStatus
 from ..session.evaluation import Evaluation
 from ..session.prompt_document import DocumentStatus, PromptDocument
 from ..session.session import Session
@@ -120,7 +120,7 @@ class MainWindow(QMainWindow):
         self.prompt_status.setAccessibleName("Prompt state")
         self.learn_status = QLabel()
         self.learn_status.setAccessibleName("Learning state")
-        self.check_status = ElidedLabel("Accuracy: not estimated", tooltip=False)  # its tooltip: the details
+        self.check_status = ElidedLabel(NOT_ESTIMATED, tooltip=False)  # its tooltip: the details
         self.check_status.setAccessibleName("Estimated accuracy")
         widest = "~100% (100–100%), 20 checks on v10 with 100 taught"  # room left for passing messages
         self.check_status.setMaximumWidth(self.check_status.fontMetrics().horizontalAdvance(widest))
@@ -134,7 +134,7 @@ class MainWindow(QMainWindow):
         handlers = Handlers(
             self.ticket_actions, self.prompt, self.app_actions, self.teaching.next_suggestion,
             self.teaching.check_sample, self.undo.undo, self.undo.redo, self.close,
-            lambda: self.app_actions.show_guide(self.menu_actions.guide()),
+            lambda: self.app_actions.show_guide(self.menu_actions.guide()), self.teaching,
         )  # fmt: skip
         scheme = self.settings.get_str("appearance", "system")
         calibrate = self.settings.get_bool("calibrate", True)
@@ -309,7 +309,8 @@ class MainWindow(QMainWindow):
         self.teaching.teach(rows, label)
 
     def show_checks(self, status: CheckStatus) -> None:
-        self.teaching.show_checks(status)
+        self.teaching.show_checks(status, gold=self.evaluation.gold is not None)
+        self.mark_dirty()  # the Accuracy tab names the estimate too
 
     def _baseline_toggled(self, on: bool) -> None:
         self.model.set_show_baseline(on)
@@ -329,7 +330,7 @@ class MainWindow(QMainWindow):
         self.model.set_gold_column(gold.column if gold else None)
         self.tickets.show_gold(gold.column if gold else None)
         self.tickets.size_columns()
-        self.mark_dirty()
+        self.show_checks(self.session.check_status)
         self.refresh_stats()
         if gold is not None:
             self.results.setCurrentIndex(1)

@@ -36,7 +36,8 @@ class ActionSpec:
     checked: bool = False
     enabled_when: Callable[[], bool] | None = None
     guide: str = ""
-    guide_key: str = ""  # how the guide writes the key, where it is not the key itself ("1 – 9")
+    guide_key: str = ""  # how the guide writes the key, where it is not the key itself ("1 – 9"); the menu
+    # shows it too, beside the title, without taking the key from the widget that owns it (N, Enter, 1-9)
     tooltip: str = ""
     separator: bool = False  # a separator before this row
     widget_context: bool = False  # the key works only with focus inside the widgets it is added to
@@ -64,7 +65,8 @@ class Actions:
 
     @staticmethod
     def _action(parent: QWidget, spec: ActionSpec, menu: QMenu) -> QAction:
-        action = QAction(spec.title, parent)
+        shown = f"{spec.title}\t{spec.guide_key}" if spec.key is None and spec.guide_key else spec.title
+        action = QAction(shown, parent)
         if isinstance(spec.key, QKeySequence.StandardKey):  # all the platform's keys: Redo is Ctrl+Y and Ctrl+Shift+Z
             action.setShortcuts(spec.key)
         elif spec.key is not None:

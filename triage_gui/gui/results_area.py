@@ -3,7 +3,7 @@ the tickets whose label flipped with the last prompt save, and the prompt's vers
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -63,14 +63,18 @@ class ResultsArea(QTabWidget):
         self.confusion = read_only(QTableWidget(0, 0))
         self.confusion.setAccessibleName("Confusion matrix (rows: gold, columns: predicted), recall and precision")
         self.confusion.setToolTip(
-            "Rows: gold label; columns: the label given. The last column is each gold label's recall, the last "
-            "row each label's precision. Click a cell to list its tickets."
+            "Rows: the gold label; columns: the label given (labelled). The last column is each gold label's "
+            "recall, the last row each label's precision. Click a cell to list its tickets."
         )
         self.confusion.cellClicked.connect(self._cell_clicked)
         self.confusion.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.confusion.horizontalHeader().setMinimumSectionSize(36)
         self.confusion.horizontalHeader().sectionResized.connect(self._fit_headers)
-        self.axes = QLabel("Rows: the gold label ↓ · Columns: the label given →")  # the matrix's axis names
+        # and once the layout has settled: names elided while the tab was hidden stayed "ac…nt" in a
+        # column wide enough for "account"
+        header = self.confusion.horizontalHeader()
+        header.geometriesChanged.connect(lambda: QTimer.singleShot(0, self, self._fit_headers))
+        self.axes = QLabel("Rows: gold ↓ · Columns: labelled →")  # the matrix's axis names, as its tooltips say
         self.axes.setAccessibleName("Confusion matrix axes")
         self.axes.hide()
         accuracy = QWidget()
@@ -206,25 +210,39 @@ class ResultsArea(QTabWidget):
         for column in range(n + 2):  # recall and support: as wide as their titles; the labels share the rest
             header.setSectionResizeMode(column, mode.ResizeToContents if column >= n else mode.Stretch)
         self._fit_headers()
+        QTimer.singleShot(0, self, self._fit_headers)
 
     def _fit_headers(self) -> None:
-        """Label names too long for their column (five labels in a 1024 px window) are elided in the middle,
-        the whole name in the tooltip, rather than cut at both ends ("unt_secur"); the row names too, at
-        most ROW_TITLE px, so the matrix keeps room for its columns."""
+        """Label names too long for their column break at a space onto two lines ("hr and / work"); where
+        even that does not fit (five labels in a 1024 px window read "b…g", "hr…rk"), the columns are
+        numbered and each row's title starts with its number, the legend ("1 banking"), the whole name in
+        every tooltip. Row titles are elided in the middle at most ROW_TITLE px, so the matrix keeps room
+        for its columns."""
         header, rows = self.confusion.horizontalHeader(), self.confusion.verticalHeader()
         margin = 2 * header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin) + 4
+        metrics = header.fontMetrics()
+        columns = []
         for i, name in enumerate(self._labels):
-            for item, width, metrics in (
-                (self.confusion.horizontalHeaderItem(i), header.sectionSize(i), header.fontMetrics()),
-                (self.confusion.verticalHeaderItem(i), ROW_TITLE, rows.fontMetrics()),
-            ):
+            width = header.sectionSize(i) - margin
+            columns.append(name if metrics.horizontalAdvance(name) <= width else two_lines(name, metrics, width))
+        numbered = None in columns
+        titles = [f"{i + 1} {name}" if numbered else name for i, name in enumerate(self._labels)]
+        for i, name in enumerate(self._labels):
+            texts = (
+                (self.confusion.horizontalHeaderItem(i), str(i + 1) if numbered else columns[i] or name),
+                (
+                    self.confusion.verticalHeaderItem(i),
+                    distinct_elided(titles[i], titles, rows.fontMetrics(), ROW_TITLE - margin),
+                ),
+            )
+            for item, shown in texts:
                 if item is None:
                     continue
-                shown = distinct_elided(name, self._labels, metrics, width - margin)
                 if item.text() != shown:
                     item.setText(shown)
                 item.setToolTip(name)
                 item.setData(Qt.ItemDataRole.UserRole, name)
+        self.axes.setText(f"Rows: gold ↓ · Columns: labelled{' (numbered as the rows)' if numbered else ''} →")
 
     def _cell_clicked(self, row: int, column: int) -> None:
         if row < len(self._labels) and column < len(self._labels):
@@ -272,6 +290,15 @@ class ResultsArea(QTabWidget):
         chosen = self._selected_versions()
         if len(chosen) == 1:
             self.version_revert.emit(chosen[0])
+
+
+def two_lines(name: str, metrics: QFontMetrics, width: int) -> str | None:
+    """``name`` broken at the space that makes its longer line shortest, if both lines then fit."""
+    words = name.split(" ")
+    splits = [(" ".join(words[:i]), " ".join(words[i:])) for i in range(1, len(words))]
+    fitting = [(max(metrics.horizontalAdvance(a), metrics.horizontalAdvance(b)), a, b) for a, b in splits]
+    best = min(fitting, default=None)
+    return f"{best[1]}\n{best[2]}" if best is not None and best[0] <= width else None
 
 
 def distinct_elided(name: str, names: list[str], metrics: QFontMetrics, width: int) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..engine.prompt import PromptProfile
 from ..engine.scoring import latency_summary
+from ..session.checks import CheckStatus
 from ..session.evaluation import Evaluation
 from ..session.gold import gold_report, row_mask
 from ..session.session import Session
@@ -42,6 +43,14 @@ def learned_from(taught: int, profile: PromptProfile | None) -> str:
     if not parts:
         return "Labels learned from the label names."
     return "Labels learned from " + (", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]) + "."
+
+
+def estimate_note(checks: CheckStatus) -> str:
+    """The random checks beside the gold figure: what they estimate, or that there is none yet (the
+    status bar said "Accuracy: not estimated" beside "Accuracy against gold 48.2%")."""
+    if not checks.checked:
+        return "Random-check estimate: none yet (Teach › Check a random sample)."
+    return f"Random-check estimate: {checks.short()}."
 
 
 class Summary:
@@ -116,5 +125,8 @@ class Summary:
         notes = [TAUGHT_NOTE] if len(table.taught_rows()) else []
         if stage := stage_note(table):
             notes.insert(0, stage)
+        if not report.total:  # the run has just started: say so, not "pick a gold column" beside "Gold: team"
+            notes.insert(0, f"Accuracy against gold ({gold.column}): no ticket with a gold label is labelled yet.")
+        notes.append(estimate_note(self.session.checks.status))
         self.results.show_gold(report, since, " ".join(notes))
         self.results.show_flips(*self.evaluation.flips())

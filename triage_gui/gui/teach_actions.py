@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QLabel, QMessageBox
 
 from ..engine.learning import in_words  # the heads' table (numpy only: scikit-learn stays out of the start)
 from ..session.checks import CheckStatus
@@ -14,6 +14,8 @@ from ..session.session import Session
 from ..session.status import HeadStatus
 from .prompt_editor import PromptEditor
 from .ticket_area import TicketArea
+
+MANY_ROWS = 20  # a teach key on more selected tickets than this asks first (Ctrl+A then 3 taught 20,000)
 
 
 class TeachActions:
@@ -31,14 +33,35 @@ class TeachActions:
         self.notify = notify
 
     def teach(self, rows: list[int], label: str | None) -> None:
+        question = f"Teach all {len(rows):,} selected tickets '{label}'?"
+        if not self._many_agreed(
+            rows, f"Forget what you taught {len(rows):,} selected tickets?" if label is None else question
+        ):
+            return
         checked = self.session.teach(rows, label)  # a ticket of the random sample: counted, then taught
         self._next_to_check(checked)
 
     def accept(self, rows: list[int]) -> None:
         """Enter (or "Label is right"): teach the shown labels and say what that did, and how to undo it."""
+        if not self._many_agreed(rows, f"Accept the shown label of all {len(rows):,} selected tickets (teach them)?"):
+            return
         accepted, checked = self.session.accept(rows)
         self.notify(accepted_message(accepted), 8000)
         self._next_to_check(checked)
+
+    def _many_agreed(self, rows: list[int], question: str) -> bool:
+        """A key on a large selection (Ctrl+A, then a digit) asks first: a slip would teach every ticket.
+        One step for Ctrl+Z either way, which the question says."""
+        if len(rows) <= MANY_ROWS:
+            return True
+        answer = QMessageBox.question(
+            self.tickets,
+            "Teach many tickets",
+            f"{question} Ctrl+Z undoes it in one step.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        return answer == QMessageBox.StandardButton.Yes
 
     def _next_to_check(self, checked: list[int]) -> None:
         """After a verdict on the random sample, the next ticket to check is selected, in the order drawn,
@@ -54,6 +77,28 @@ class TeachActions:
             self.teach(rows, None)
         elif isinstance(which, int) and which < len(labels):
             self.teach(rows, labels[which])
+
+    # The Teach menu's rows for the table's keys (Enter, 1-9, Delete): the menu shows the key, and does
+    # what it does to the selected tickets.
+
+    def accept_selected(self) -> None:
+        if rows := self._selected():
+            self.accept(rows)
+
+    def forget_selected(self) -> None:
+        if rows := self._selected():
+            self.teach(rows, None)
+
+    def pick_label(self) -> None:
+        """The label picker on the current ticket (it lists the labels with their 1-9 keys)."""
+        if self._selected():
+            self.tickets.edit_current_label()
+
+    def _selected(self) -> list[int]:
+        rows = self.tickets.selected_rows()
+        if not rows:
+            self.notify("Select tickets in the table first.", 6000)
+        return rows
 
     def next_suggestion(self) -> None:
         """Select the next ticket to teach: the best suggestion not taught yet, or say there is none."""
@@ -100,12 +145,13 @@ class TeachActions:
             return "the prompt's examples and label descriptions"
         return "the prompt's examples" if examples or not described else "the label descriptions"
 
-    def show_checks(self, status: CheckStatus) -> None:
-        """The random checks' estimate, next to the learning state and in the editor."""
+    def show_checks(self, status: CheckStatus, gold: bool = False) -> None:
+        """The random checks' estimate, next to the learning state and in the editor; with a gold column
+        it says what the checks have, not that nothing is measured."""
         self.tickets.set_rows(to_check=status.to_check)
-        self.check_status.setText(status.short())  # "~40% (22–61%), 20 checks on v3 with 40 taught, 2 h ago"
-        self.check_status.setToolTip(status.describe())
-        self.editor.set_estimate(status.describe())
+        self.check_status.setText(status.short(gold=gold))  # "~40% (22–61%), 20 checks on v3 with 40 taught, 2 h ago"
+        self.check_status.setToolTip(status.describe(gold=gold))
+        self.editor.set_estimate(status.describe(gold=gold))
         if status.checked and not status.to_check and self.tickets.checking:
             self.notify(f"Sample checked. {status.describe()}.", 15000)
 

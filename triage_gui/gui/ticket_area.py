@@ -385,6 +385,20 @@ class TicketArea(QWidget):
         """Compare with the baseline, or not, as a click on the box would (``baseline_toggled`` follows)."""
         self.baseline_toggle.setChecked(on)
 
+    def selected_rows(self) -> list[int]:
+        return self.table.selected_rows()
+
+    def edit_current_label(self) -> None:
+        """The label picker on the current ticket (or the first selected one)."""
+        view, proxy = self.table, self.proxy
+        model = proxy.sourceModel()
+        if not isinstance(model, TicketTableModel) or not view.selected_rows():
+            return
+        current = view.currentIndex() if view.currentIndex().isValid() else view.selectionModel().selectedRows()[0]
+        source = proxy.mapToSource(current)
+        view.setFocus()
+        view.edit(proxy.mapFromSource(model.index(source.row(), model.column_index(Col.LABEL))))
+
     def focus_table(self, empty: bool = False) -> None:
         """Keys to the ticket table, or (``empty``) to the empty state, where Ctrl+V pastes."""
         (self.empty if empty else self.table).setFocus()

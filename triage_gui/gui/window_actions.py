@@ -18,6 +18,7 @@ from . import theme
 from .app_actions import AppActions
 from .menus import ActionSpec
 from .prompt_actions import PromptActions
+from .teach_actions import TeachActions
 from .ticket_actions import TicketActions
 
 K = QKeySequence.StandardKey
@@ -36,6 +37,7 @@ class Handlers:
     redo: Callable[[], None]
     quit: Callable[[], object]
     guide: Callable[[], None]
+    teach: TeachActions
 
 
 def action_table(
@@ -75,13 +77,16 @@ def action_table(
         ActionSpec("clear", "Clear &tickets", "&Edit", t.clear, enabled_when=loaded),
         ActionSpec("stop", "&Stop labelling", "&Edit", session.stop, "Esc", enabled_when=working,
                    guide="Stop labelling (Resume picks up the rest)"),
-        ActionSpec("teach_keys", "", "", guide_key="1 – 9", guide="Teach the selected tickets the n-th label"),
-        ActionSpec("accept_key", "", "", guide_key="Enter",
-                   guide="Accept the shown label of the selected tickets (teach it), with the ticket table focused"),
-        ActionSpec("forget_key", "", "", guide_key="Delete", guide="Forget what you taught the selected tickets"),
         ActionSpec("next", "Go to the &next ticket to teach", "&Teach", h.next_ticket, enabled_when=loaded,
-                   tooltip="N in the table", guide_key="N",
-                   guide="Go to the next ticket to teach (the Teach next filter lists them)"),
+                   guide_key="N", guide="Go to the next ticket to teach (the Teach next filter lists them)"),
+        ActionSpec("accept_key", "&Accept the shown label", "&Teach", h.teach.accept_selected, enabled_when=loaded,
+                   guide_key="Enter",
+                   guide="Accept the shown label of the selected tickets (teach it), with the ticket table focused"),
+        ActionSpec("teach_keys", "&Teach a label…", "&Teach", h.teach.pick_label, enabled_when=loaded,
+                   guide_key="1 – 9", guide="Teach the selected tickets the n-th label (the picker lists them)"),
+        ActionSpec("forget_key", "Forget what the &selected tickets were taught", "&Teach", h.teach.forget_selected,
+                   enabled_when=loaded,
+                   guide_key="Delete", guide="Forget what you taught the selected tickets"),
         ActionSpec("check", "&Check a random sample…", "&Teach", h.check_sample, enabled_when=loaded,
                    tooltip="Confirm or correct 20 random tickets: the accuracy shown comes from these checks"),
         ActionSpec("learn_gold", "Learn from the &gold column", "&Teach", t.learn_from_gold, separator=True,

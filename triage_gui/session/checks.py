@@ -33,6 +33,11 @@ from .events import Event
 from .undo import Step
 
 SAMPLE = 20  # tickets drawn per "Check a random sample"
+NOT_ESTIMATED = "Accuracy: not estimated"  # the status bar before any random check, with no gold column
+# ... and with a gold column: its accuracy is measured (the Accuracy tab), so the line says only what the
+# random checks have (nothing yet); "Accuracy: not estimated" beside "Accuracy against gold 48.2%" read as
+# a contradiction.
+NO_CHECKS = "Random checks: none yet"
 
 
 @dataclass(frozen=True)
@@ -65,14 +70,16 @@ class CheckStatus:
         stage = f" ({self.first_pass} on first-pass labels)" if self.first_pass else ""
         return f"{self.checked} {checks}{stage} on {versions} with {taught} taught, {ago(self.newest, now)}"
 
-    def short(self, now: float | None = None) -> str:
-        """The status bar's line."""
+    def short(self, now: float | None = None, gold: bool = False) -> str:
+        """The status bar's line (``gold``: a gold column measures the labels already)."""
         if not self.checked:
-            return "Accuracy: not estimated"
+            return NO_CHECKS if gold else NOT_ESTIMATED
         line = f"~{100 * self.correct / self.checked:.0f}% ({100 * self.low:.0f}–{100 * self.high:.0f}%), "
         return line + self.what(now) + (" (may have changed)" if self.since else "")
 
-    def describe(self, now: float | None = None) -> str:
+    def describe(self, now: float | None = None, gold: bool = False) -> str:
+        if not self.checked and gold:
+            return "No random-check estimate yet: check a random sample (Teach menu) for tickets without gold."
         if not self.checked:
             return "Accuracy not estimated yet: check a random sample (Teach menu)."
         checks = "random check" if self.checked == 1 else "random checks"

@@ -83,6 +83,10 @@ class Intents:
         return self.teaching.suggested
 
     @property
+    def check_status(self) -> CheckStatus:
+        return self.checks.status
+
+    @property
     def checks_changed(self) -> Event[[CheckStatus]]:
         return self.checks.changed
 

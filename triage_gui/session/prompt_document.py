@@ -55,6 +55,11 @@ from .workers import WorkerThread
 
 log = logging.getLogger(__name__)
 UNEDITED = "draft_unedited"  # a draft that only keeps a taught set: its prompt is not an edit to offer
+# A write of the versions or the checks alone carries the taught set the file holds *when the write is
+# taken*: copied when it was asked for, during a taught write still on its way, it was the set before
+# that write, and the merge read the difference as tickets forgotten (five checks came back after a
+# restart with none of the five taught tickets: "taught tickets were taken back (may have changed)").
+AS_SAVED: list[tuple[str, str]] = []
 
 
 @dataclass(frozen=True)
@@ -270,8 +275,8 @@ class PromptDocument:
             self._write_soon()
 
     def _write_soon(self) -> None:
-        if self._taught is None:  # the versions changed: write them with the taught set as saved
-            self._taught = [(e.text, e.label) for e in self.saved.taught]
+        if self._taught is None:  # the versions or checks changed: write them with the taught set as saved
+            self._taught = AS_SAVED  # when the write is taken, not now (see AS_SAVED)
         if not self._writing.active:
             self._writing.start(self._write_taught_soon())
 
@@ -291,7 +296,8 @@ class PromptDocument:
         """Captured on the loop's thread: the path, what was last read or written there, what to write
         and the write's generation, so the thread reads nothing shared."""
         assert self._taught is not None
-        taught = [Example(t, label) for t, label in self._taught]
+        pairs = [(e.text, e.label) for e in self.saved.taught] if self._taught is AS_SAVED else self._taught
+        taught = [Example(t, label) for t, label in pairs]
         self._taught = None
         ours = replace(self.saved, taught=taught, history=list(self.history), checks=list(self.checks))
         return self.path, self.saved, ours, self._generation

@@ -322,13 +322,13 @@ class Teaching(Refitting):
 
     def cleared(self) -> None:
         """The tickets were dropped: every fit in flight read the old file, so none may land on the new
-        table (its version is unchanged); a preparation cut short starts again on the new one."""
+        table; a preparation cut short starts again; nothing chosen on the old file is kept."""
         self._refitting.cancel()
         self._vectorising.cancel()
         self.outside.scoring.cancel()
         if self._preparing.active:
             self._preparing.start(self._prepare(self._version))
-        self.store = None
+        self.store = self._weights = self._first = self._scaler = None  # (3 of 60 labels moved)
         self._vectorised = 0
         self.head, self._fitted_on, self._fitted_embedded, self.suggestions = None, 0, 0, []
         self.suggested.emit([])

@@ -65,23 +65,47 @@ def locked(path: str | os.PathLike[str]) -> Iterator[None]:
     """Hold an advisory lock for one read-merge-write of ``path`` against other processes (two windows
     writing within the same milliseconds would each merge the file as it was before the other's write).
     The lock is on a hidden ``.NAME.lock`` beside the file (the file itself is replaced by every write, so
-    a lock on it would not hold); where locks are not available (a read-only folder, no ``fcntl``) the
-    write goes ahead unlocked, as before."""
+    a lock on it would not hold), removed again by its holder before it lets go: an empty lock file was
+    left beside the prompt after every session. A waiter that then gets the lock on the removed file sees
+    the name no longer leads to it and takes the lock again on the name. Where locks are not available (a
+    read-only folder, no ``fcntl``) the write goes ahead unlocked, as before."""
     try:
         import fcntl
     except ImportError:
         yield
         return
     target = Path(os.path.realpath(path))
-    try:
-        handle = open(target.with_name(f".{target.name}.lock"), "a+b")  # noqa: SIM115 (closed below)
-    except OSError:
-        yield
-        return
-    with handle:
-        with contextlib.suppress(OSError):  # a file system without locks: unlocked, as before
+    name = target.with_name(f".{target.name}.lock")
+    for _ in range(100):  # each retry means another holder removed the file meanwhile
+        try:
+            handle = open(name, "a+b")  # noqa: SIM115 (closed below)
+        except OSError:
+            yield
+            return
+        try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        except OSError:  # a file system without locks: unlocked, as before
+            handle.close()
+            with contextlib.suppress(OSError):
+                name.unlink()
+            yield
+            return
+        try:
+            same = os.stat(name).st_ino == os.fstat(handle.fileno()).st_ino
+        except OSError:
+            same = False
+        if same:
+            break
+        handle.close()
+    else:
+        yield  # never got the file that stays (cannot happen short of a file system that lies): unlocked
+        return
+    try:
         yield
+    finally:
+        with contextlib.suppress(OSError):
+            name.unlink()  # before the lock goes: whoever waits on this file then retries on the name
+        handle.close()
 
 
 def read_current(path: str | os.PathLike[str]) -> PromptProfile | None:

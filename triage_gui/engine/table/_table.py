@@ -28,6 +28,7 @@ class TicketTable(WholeColumns):
         self._vocab_index: dict[str, int] = {}
         self.labels: list[str] = []  # the current prompt version's labels
         self.version = NONE
+        self.bias = np.zeros(0, dtype=np.float32)  # the version's calibration: kept when the rows are dropped
         self._label_ids = np.zeros(0, dtype=np.int16)
         self.features = FeatureStore()
         # The sentence encoder's features: they do not depend on the prompt, so they outlive its versions.
@@ -64,7 +65,6 @@ class TicketTable(WholeColumns):
         self.baseline: dict[int, TicketScore] = {}
         self._baseline_head: dict[int, int] = {}  # baseline row -> vocab id the head gives its features
         self.baseline_features: dict[int, np.ndarray] = {}
-        self.bias = np.zeros(len(self.labels), dtype=np.float32)
         self.features.clear()
         self.embeddings.clear()
 
