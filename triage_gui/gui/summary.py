@@ -127,6 +127,6 @@ class Summary:
             notes.insert(0, stage)
         if not report.total:  # the run has just started: say so, not "pick a gold column" beside "Gold: team"
             notes.insert(0, f"Accuracy against gold ({gold.column}): no ticket with a gold label is labelled yet.")
-        notes.append(estimate_note(self.session.checks.status))
+        notes.append(estimate_note(self.session.check_status))
         self.results.show_gold(report, since, " ".join(notes))
         self.results.show_flips(*self.evaluation.flips())
