@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -34,6 +35,7 @@ NO_ENCODER_WEIGHTS = {"encoder": 0.0, "hidden": 0.3, "word": 0.3, "char": 0.3, "
 MIN_TAUGHT = 40  # taught tickets before the weights are chosen from them (fewer: the default)
 PULL = 0.05  # accuracy given up per unit of L1 distance from the default weights
 STEP = 10  # grid steps per unit weight
+TRUST = 3.0  # taught tickets at which a label's heads move half way from the prompt's examples' (:func:`toward`)
 
 
 def first_pass(weights: Mapping[str, float]) -> dict[str, float]:
@@ -79,6 +81,40 @@ def combine(
         scaled -= scaled.max(axis=1, keepdims=True)
         e = np.exp(scaled)
         out[ok] = e / e.sum(axis=1, keepdims=True)
+    return out
+
+
+class LinearHead(Protocol):
+    """A fitted linear head: weights per label seen over its columns (None: dense features), a binary fit's one."""
+
+    columns: np.ndarray | None
+    coef: np.ndarray
+    intercept: np.ndarray
+    classes: np.ndarray
+
+
+def toward(
+    untaught: LinearHead, fitted: LinearHead, taught: np.ndarray
+) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """The ``fitted`` head's (columns, weights, intercept) moved back towards the ``untaught`` one (fitted on the
+    prompt's examples alone) label by label: a label's logit keeps n / (n + :data:`TRUST`) of what its n
+    ``taught`` tickets (per label index) changed. A binary fit's one vector is plus and minus its half for its
+    two labels (as an L2 fit of both has), so it moves by their mean trust. Heads of different labels: as fitted."""
+    if len(fitted.classes) < 2 or not np.array_equal(untaught.classes, fitted.classes):
+        return fitted.columns, fitted.coef, fitted.intercept
+    trust = taught[fitted.classes] / (taught[fitted.classes] + TRUST)
+    trust = trust.mean(keepdims=True) if len(fitted.classes) == 2 else trust
+    (c0, w0), (columns, w1) = (untaught.columns, untaught.coef), (fitted.columns, fitted.coef)
+    if c0 is not None and columns is not None:  # n-gram heads: over the columns either saw
+        c1, columns = columns, np.union1d(columns, c0)
+        w0, w1 = _spread(w0, c0, columns), _spread(w1, c1, columns)
+    coef = w0 + trust[:, None] * (w1 - w0)
+    return columns, coef.astype(np.float32), untaught.intercept + trust * (fitted.intercept - untaught.intercept)
+
+
+def _spread(coef: np.ndarray, own: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    out = np.zeros((len(coef), len(columns)), np.float32)
+    out[:, np.searchsorted(columns, own)] = coef
     return out
 
 
