@@ -260,3 +260,18 @@ def test_eval_strategy_gives_the_worst_single_step_and_no_step_costs_a_point():
     worst = next(line for line in lines if line.startswith("worst single step (suggested): "))
     assert worst.endswith("against N=0")
     assert float(worst.split(": ")[1].split(" points")[0]) >= -1.0, lines
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+def test_a_label_with_no_taught_ticket_keeps_the_prompts_head_and_many_keep_the_fit(classes):
+    from triage_gui.engine.combination import toward
+
+    store = LexicalStore()
+    texts = ["alpha beta", "gamma delta", "alpha gamma", "epsilon zeta", "beta zeta", "delta eta"]
+    store.add(texts)
+    x = store.tfidf("word", slice(0, 6), store.idf("word"))
+    y = np.arange(6) % classes
+    untaught, fitted = fit_linear(x[:classes], y[:classes], 10.0, 3), fit_linear(x, y, 10.0, 3)
+    for taught, same in ((np.zeros(3), untaught), (np.full(3, 1e9), fitted)):
+        moved = Linear(*toward(untaught, fitted, taught), fitted.classes, 3)
+        assert np.allclose(moved.proba(x), same.proba(x), atol=1e-4)
