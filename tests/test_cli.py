@@ -209,5 +209,6 @@ def test_eval_prints_the_learning_curve(loaded):
     assert "| method | untaught | K=2 | K=5 |" in out and "macro-F1" in out
     assert "| strategy | N=0 | N=3 | N=6 |" in out and "| random |" in out and "| suggested |" in out
     assert "suggested reach random's accuracy at N=6" in out
+    assert "worst single step (random): " in out and "worst single step (suggested): " in out
     bad = run_cli("eval", str(SAMPLE), "--gold", "team", "--strategy", "clever")
     assert bad.returncode == 2 and "unknown --strategy clever" in bad.stderr

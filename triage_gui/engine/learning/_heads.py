@@ -33,7 +33,7 @@ from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
 from . import _head_table as table
-from ._combination import MIN_TAUGHT, choose_weights, combine, first_pass
+from ._combination import MIN_TAUGHT, choose_weights, combine, first_pass, toward
 from ._examples import CHUNK, Examples, RowSource, Scaler, _empty, _nan_rows, _read
 from ._head_table import NGrams
 from ._lexical import KINDS, LexicalStore
@@ -203,9 +203,11 @@ def fit_head(
     n_labels: int,
     weights: Mapping[str, float],
     first: Mapping[str, float] | None = None,
+    prompt: Examples | None = None,
 ) -> Head:
     """The heads on these examples, each on the tickets that have its features (texts vectorised with the
-    store's current IDF; loaded rows' n-grams come from the store, not from their text again)."""
+    store's current IDF; loaded rows' n-grams come from the store, not from their text again); those that
+    are not the ``prompt``'s move each label's heads only by as much as that label's count earns (:func:`toward`)."""
     idf = {kind: store.idf(kind) for kind in KINDS}
     linear: dict[str, Linear] = {}
     weight = train.weights()
@@ -233,6 +235,11 @@ def fit_head(
         x = sp.vstack(parts, format="csr") if len(parts) > 1 else parts[0]
         allowed = store.df(kind) >= head.source.min_df
         linear[head.name] = fit_linear(x, labels, head.c, n_labels, allowed, order_weight)
+    if prompt is not None and 0 < len(prompt) < len(train):
+        taught = np.bincount(train.labels, minlength=n_labels) - np.bincount(prompt.labels, minlength=n_labels)
+        untaught = fit_head(prompt, scaler, store, n_labels, weights, first).linear
+        for h in set(linear) & set(untaught):
+            linear[h] = Linear(*toward(untaught[h], linear[h], taught), linear[h].classes, n_labels)
     return Head(scaler, linear, idf, dict(weights), n_labels, first_pass(weights) if first is None else dict(first))
 
 
@@ -264,7 +271,7 @@ def fit_all(
         started = time.perf_counter()
         base = Examples.concat([taught, pseudo])
         scaler = (scaler or Scaler.fit(source)).fill(base)  # nothing scored yet: the examples' spread
-        head = fit_head(base, scaler, store, n_labels, weights or default_weights(base), first)
+        head = fit_head(base, scaler, store, n_labels, weights or default_weights(base), first, pseudo)
         probs = head.predict_rows(source, store)
         return Fit(head, store, probs, len(taught), len(pseudo), time.perf_counter() - started)
 
@@ -296,7 +303,8 @@ def out_of_fold(taught: Examples, pseudo: Examples, scaler: Scaler, store: Lexic
         for f in range(folds):
             held = order[f::folds]
             keep = np.setdiff1d(np.arange(len(taught)), held)
-            head = fit_head(Examples.concat([taught.subset(keep), pseudo]), scaler, store, n_labels, default)
+            train = Examples.concat([taught.subset(keep), pseudo])
+            head = fit_head(train, scaler, store, n_labels, default, prompt=pseudo)
             part = taught.subset(held)
             found = head.text_parts(part.features, part.texts, store)
             for name, probs in found.items():
