@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter
 
+from ..defaults import LOW_CONFIDENCE
 from ..engine.model import BUNDLED
 from ..session.checks import NOT_ESTIMATED, CheckStatus
 from ..session.evaluation import Evaluation
@@ -395,7 +396,7 @@ class MainWindow(QMainWindow):
             state = s.get_bytes(key)
             if state is None or not getattr(self, key).restoreState(state):
                 getattr(self, key).setSizes(default)
-        self.tickets.set_threshold(s.get_float("low_confidence", 0.5))
+        self.tickets.set_threshold(s.get_float("low_confidence", LOW_CONFIDENCE))
         self.tickets.show_baseline(s.get_bool("baseline", False))
 
     def _save_settings(self) -> None:

@@ -11,10 +11,9 @@ from ..session.checks import CheckStatus
 from ..session.evaluation import Evaluation
 from ..session.gold import gold_report, row_mask
 from ..session.session import Session
-from .results_area import ResultsArea
+from .results_area import NO_GOLD_TEXT, ResultsArea
 from .ticket_area import TicketArea
 
-GOLD_HINT = "Pick a gold column (correct labels) in the bar above the tickets to see accuracy."
 TAUGHT_NOTE = "Taught tickets count with the label the classifier gives them when not trained on them."
 
 
@@ -117,7 +116,7 @@ class Summary:
     def refresh_gold(self) -> None:
         table, gold = self.session.table, self.evaluation.gold
         if gold is None or not table.labels:
-            self.results.show_gold(None, "", GOLD_HINT if len(table) else "")
+            self.results.show_gold(None, "", NO_GOLD_TEXT if len(table) else "")
             self.results.show_flips(*self.evaluation.flips())
             return
         report = gold_report(table, gold)

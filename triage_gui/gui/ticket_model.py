@@ -18,6 +18,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication
 
+from ..defaults import LOW_CONFIDENCE
 from ..engine.table import NONE, TicketTable
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -109,7 +110,7 @@ class TicketTableModel(QAbstractTableModel):
         self.teach = teach
         self.show_baseline = False
         self.gold_column: str | None = None
-        self.low_confidence = 0.5
+        self.low_confidence = LOW_CONFIDENCE
         self._columns = self._make_columns()
 
     # --------------------------------------------------------------- structure

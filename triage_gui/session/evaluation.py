@@ -2,8 +2,7 @@
 labels (remembered per file header), the accuracy of each prompt version, and the tickets whose label
 flipped with the last version.
 
-It lived in the window before (``gold``, ``gold_mappings``, ``version_accuracy``,
-``previous_accuracy``); here it is tested without one, and the window only shows what it reports.
+Tested without a window; the window only shows what it reports.
 
 Numbers only when they mean what they say. A version is scored once its run has labelled every gold row
 and the learning has settled (:meth:`record`), one score per file (a fingerprint of the gold rows) and

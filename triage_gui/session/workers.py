@@ -56,7 +56,7 @@ class WorkerThread:
 
     def submit(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> asyncio.Future[T]:
         """Queue ``fn`` now and return its future, to keep the thread busy while the loop handles
-        an earlier result (see :func:`session.runs.label_stream`)."""
+        an earlier result (see :func:`session.labelling.label_stream`)."""
         loop = asyncio.get_running_loop()
         with self._lock:
             if self._closed:

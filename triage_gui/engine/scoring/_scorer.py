@@ -2,7 +2,8 @@
 
 Every path returns, per ticket, the labels' sequence log-probabilities and the model's hidden state
 at the answer position (the features a taught head learns from), and applies the same calibration
-(:mod:`calibration`), so cached, batched and full paths give the same label.
+(:func:`engine.table.calibrated_probs`, with the content-free bias below), so cached, batched and full
+paths give the same label.
 
 Each ticket is scored in one forward pass: its suffix tokens, then every label's tokens merged into a
 trie, with a 4D attention mask so each label token sees the prefix, the ticket and its own earlier
