@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from .tasks import LatestTask
     from .workers import WorkerThread
 
-log = logging.getLogger("triage_gui.session.teaching")
+log = logging.getLogger(__name__)
 SUGGESTIONS = 50  # "Teach next" rows kept after each fit
 
 

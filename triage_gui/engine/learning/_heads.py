@@ -204,10 +204,12 @@ def fit_head(
     weights: Mapping[str, float],
     first: Mapping[str, float] | None = None,
     prompt: Examples | None = None,
+    untaught: Mapping[str, Linear] | None = None,
 ) -> Head:
     """The heads on these examples, each on the tickets that have its features (texts vectorised with the
     store's current IDF; loaded rows' n-grams come from the store, not from their text again); those that
-    are not the ``prompt``'s move each label's heads only by as much as that label's count earns (:func:`toward`)."""
+    are not the ``prompt``'s move each label's heads only by as much as that label's count earns (:func:`toward`),
+    from the heads fitted on the prompt alone (``untaught``, when the caller has them already)."""
     idf = {kind: store.idf(kind) for kind in KINDS}
     linear: dict[str, Linear] = {}
     weight = train.weights()
@@ -237,7 +239,7 @@ def fit_head(
         linear[head.name] = fit_linear(x, labels, head.c, n_labels, allowed, order_weight)
     if prompt is not None and 0 < len(prompt) < len(train):
         taught = np.bincount(train.labels, minlength=n_labels) - np.bincount(prompt.labels, minlength=n_labels)
-        untaught = fit_head(prompt, scaler, store, n_labels, weights, first).linear
+        untaught = untaught if untaught is not None else fit_head(prompt, scaler, store, n_labels, weights).linear
         for h in set(linear) & set(untaught):
             linear[h] = Linear(*toward(untaught[h], linear[h], taught), linear[h].classes, n_labels)
     return Head(scaler, linear, idf, dict(weights), n_labels, first_pass(weights) if first is None else dict(first))
@@ -300,11 +302,12 @@ def out_of_fold(taught: Examples, pseudo: Examples, scaler: Scaler, store: Lexic
         folds = min(5, len(taught))
         order = np.random.default_rng(0).permutation(len(taught))
         oof: dict[str, np.ndarray] = {}
+        alone = fit_head(pseudo, scaler, store, n_labels, default).linear if len(pseudo) else None  # once
         for f in range(folds):
             held = order[f::folds]
             keep = np.setdiff1d(np.arange(len(taught)), held)
             train = Examples.concat([taught.subset(keep), pseudo])
-            head = fit_head(train, scaler, store, n_labels, default, prompt=pseudo)
+            head = fit_head(train, scaler, store, n_labels, default, prompt=pseudo, untaught=alone)
             part = taught.subset(held)
             found = head.text_parts(part.features, part.texts, store)
             for name, probs in found.items():
