@@ -69,6 +69,7 @@ PARTS: dict[str, set[str]] = {
     "tickets": {"files", "table", "prompt"},
     "scoring": {"files", "model", "prompt", "table"},
     "learning": {"files", "model", "prompt", "table"},
+    "grouping": {"files", "prompt", "table"},
 }
 ENGINE_OWN = {ENGINE, f"{ENGINE}._lazy"}  # the engine's docstring and the lazy faces' helper
 # The named exceptions: arrows the layers allow only for the reason given. Keep it short; an arrow
