@@ -188,6 +188,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("--batch-size", type=between(4096), default=BATCH_SIZE)
 
+    discover = sub.add_parser("discover", help="suggest labels: group the tickets by meaning, name each group")
+    discover.add_argument("file", type=given, help="a ticket file; - reads standard input")
+    discover.add_argument("--column", type=given, help="column holding the ticket text (default: detected)")
+    discover.add_argument("--sheet", type=given, help="the sheet of an .xlsx file to read (default: the first)")
+    discover.add_argument("--out", type=given, required=True, help="CSV: every input row with a group column")
+    discover.add_argument("--prompt-out", type=given, help="also write a prompt file with a label per group")
+    discover.add_argument("--groups", type=between(1000), help="how many groups (default: chosen from the tickets)")
+    discover.add_argument("--seed", type=seed, default=0, help="random seed, 0 to 2**31 - 1 (default 0)")
+    discover.add_argument(
+        "--encoder", default="bundled", type=given, help="sentence encoder: 'bundled', a Hub id or a folder"
+    )
+
     gui = sub.add_parser("gui", help="open the window (the default)")
     gui.add_argument("--model", type=given, help="'bundled', a Hub id, a model folder or a .gguf file")
     gui.add_argument("--device", default="auto", type=device, help="auto, cpu, cuda, cuda:N or mps")
@@ -238,6 +250,10 @@ def main(argv: list[str] | None = None) -> int:
             from .evaluate import run_eval
 
             return run_eval(args)
+        if args.command == "discover":
+            from .discover import run_discover
+
+            return run_discover(args)
         if args.command == "bench":
             from .bench import run_bench
 
