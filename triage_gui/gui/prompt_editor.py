@@ -301,6 +301,13 @@ class PromptEditor(QWidget):
             self.undo_stack.push(_Snapshot(self, self._state, after))
             self._state = after
 
+    def replace_undoably(self, profile: PromptProfile) -> None:
+        """Show ``profile`` (suggested labels accepted) as one step Undo takes back."""
+        self.flush_snapshot()
+        before = self._state
+        self._restore(profile.to_dict())
+        self.undo_stack.push(_Snapshot(self, before, self._state))
+
     def flush_snapshot(self) -> None:
         """Record a pending edit in the undo history now (before a save, say)."""
         if self._snapshot_timer.isActive():

@@ -68,6 +68,11 @@ def action_table(
         ActionSpec("save", "&Save prompt and re-label", "&File", p.save, K.Save, separator=True,
                    guide="Save the prompt and re-label"),
         ActionSpec("open_prompt", "Open &prompt profile…", "&File", p.open_dialog),
+        ActionSpec("suggest", "Su&ggest labels…", "&Edit", p.suggest_labels, enabled_when=loaded, separator=True,
+                   guide="Suggest labels: group the loaded tickets by meaning, name and shape the groups"),
+        ActionSpec("suggest_missing", "Suggest labels for &poorly fitted tickets…", "&Edit",
+                   lambda: p.suggest_labels(True), enabled_when=loaded,
+                   tooltip="Group the tickets the labels in use fit badly (low confidence) into new labels"),
         ActionSpec("save_as", "Save prompt profile &as…", "&File", p.save_as_dialog, K.SaveAs),
         ActionSpec("quit", "&Quit", "&File", h.quit, K.Quit, separator=True),
         ActionSpec("undo", "&Undo", "&Edit", h.undo, K.Undo),  # the text says what (gui.undo_actions)

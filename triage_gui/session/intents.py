@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 if TYPE_CHECKING:
+    from ..engine.grouping import Grouping
     from ..engine.prompt import CheckRecord
     from ..engine.table import TicketTable
     from .checks import CheckStatus, RandomChecks
@@ -36,6 +37,7 @@ class Intents:
     teaching: Teaching
     checks: RandomChecks
     file_thread: WorkerThread
+    engine_thread: WorkerThread
     prompt_status: PromptStatus
 
     # ------------------------------------------------------------- reading
@@ -148,6 +150,20 @@ class Intents:
         """A check records the prompt version by the prompt file's numbering (``number`` of the table's
         version) and the tickets taught when it was made."""
         self.checks.context = lambda: (number(self.prompt_status.version), len(self.teaching.taught))
+
+    # ------------------------------------------------------ suggest labels
+
+    async def suggest_groups(self, groups: int | None = None, poorly_fitted: bool = False) -> Grouping:
+        """The loaded tickets grouped by meaning, on the engine thread (:mod:`session.suggestions`)."""
+        from .suggestions import suggest_groups
+
+        return await suggest_groups(self.table, self.engine_thread, groups, poorly_fitted)
+
+    async def edit_groups(self, edit: Callable[..., Grouping], *args: object) -> Grouping:
+        """One edit of a grouping (a split, more or fewer groups) on the engine thread."""
+        from .suggestions import edit_groups
+
+        return await edit_groups(self.engine_thread, edit, *args)
 
     # --------------------------------------------------------------- files
 

@@ -10,7 +10,7 @@ Imports :mod:`..table` and :mod:`..prompt`; never the model, scoring or learning
 from __future__ import annotations
 
 from ._choose import candidates, choose_k
-from ._from_table import NotEmbedded, as_profile, group_table, grouped_rows
+from ._from_table import NotEmbedded, as_profile, group_table, grouped_rows, snapshot
 from ._groups import MAX_NONE, Group, Grouping, find_groups
 from ._terms import Terms
 
@@ -26,4 +26,5 @@ __all__ = [
     "find_groups",
     "group_table",
     "grouped_rows",
+    "snapshot",
 ]

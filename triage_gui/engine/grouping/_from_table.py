@@ -29,6 +29,21 @@ def grouped_rows(table: TicketTable, poorly_fitted: bool = False, low: float = L
     return rows
 
 
+def snapshot(
+    table: TicketTable, poorly_fitted: bool = False, low: float = LOW_CONFIDENCE
+) -> tuple[np.ndarray, np.ndarray, list[str], list[str | None] | None]:
+    """What :func:`find_groups` needs of the table (rows, their embeddings, texts, current labels with
+    ``poorly_fitted``), read where the table's owner runs so the grouping itself can run on another thread."""
+    rows = grouped_rows(table, poorly_fitted, low)
+    if not len(rows):
+        if poorly_fitted:
+            raise NotEmbedded("No ticket is labelled with low confidence: the labels in use fit every ticket.")
+        raise NotEmbedded("The tickets have no first-pass embeddings yet; wait for the first pass to finish.")
+    texts = [table.texts[int(r)] for r in rows]
+    current = [table.label(int(r)) for r in rows] if poorly_fitted else None
+    return rows, table.embeddings.get(rows), texts, current
+
+
 def group_table(
     table: TicketTable,
     groups: int | None = None,
@@ -38,14 +53,7 @@ def group_table(
 ) -> Grouping:
     """The table's tickets grouped (:func:`find_groups`); with ``poorly_fitted`` only those the current
     labels fit badly, each group saying how many it would take over from which current label."""
-    rows = grouped_rows(table, poorly_fitted, low)
-    if not len(rows):
-        if poorly_fitted:
-            raise NotEmbedded("No ticket is labelled with low confidence: the labels in use fit every ticket.")
-        raise NotEmbedded("The tickets have no first-pass embeddings yet; wait for the first pass to finish.")
-    vectors = table.embeddings.get(rows)
-    texts = [table.texts[int(r)] for r in rows]
-    current = [table.label(int(r)) for r in rows] if poorly_fitted else None
+    rows, vectors, texts, current = snapshot(table, poorly_fitted, low)
     return find_groups(rows, vectors, texts, groups, seed, current)
 
 
@@ -54,14 +62,16 @@ def as_profile(
     texts: Sequence[str],
     base: PromptProfile | None = None,
     examples: int = EXAMPLES_PER_GROUP,
+    add: bool = False,
 ) -> PromptProfile:
     """A prompt whose labels are the grouping's groups (name and description), each with its first
     ``examples`` representative tickets (``texts``: the table's texts, by row) as examples. ``base``'s
-    instruction, name, taught set and labels are kept (new groups are added after its labels)."""
+    instruction, name and taught set are kept; with ``add`` its labels and examples too (the groups are
+    added after them), else the groups replace them."""
     profile = base if base is not None else default_profile()
-    labels = list(base.labels) if base is not None else []
+    labels = list(base.labels) if base is not None and add else []
     names = {label.name.casefold() for label in labels}
-    shown: list[Example] = list(base.examples) if base is not None else []
+    shown: list[Example] = list(base.examples) if base is not None and add else []
     for group in grouping.groups:
         if group.name.casefold() in names:
             continue
