@@ -76,3 +76,26 @@ def test_merge_split_drop_and_more_in_the_dialog(qtbot, event_loop_qt):
     dialog.buttons["accept"].click()
     assert len(accepted) == 1 and accepted[0].label_names == [g.name for g in dialog.grouping.groups]
     accepted[0].validate()
+
+
+def test_new_labels_for_poorly_fitted_tickets_say_what_they_take_over_and_are_added(window, qtbot):
+    texts = loaded(window)
+    table = window.session.table
+    qtbot.waitUntil(lambda: table.count_scored() == len(texts), timeout=20_000)
+    poor = [r for r in range(len(texts)) if (table.confidence(r) or 0) < 0.5]
+    assert len(poor) >= 20  # the fake prompt's three labels fit these tickets badly
+    before = window.prompt.editor.profile().label_names
+    window.menu_actions["suggest_missing"].trigger()
+    qtbot.waitUntil(lambda: window.prompt.suggest_dialog is not None, timeout=20_000)
+    dialog = window.prompt.suggest_dialog
+    assert len(dialog.grouping.rows) == len(poor)  # only the poorly fitted tickets
+    group = dialog.grouping.groups[0]
+    assert sum(group.takes_from.values()) == group.size
+    assert set(group.takes_from) <= set(table.labels)
+    label, count = next(iter(group.takes_from.items()))
+    assert f"{count} from {label}" in dialog.table.item(0, 4).text()
+    dialog.buttons["accept"].click()
+    after = window.prompt.editor.profile()
+    assert after.label_names[: len(before)] == before  # the labels in use kept, the new ones after them
+    assert after.label_names[len(before) :] == [g.name for g in dialog.grouping.groups]
+    assert not after.problems()
