@@ -61,7 +61,7 @@ def line(name: str, column: str, method: str, gold: np.ndarray, found: np.ndarra
 
 
 def main(names: list[str]) -> None:
-    print("| set | gold | method | groups | AMI (all) | AMI (grouped) | purity | no group | majority-named acc. | time |")
+    print("| set | gold | method | groups | AMI (all) | AMI (grouped) | purity | no group | majority acc. | time |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for name in names:
         vectors = embedded(name)
