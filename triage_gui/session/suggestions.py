@@ -1,7 +1,7 @@
 """*Suggest labels*: the loaded tickets grouped by meaning (:mod:`engine.grouping`) on the engine thread.
 
 The table is read where its owner runs (the loop's thread: the rows, their first-pass embeddings, texts and
-current labels, ~30 ms for 20,000 tickets); the grouping itself (5.4 s for 20,000 tickets on this 2-core
+current labels: 40 ms for 20,000 tickets); the grouping itself (3.6 s for 20,000 tickets on this 2-core
 machine) and every edit of it that runs k-means (a split, more or fewer groups) run on the engine thread, so
 the window never waits on them.
 """

@@ -17,7 +17,9 @@ import numpy as np
 SAMPLE = 1500  # tickets the silhouette is measured on (and the micro-groups fitted on)
 MICRO = 120  # micro-groups at most: the tree's leaves, and the most groups a lead can ask for from the tree
 MAX_GROUPS = 60  # the most groups chosen unasked; ask with groups=N for more
-REFINE_STEPS = 10  # k-means steps over every ticket from the cut's centres
+# k-means steps over every ticket from the cut's centres: 3 and 10 steps gave the same AMI on four dev sets
+# (within 0.005 either way), and 10 cost 2.3 s of the 6 s for 20,000 tickets.
+REFINE_STEPS = 3
 
 
 def candidates(n: int) -> list[int]:
