@@ -58,7 +58,7 @@ def test_merge_split_drop_and_more_in_the_dialog(qtbot, event_loop_qt):
     assert not dialog.buttons["merge"].isEnabled()  # one group chosen: nothing to merge
     dialog.table.setRangeSelected(QTableWidgetSelectionRange(0, 0, 1, dialog.table.columnCount() - 1), True)
     dialog.buttons["merge"].click()
-    assert dialog.table.rowCount() == 3
+    qtbot.waitUntil(lambda: dialog.table.rowCount() == 3, timeout=10_000)
     merged = dialog.grouping.groups[0].size
     dialog.table.clearSelection()
     dialog.table.selectRow(0)
@@ -70,7 +70,8 @@ def test_merge_split_drop_and_more_in_the_dialog(qtbot, event_loop_qt):
     none = dialog.grouping.none_count
     dropped = dialog.grouping.groups[3].size
     dialog.buttons["drop"].click()
-    assert dialog.table.rowCount() == 3 and dialog.grouping.none_count == none + dropped
+    qtbot.waitUntil(lambda: dialog.table.rowCount() == 3, timeout=10_000)
+    assert dialog.grouping.none_count == none + dropped
     dialog.buttons["more"].click()
     qtbot.waitUntil(lambda: dialog.table.rowCount() == 4, timeout=10_000)
     dialog.buttons["accept"].click()

@@ -1,7 +1,8 @@
 """*Suggest labels…*: the groups the loaded tickets fall into, for the lead to rename, merge, split, drop,
 ask more or fewer of, and accept as the prompt's labels (with descriptions, representative tickets as
-examples). A thin view: every edit is the engine's (:class:`engine.grouping.Grouping`), and the ones that
-run k-means (split, more, fewer) run on the session's engine thread, the buttons off while they do.
+examples). A thin view: every edit is the engine's (:class:`engine.grouping.Grouping`), and every one but a
+rename (merge, split, drop, more, fewer: each recomputes words and representatives, ~0.2 s for 20,000
+tickets) runs on the session's engine thread, the buttons off while it does.
 """
 
 from __future__ import annotations
@@ -31,6 +32,12 @@ from ..words import counted
 
 Edit = Callable[..., Awaitable[Grouping]]  # (fn, *args) -> the new grouping, run off the GUI thread
 NAME, DESCRIPTION, SIZE, WORDS, TAKES = range(5)
+
+
+def _dropped(grouping: Grouping, numbers: Sequence[int]) -> Grouping:
+    for number in sorted(numbers, reverse=True):
+        grouping = grouping.dropped(number)
+    return grouping
 
 
 class SuggestDialog(QDialog):
@@ -169,14 +176,12 @@ class SuggestDialog(QDialog):
     def merge(self) -> None:
         chosen = self.selected()
         if len(chosen) >= 2:
-            self.show_grouping(self.grouping.merged(chosen))
-            self.table.selectRow(chosen[0])
+            self._off_thread(self.grouping.merged, chosen)
 
     def drop(self) -> None:
-        grouping = self.grouping
-        for r in reversed(self.selected()):
-            grouping = grouping.dropped(r)
-        self.show_grouping(grouping)
+        chosen = self.selected()
+        if chosen:
+            self._off_thread(_dropped, self.grouping, chosen)
 
     def split(self) -> None:
         chosen = self.selected()
