@@ -13,8 +13,8 @@ now (``ours``) and the file as it is now (``theirs``), part by part:
   the file's newest (so numbering continues from the file), a version this side scored keeps its score;
 - random checks, by ticket text (the window keeps one verdict per ticket): a check this side gave,
   changed or took back since ``base`` is applied to the file's; every other stays as the file has it
-  (merged as one field, the last writer's checks won: two windows checking 50 tickets each over 50
-  rounds kept 52-55 of the 100);
+  (merged as one field, the last writer's checks won: two windows giving a check each in 50 rounds,
+  writes in flight, kept 50 of the 100; now all 100);
 - the prompt itself (name, instruction, labels, examples): the side that changed it since ``base``
   wins; when both did, differently, :class:`PromptConflict` is raised and the window asks the lead;
 - any other field, one this version does not know (kept in ``extra``) or one added to the profile later,
