@@ -99,7 +99,8 @@ def test_the_prefix_store_mends_an_entry_that_links_to_a_pipe(tmp_path, monkeypa
 
 def big_table(n: int) -> TicketTable:
     table = TicketTable()
-    table.add([NewRow({"text": f"ticket number {i} about a card"}, f"ticket number {i} about a card") for i in range(n)])
+    texts = [f"ticket number {i} about a card" for i in range(n)]
+    table.add([NewRow({"text": t}, t) for t in texts])
     return table
 
 

@@ -8,7 +8,9 @@ switches: a refused file changes nothing (the path, the saved profile, the draft
 stay) and the caller is told why. The taught set changes on every teaching key press; its writes are
 coalesced (at most one per ``delay``, the newest set) and made on a writer thread, never on the GUI
 thread. What the thread writes from (what was last read or written, and ours) is captured on the loop's
-thread before it is handed over.
+thread before it is handed over; a Save or closing comes after the write in flight, never beside it, and
+takes what it wrote as its base (:mod:`session.prompt_write`). A lock another program holds ends a write
+after a bounded wait (:mod:`engine.prompt`), in one sentence, with nothing lost.
 
 Two windows can share the file: every write re-reads it and merges what the other side wrote
 (:mod:`engine.prompt`); the prompt itself is taken from the other side only when this side has

@@ -51,7 +51,7 @@ class PromptWrite:
                 return
             self.started = True
         try:
-            with locked(self.path, "the taught tickets are kept in the draft", give_up=lambda: self.give_up):
+            with locked(self.path, "", give_up=lambda: self.give_up):  # the document says what follows
                 refuse_read_only(self.path)
                 merged = merge(self.base, self.ours, read_current(self.path), self.path)
                 write_text(self.path, merged.profile.to_json())
