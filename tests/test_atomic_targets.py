@@ -150,7 +150,8 @@ _export.write_results(sys.argv[1], table, "hash", False)
 @pytest.mark.parametrize("kind", ["csv", "xlsx"])
 def test_kill_9_mid_export_leaves_the_old_file_byte_for_byte(tmp_path, kind):
     """Round four: ``kill -9`` of the window 10.7 s into an .xlsx export of 30,000 tickets left the old file
-    changed: the export had finished (30,000 rows are written in 1.7-1.9 s); killed mid-write, the old file stays whole."""
+    changed: the export had finished (30,000 rows are written in 1.7-1.9 s); killed mid-write, the old file
+    stays whole."""
     from pathlib import Path
 
     path = tmp_path / f"labelled.{kind}"
