@@ -306,23 +306,23 @@ def test_merged_versions_keep_the_files_and_number_ours_after_them(known, theirs
 
 
 def test_a_field_added_to_the_profile_later_merges_side_by_side(tmp_path):
-    """A field a later change adds to the profile (saved random checks, say) needs no merge code: ours
+    """A field a later change adds to the profile (tags, say) needs no merge code: ours
     where this side changed it, else the file's."""
     from dataclasses import dataclass, field, replace
 
     from triage_gui.engine.prompt import merge
 
     @dataclass
-    class WithChecks(PromptProfile):
-        checks: list = field(default_factory=list)
+    class WithTags(PromptProfile):
+        tags: list = field(default_factory=list)
 
-    base = WithChecks(GOOD.instruction, GOOD.labels)
-    theirs = replace(base, checks=[3, 7])
+    base = WithTags(GOOD.instruction, GOOD.labels)
+    theirs = replace(base, tags=[3, 7])
     ours = replace(base, instruction="Edited here.")
     merged = merge(base, ours, theirs, tmp_path / "prompt.json").profile
-    assert merged.checks == [3, 7] and merged.instruction == "Edited here."
-    merged = merge(base, replace(ours, checks=[1]), theirs, tmp_path / "prompt.json").profile
-    assert merged.checks == [1]
+    assert merged.tags == [3, 7] and merged.instruction == "Edited here."
+    merged = merge(base, replace(ours, tags=[1]), theirs, tmp_path / "prompt.json").profile
+    assert merged.tags == [1]
 
 
 def test_no_lock_file_is_left_beside_the_prompt(tmp_path):

@@ -8,7 +8,9 @@ switches: a refused file changes nothing (the path, the saved profile, the draft
 stay) and the caller is told why. The taught set changes on every teaching key press; its writes are
 coalesced (at most one per ``delay``, the newest set) and made on a writer thread, never on the GUI
 thread. What the thread writes from (what was last read or written, and ours) is captured on the loop's
-thread before it is handed over.
+thread before it is handed over; a Save or closing comes after the write in flight, never beside it, and
+takes what it wrote as its base (:mod:`session.prompt_write`). A lock another program holds ends a write
+after a bounded wait (:mod:`engine.prompt`), in one sentence, with nothing lost.
 
 Two windows can share the file: every write re-reads it and merges what the other side wrote
 (:mod:`engine.prompt`); the prompt itself is taken from the other side only when this side has
@@ -22,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -50,16 +51,12 @@ from ..engine.prompt import (
     read_current,
 )
 from .events import Event
+from .prompt_write import AS_SAVED, PromptWrite
 from .tasks import LatestTask
 from .workers import WorkerThread
 
 log = logging.getLogger(__name__)
 UNEDITED = "draft_unedited"  # a draft that only keeps a taught set: its prompt is not an edit to offer
-# A write of the versions or the checks alone carries the taught set the file holds *when the write is
-# taken*: copied when it was asked for, during a taught write still on its way, it was the set before
-# that write, and the merge read the difference as tickets forgotten (five checks came back after a
-# restart with none of the five taught tickets: "taught tickets were taken back (may have changed)").
-AS_SAVED: list[tuple[str, str]] = []
 
 
 @dataclass(frozen=True)
@@ -100,10 +97,7 @@ class PromptDocument:
         self._writing = LatestTask("write taught tickets")
         self._drafting = LatestTask("write prompt draft")
         self.writes = 0  # prompt-file writes made (tests count the coalescing)
-        # A background write captured before a Save must not land after it: every write of the prompt
-        # file takes this lock, and a background one is skipped once a newer write has been made.
-        self._file_lock = threading.Lock()
-        self._generation = 0
+        self._job: PromptWrite | None = None  # the background write handed to the writer thread, not settled
 
     # ------------------------------------------------------------ reading
 
@@ -205,16 +199,18 @@ class PromptDocument:
         profile.validate()
         target = path or self.path
         same = os.path.realpath(target) == os.path.realpath(self.path)
+        pairs = dict(taught)
+        pairs.update(self._take_over())  # what the write in flight found from another window, taken in below
         history = self._with_version(profile, list(self.history))
         ours = replace(  # the prompt from the editor; every other field as this document holds it
             self.saved,
             **{k: getattr(profile, k) for k in ("name", "instruction", "labels", "examples")},
-            taught=[Example(t, label) for t, label in taught],
+            taught=[Example(t, label) for t, label in pairs.items()],
             history=history,
             checks=self.checks,
         )
         note = ""
-        with self._file_lock, locked(target):
+        with locked(target):
             refuse_read_only(target)
             theirs, backup = None, None
             if same:
@@ -230,12 +226,11 @@ class PromptDocument:
                 if backup is not None:  # nothing written: the file goes back under its name
                     backup.rename(target)
                 raise
-            self._generation += 1
         self.writes += 1
         self._taught, self.stranded, self.unreadable = None, None, ""  # this write carried the newest set
-        self._writing.cancel()
         self._renumber(merged)
-        self._switch(target, replace(merged.profile, taught=known_taught(ours, merged)), merged.profile.history)
+        saved = replace(merged.profile, taught=known_taught(ours, merged), checks=ours.checks)
+        self._switch(target, saved, merged.profile.history)
         if merged.from_them or merged.prompt_from_them:
             self.merged.emit(merged.from_them, merged.prompt_from_them)
         return note
@@ -243,9 +238,7 @@ class PromptDocument:
     def adopt(self, path: str | Path, profile: PromptProfile) -> None:
         """Switch to a file already read and validated (:meth:`read`), as saved there, its versions too.
         Nothing is written: opening a prompt leaves the file as it is until something changes in it."""
-        self.flush()  # the taught set still waiting goes to the file it belongs to
-        with self._file_lock:
-            self._generation += 1  # and no write captured before lands after the switch
+        self.flush()  # the taught set still waiting goes to the file it belongs to; none is in flight after
         self._numbers, self.unreadable = {}, ""
         self._switch(Path(path), profile, list(profile.history))
 
@@ -283,49 +276,74 @@ class PromptDocument:
     async def _write_taught_soon(self) -> None:
         await asyncio.sleep(self.delay)
         while self._taught is not None:
-            job = self._take_taught()
-            try:  # a file that could not be read is tried again: a hand edit may have mended it
-                merged = await self.writer.run(self._write_file, *job)
-            except (OSError, ValueError) as exc:
-                self._strand(job[2], exc)
-                await self.writer.run(self._draft_job())  # and a newer set waiting goes the same way
-                continue
-            self._landed(job[2], merged)
+            job = self._job = self._take_taught()
+            await self.writer.run(self._write_file, job)  # a file that could not be read is tried again
+            if self._settle(job)[1]:  # the file did not take it: the draft keeps it (a newer set goes there too)
+                await self.writer.run(self._draft_job())
 
-    def _take_taught(self) -> tuple[Path, PromptProfile, PromptProfile, int]:
-        """Captured on the loop's thread: the path, what was last read or written there, what to write
-        and the write's generation, so the thread reads nothing shared."""
+    def _take_taught(self) -> PromptWrite:
+        """Captured on the loop's thread: the path, what was last read or written there and what to write,
+        so the thread reads nothing shared."""
         assert self._taught is not None
-        pairs = [(e.text, e.label) for e in self.saved.taught] if self._taught is AS_SAVED else self._taught
+        carried = self._taught
+        pairs = [(e.text, e.label) for e in self.saved.taught] if carried is AS_SAVED else carried
         taught = [Example(t, label) for t, label in pairs]
         self._taught = None
         ours = replace(self.saved, taught=taught, history=list(self.history), checks=list(self.checks))
-        return self.path, self.saved, ours, self._generation
+        return PromptWrite(self.path, self.saved, ours, carried)
 
-    def _write_file(self, path: Path, base: PromptProfile, ours: PromptProfile, generation: int) -> Merged | None:
-        """On the writer thread: re-read the file, merge, write; unless a newer write of the file has been
-        made since the capture. A read-only or unreadable file raises and is left as it is."""
-        with self._file_lock, locked(path):
-            if generation != self._generation:
-                return None
-            refuse_read_only(path)
-            merged = merge(base, ours, read_current(path), path)
-            atomic_write_text(path, merged.profile.to_json())
-            return merged
+    def _write_file(self, job: PromptWrite) -> None:
+        """On the writer thread (or the loop's, closing): see :meth:`PromptWrite.run`."""
+        job.run(atomic_write_text)
 
-    def _landed(self, ours: PromptProfile, merged: Merged | None) -> None:
-        """Back on the loop's thread after a write: what the file now holds is the base of the next one."""
+    def _take_over(self) -> list[tuple[str, str]]:
+        """Before a write on the loop's thread (Save, closing, Open): the background write handed over has
+        either landed, and is settled here first (what it wrote is the base of this write: its bookkeeping
+        was lost when it was cancelled mid-write, and the next merge took this window's own change for
+        another window's, so a ticket taught and forgotten at once came back), or it never writes, and
+        what it carried goes with this write. Returns the taught tickets it found from another window."""
+        job, self._job = self._job, None
+        if job is None or job.settled:
+            return []
+        job.withdraw()
+        return self._settle(job, now=True)[0]
+
+    def _settle(self, job: PromptWrite, now: bool = False) -> tuple[list[tuple[str, str]], bool]:
+        """Back on the loop's thread after ``job`` (once, whoever comes first): what the file now holds is
+        the base of the next write. Returns the other window's taught tickets it found, and whether the
+        file could not take it (kept in the draft: written ``now``, else by the caller)."""
+        if job.settled:
+            return [], False
+        job.settled = True
+        if self._job is job:
+            self._job = None
+        if job.withdrawn:  # it wrote nothing: what it carried is still to write, unless newer is waiting
+            if self._taught is None:
+                self._taught = job.taught
+            return [], False
+        if job.merged is None:
+            self._strand(job.ours, job.error or OSError("not written"))
+            if now:
+                try:
+                    self._draft_job()()
+                except OSError as err:
+                    self.failed.emit(f"Could not save the taught tickets: {err.strerror or err}")
+            return [], True
+        self._landed(job.ours, job.merged)
+        return job.merged.from_them, False
+
+    def _landed(self, ours: PromptProfile, merged: Merged) -> None:
+        """What the file now holds is the base of the next write (see :meth:`_settle`)."""
         self.writes += 1
-        if merged is None:
-            return
         self.unreadable = ""
         written = merged.profile
         self._renumber(merged)
         self.history, _ = merge_history(ours.history, self.history, written.history)
         taught = known_taught(ours, merged)
-        base = replace(self.saved, taught=taught, history=written.history, extra=written.extra, checks=written.checks)
+        # The checks' base is what this side wrote: the other window's checks stay in the file untouched.
+        base = replace(self.saved, taught=taught, history=written.history, extra=written.extra, checks=ours.checks)
         take = merged.prompt_from_them and not self.dirty
-        self.saved = replace(written, taught=taught) if take else base
+        self.saved = replace(written, taught=taught, checks=ours.checks) if take else base
         if take:
             self.draft = None
         if self.stranded is not None:
@@ -355,18 +373,12 @@ class PromptDocument:
             self._numbers = {v: merged.renumbered.get(n, n) for v, n in self._numbers.items()}
 
     def flush(self) -> None:
-        """Write a taught set still waiting, now (the window closing)."""
-        self._writing.cancel()
+        """Write a taught set still waiting, now (the window closing), after the write in flight."""
+        self._take_over()
         if self._taught is not None:
             job = self._take_taught()
-            try:
-                self._landed(job[2], self._write_file(*job))
-            except (OSError, ValueError) as exc:
-                self._strand(job[2], exc)
-                try:
-                    self._draft_job()()
-                except OSError as err:
-                    self.failed.emit(f"Could not save the taught tickets: {err.strerror or err}")
+            self._write_file(job)
+            self._settle(job, now=True)
 
     @property
     def busy(self) -> bool:
@@ -374,6 +386,7 @@ class PromptDocument:
 
     def close(self) -> None:
         self.flush()
+        self._writing.cancel()  # nothing in flight after the flush: at most a wait before the next capture
         self._drafting.cancel()
         self.writer.shutdown(wait=True)
 

@@ -1,11 +1,12 @@
 """The one cancellation idiom: a newer request of a kind cancels the older task, and the cancellation is
 what supersedes it (no generation counters, no version tokens compared after an await).
 
-One token remains, where a task cannot be cancelled: the prompt file's writes run on the document's writer
-thread, and a Save or an Open on the loop's thread between a write's capture and the write must win, so the
-write carries the generation it was captured under and the writer thread compares it under the file's lock
-(``PromptDocument._write_file``). The engine's ``apply_fit`` and ``TicketTable.apply`` also refuse results
-made for another prompt version of the table: a guard in the data, not a check after an await.
+One kind of work is never cancelled mid-way: the prompt file's writes on the document's writer thread. A
+Save, an Open or closing the window on the loop's thread withdraws the write in flight before it starts,
+or waits for it and does its bookkeeping first (:mod:`session.prompt_write`): cancelled while its thread
+wrote, it landed with its bookkeeping lost. The engine's ``apply_fit`` and ``TicketTable.apply`` also
+refuse results made for another prompt version of the table: a guard in the data, not a check after an
+await.
 
 Used by the session (load, rebuild, labelling), the teaching (preparation, refit, vectorising) and the
 documents (the prompt file's coalesced writes). A task that has been cancelled but has not reached its

@@ -7,10 +7,21 @@ models, stored prefixes) goes through it.
 
 from __future__ import annotations
 
-from ._atomic import atomic_dir, atomic_open, atomic_path, atomic_write_text, normal_permissions, refuse_read_only
+from ._atomic import (
+    NotAFile,
+    atomic_dir,
+    atomic_open,
+    atomic_path,
+    atomic_write_text,
+    normal_permissions,
+    refuse_read_only,
+    special_kind,
+    writable_target,
+)
 from ._links import UnsafeLinkError, check_links, shown
 
 __all__ = [
+    "NotAFile",
     "UnsafeLinkError",
     "atomic_dir",
     "atomic_open",
@@ -20,4 +31,6 @@ __all__ = [
     "normal_permissions",
     "refuse_read_only",
     "shown",
+    "special_kind",
+    "writable_target",
 ]

@@ -8,6 +8,13 @@ through: its target is replaced and the link stays a link, unless another user p
 folder (``links.check_links``: refused). The temporary file is always beside the file it replaces, in
 its own folder (never TMPDIR), so the final rename is atomic and a full disk fails before the old file
 is touched.
+
+Only a regular file is ever replaced (:func:`writable_target`, the one rule every write applies, ``--out``
+included): a name that is, or links to, a named pipe, a device, a socket or a folder is refused in one
+sentence and left as it is. A prefix-store entry linked to a FIFO was replaced by a regular file at the
+next save, and, as root, a link to ``/dev/zero`` would have replaced the system's node. A cache's own
+entries are written with ``follow=False``: a link there (which the app never makes) is replaced itself by
+a fresh regular file, never written through, so the cache mends itself and nothing outside it is touched.
 """
 
 from __future__ import annotations
@@ -32,6 +39,48 @@ class ReadOnlyFile(PermissionError):
     def __init__(self, path: str | os.PathLike[str]) -> None:
         why = "it is read-only, so it was left as it is (make it writable, or save under another name)"
         super().__init__(errno.EACCES, why, str(path))
+
+
+class NotAFile(OSError):
+    """A name that is (or links to) something other than a regular file: refused, left as it is."""
+
+    def __init__(self, path: str | os.PathLike[str], kind: str) -> None:
+        why = f"it is {kind}, not a regular file, so it was left as it is (save under another name)"
+        super().__init__(errno.EINVAL, why, str(path))
+
+
+def special_kind(mode: int) -> str:
+    """What a file that is not a regular one is, in words ("" for a regular file)."""
+    if stat.S_ISREG(mode):
+        return ""
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a link" if stat.S_ISLNK(mode) else "not a regular file"
+
+
+def writable_target(path: str | os.PathLike[str], follow: bool = True) -> Path:
+    """The name a write of ``path`` replaces: the link rule applied (:func:`check_links`), a symlink's
+    target (``follow``) or the name itself (a link there replaced, not followed); raises :class:`NotAFile`
+    where something other than a regular file is there."""
+    check_links(path if follow else os.path.dirname(os.path.abspath(path)))
+    if follow:
+        target = Path(os.path.realpath(path))
+    else:
+        target = Path(os.path.realpath(os.path.dirname(os.path.abspath(path)))) / os.path.basename(path)
+    try:
+        info = os.stat(target) if follow else os.lstat(target)
+    except (FileNotFoundError, NotADirectoryError):
+        return target
+    kind = "" if not follow and stat.S_ISLNK(info.st_mode) else special_kind(info.st_mode)
+    if kind:
+        raise NotAFile(path, kind)
+    return target
 
 
 def refuse_read_only(path: str | os.PathLike[str]) -> None:
@@ -68,14 +117,14 @@ def keep_mode_and_owner(path: str | os.PathLike[str], existing: os.stat_result) 
 
 
 @contextlib.contextmanager
-def atomic_path(path: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[Path]:
-    """A temp path beside ``path`` to write to (by any library); it replaces ``path`` (a symlink's target)
-    only if the block finishes, and is removed otherwise."""
-    check_links(path)
-    target = Path(os.path.realpath(path))
+def atomic_path(path: str | os.PathLike[str], suffix: str = ".tmp", follow: bool = True) -> Iterator[Path]:
+    """A temp path beside ``path`` to write to (by any library); it replaces ``path`` (a symlink's target;
+    with ``follow=False`` a link itself) only if the block finishes, and is removed otherwise. Refused
+    before anything is written where ``path`` is no regular file (:func:`writable_target`)."""
+    target = writable_target(path, follow)
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        existing: os.stat_result | None = os.stat(target)
+        existing: os.stat_result | None = os.lstat(target)
     except OSError:
         existing = None
     # The temp name is capped so that a name near the file system's limit still leaves room for it.
@@ -87,6 +136,7 @@ def atomic_path(path: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[
             keep_mode_and_owner(tmp, existing)
         else:
             normal_permissions(tmp)
+        writable_target(path, follow)  # again: something else may have been put there while we wrote
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -205,7 +205,7 @@ def save(loaded: LoadedModel, ids: list[int], layers: KV) -> None:
         tensors[f"k{i}"], tensors[f"v{i}"] = k.detach().cpu().contiguous(), v.detach().cpu().contiguous()
     meta = {"format": FORMAT, "key": name, "crc32": integrity.tensors_checksum(tensors)}
     try:
-        with atomic_path(folder / f"{name}.safetensors") as tmp:
+        with atomic_path(folder / f"{name}.safetensors", follow=False) as tmp:  # a link there: replaced itself
             save_file(tensors, str(tmp), metadata=meta)
         stored = sorted(folder.glob("*.safetensors"), key=lambda p: p.stat().st_mtime, reverse=True)
         for old in stored[KEEP:]:

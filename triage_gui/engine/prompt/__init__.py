@@ -10,7 +10,8 @@ from __future__ import annotations
 from ._checked import CheckRecord
 from ._history import MAX_VERSIONS, PROMPT_KEYS, Measure, VersionRecord
 from ._layout import EncodedTicket, LayoutError, PromptLayout
-from ._merge import Merged, PromptConflict, known_taught, locked, merge, merge_history, move_aside, read_current
+from ._lock import LOCK_WAIT, FileLocked, GaveUp, locked
+from ._merge import Merged, PromptConflict, known_taught, merge, merge_history, move_aside, read_current
 from ._profile import (
     MAX_TAUGHT_CHARS,
     SCHEMA_VERSION,
@@ -27,6 +28,7 @@ from ._profile import (
 )
 
 __all__ = [
+    "LOCK_WAIT",
     "MAX_TAUGHT_CHARS",
     "MAX_VERSIONS",
     "PROMPT_KEYS",
@@ -34,6 +36,8 @@ __all__ = [
     "CheckRecord",
     "EncodedTicket",
     "Example",
+    "FileLocked",
+    "GaveUp",
     "Label",
     "LayoutError",
     "Measure",

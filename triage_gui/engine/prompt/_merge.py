@@ -11,6 +11,10 @@ now (``ours``) and the file as it is now (``theirs``), part by part:
   to the file's set; every other ticket stays as the file has it (the other side's teaching kept);
 - versions, by number: the file's versions kept; a version this side added takes the next number after
   the file's newest (so numbering continues from the file), a version this side scored keeps its score;
+- random checks, by ticket text (the window keeps one verdict per ticket): a check this side gave,
+  changed or took back since ``base`` is applied to the file's; every other stays as the file has it
+  (merged as one field, the last writer's checks won: two windows giving a check each in 50 rounds,
+  writes in flight, kept 50 of the 100; now all 100);
 - the prompt itself (name, instruction, labels, examples): the side that changed it since ``base``
   wins; when both did, differently, :class:`PromptConflict` is raised and the window asks the lead;
 - any other field, one this version does not know (kept in ``extra``) or one added to the profile later,
@@ -20,18 +24,17 @@ now (``ours``) and the file as it is now (``theirs``), part by part:
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
+from ._checked import CheckRecord
 from ._history import MAX_VERSIONS, VersionRecord
 from ._profile import Example, PromptProfile
 
 # The fields merged part by part below; any other field of the profile is merged as a whole, side by side.
-MERGED_FIELDS = ("name", "instruction", "labels", "examples", "taught", "history", "extra")
+MERGED_FIELDS = ("name", "instruction", "labels", "examples", "taught", "history", "checks", "extra")
 
 
 class PromptConflict(Exception):
@@ -60,54 +63,6 @@ def prompt_part(profile: PromptProfile) -> tuple:
     )
 
 
-@contextlib.contextmanager
-def locked(path: str | os.PathLike[str]) -> Iterator[None]:
-    """Hold an advisory lock for one read-merge-write of ``path`` against other processes (two windows
-    writing within the same milliseconds would each merge the file as it was before the other's write).
-    The lock is on a hidden ``.NAME.lock`` beside the file (the file itself is replaced by every write, so
-    a lock on it would not hold), removed again by its holder before it lets go: an empty lock file was
-    left beside the prompt after every session. A waiter that then gets the lock on the removed file sees
-    the name no longer leads to it and takes the lock again on the name. Where locks are not available (a
-    read-only folder, no ``fcntl``) the write goes ahead unlocked, as before."""
-    try:
-        import fcntl
-    except ImportError:
-        yield
-        return
-    target = Path(os.path.realpath(path))
-    name = target.with_name(f".{target.name}.lock")
-    for _ in range(100):  # each retry means another holder removed the file meanwhile
-        try:
-            handle = open(name, "a+b")  # noqa: SIM115 (closed below)
-        except OSError:
-            yield
-            return
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        except OSError:  # a file system without locks: unlocked, as before
-            handle.close()
-            with contextlib.suppress(OSError):
-                name.unlink()
-            yield
-            return
-        try:
-            same = os.stat(name).st_ino == os.fstat(handle.fileno()).st_ino
-        except OSError:
-            same = False
-        if same:
-            break
-        handle.close()
-    else:
-        yield  # never got the file that stays (cannot happen short of a file system that lies): unlocked
-        return
-    try:
-        yield
-    finally:
-        with contextlib.suppress(OSError):
-            name.unlink()  # before the lock goes: whoever waits on this file then retries on the name
-        handle.close()
-
-
 def read_current(path: str | os.PathLike[str]) -> PromptProfile | None:
     """The file as it is now; None if there is none. Raises ValueError for a file that cannot be read
     (which is then never written over: the caller keeps it)."""
@@ -130,6 +85,7 @@ def merge(
     prompt_source = ours if mine != before or other == before else theirs
     taught, from_them = merge_taught(base.taught, ours.taught, theirs.taught)
     history, renumbered = merge_history(base.history, ours.history, theirs.history)
+    checks = merge_checks(base.checks, ours.checks, theirs.checks)
     extra = dict(theirs.extra)
     for key in set(ours.extra) | set(base.extra):
         if ours.extra.get(key) != base.extra.get(key):
@@ -142,7 +98,7 @@ def merge(
         for f in fields(ours)
         if f.name not in MERGED_FIELDS
     }
-    profile = replace(prompt_source, taught=taught, history=history, extra=extra, **others)
+    profile = replace(prompt_source, taught=taught, history=history, checks=checks, extra=extra, **others)
     return Merged(profile, from_them, renumbered, prompt_source is theirs and other != mine)
 
 
@@ -162,6 +118,20 @@ def merge_taught(
                 result.pop(text, None)
     from_them = [(text, label) for text, label in result.items() if mine.get(text) != label]
     return [Example(text, label) for text, label in result.items()], from_them
+
+
+def merge_checks(base: list[CheckRecord], ours: list[CheckRecord], theirs: list[CheckRecord]) -> list[CheckRecord]:
+    """The file's checks with ours changed since ``base`` applied, by ticket text, oldest first."""
+    before = {c.text: c for c in base}
+    mine = {c.text: c for c in ours}
+    result = {c.text: c for c in theirs}
+    for text in (*mine, *(t for t in before if t not in mine)):
+        if mine.get(text) != before.get(text):
+            if text in mine:
+                result[text] = mine[text]
+            else:
+                result.pop(text, None)
+    return sorted(result.values(), key=lambda c: c.at)
 
 
 def merge_history(

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO
 
-from ..files import atomic_open, atomic_path, check_links, shown
+from ..files import atomic_open, atomic_path, check_links, shown, special_kind
 from ..table import TicketTable
 from ._xlsx_writer import excel_problem, write_workbook
 
@@ -215,7 +215,7 @@ def check_output(path: str, inputs: dict[str, str | os.PathLike[str] | None]) ->
     if info is not None and not stat.S_ISREG(info.st_mode):
         if stat.S_ISDIR(info.st_mode):
             raise ValueError(f"--out {name} is a folder; give a file name.")
-        kind = "a named pipe" if stat.S_ISFIFO(info.st_mode) else "a device" if _is_device(info) else "not a file"
+        kind = special_kind(info.st_mode)  # the rule every write applies (files.writable_target), said for --out
         raise ValueError(f"--out {name} is {kind}, not a regular file; give a file name, or - for standard output.")
     if path.endswith(("/", os.sep)):  # realpath drops the slash: x.csv/ was written as the file x.csv
         raise ValueError(f"--out {name} ends in a slash, as a folder's name does; give a file name.")
@@ -244,6 +244,3 @@ def _is_stdout(info: os.stat_result) -> bool:
         return False
     return (mine.st_dev, mine.st_ino) == (info.st_dev, info.st_ino)
 
-
-def _is_device(info: os.stat_result) -> bool:
-    return stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode)
