@@ -38,3 +38,31 @@ async def test_the_language_model_reads_the_least_sure_first_pass_labels_first(s
     assert all(confidence[t] <= median for t in read[:20])
     # The latency chart plots in reading order: one point per row read, the newest last.
     assert len(table.latencies()) == 90
+
+
+@run
+async def test_save_after_stop_restarts_the_language_models_pass(session, fake):
+    await ready(session)
+    fake.batch_seconds = 0.02
+    session.add_rows(topical(60))
+    await until(lambda: session.table.count_scored() >= 4)
+    session.stop()
+    await idle(session)
+    assert session.run_status.state == "stopped"
+    session.set_prompt(other("Route it, after the stop."))  # Save and re-label
+    await until(lambda: session.prompt_status.version == 1)
+    await idle(session)
+    assert session.table.count_scored() == 60 and session.run_status.state == "done"
+
+
+@run
+async def test_saving_the_same_prompt_after_stop_resumes_the_pass(session, fake):
+    await ready(session)
+    fake.batch_seconds = 0.02
+    session.add_rows(topical(40))
+    await until(lambda: session.table.count_scored() >= 4)
+    session.stop()
+    await idle(session)
+    assert session.set_prompt(session.requested) is True
+    await idle(session)
+    assert session.table.count_scored() == 40 and session.run_status.state == "done"

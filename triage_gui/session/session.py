@@ -182,11 +182,16 @@ class Session(Intents):
     # =============================================================== prompt
 
     def set_prompt(self, profile: PromptProfile) -> bool:
-        """Use this prompt: rebuild the prefix and re-label everything. Returns False (and does nothing)
-        when it is what is already in use or being built: saving an unchanged prompt costs nothing."""
+        """Use this prompt: rebuild the prefix and re-label everything, the language model's pass included
+        after a Stop (Save and re-label after Stop left the new version to the first pass alone). Returns
+        False (and does nothing) when it is what is already in use or being built and nothing was stopped:
+        saving an unchanged prompt costs nothing; after a Stop it resumes the pass."""
         if self.requested is not None and profile.content_hash() == self.requested.content_hash():
-            return False
-        self.requested = profile
+            if not self.user_stopped or not self._remaining():
+                return False
+            self.resume()
+            return True
+        self.requested, self.user_stopped = profile, False
         if self.model is None:
             return True  # built once the model is loaded
         self._start_rebuild(profile)
