@@ -168,6 +168,12 @@ class Intents:
         """Anything still to do for what is loaded: a load, a rebuild, reading, labelling or learning."""
         return bool(self._tasks())
 
+    async def settled(self) -> None:
+        """Return once nothing is left to do for what is loaded (what :attr:`busy` says, awaited rather than
+        polled): the labels shown are then final until the lead acts."""
+        while tasks := [t for t in self._tasks() if t is not asyncio.current_task()]:
+            await asyncio.wait(tasks)
+
     async def close(self) -> None:
         """Cancel everything, let the cancellations land, and stop the worker threads."""
         live = self._tasks()
