@@ -4,7 +4,7 @@ the stored scores, a version scored on its final labels, and a Save after Stop r
 from __future__ import annotations
 
 import numpy as np
-from fake_engine import FakeEngine  # noqa: F401  (the fixture's engine)
+from fake_engine import FakeEngine
 from test_session import idle, other, ready, run, until
 from test_session_learning import topical
 
