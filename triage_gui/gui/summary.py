@@ -12,6 +12,7 @@ from ..engine.scoring import latency_summary
 from ..session.checks import CheckStatus
 from ..session.evaluation import Evaluation, VersionScoring
 from ..session.gold import gold_report, row_mask
+from ..session.refinement import refinement_changes
 from ..session.session import Session
 from .results_area import NO_GOLD_TEXT, ResultsArea
 from .ticket_area import TicketArea
@@ -90,6 +91,7 @@ class Summary:
             run.classified,
         )
         self.results.chart.set_series(latencies[-2000:].tolist(), base[-2000:])
+        self.tickets.run_bar.set_refinement(self.refinement(short=True))
         self.refresh_gold()
         self.tickets.refresh_label_filter()
         if self.tickets.filters().active and self.session.running:
@@ -100,10 +102,16 @@ class Summary:
         self.tickets.filter_rows(row_mask(self.session.table, filters, self.evaluation.gold), filters.only)
         self.tickets.say_hidden(self.session.ticket_count)
 
+    def refinement(self, short: bool = False) -> str:
+        """What the language model's reading changed, in one line (session.refinement)."""
+        table = self.session.table
+        return refinement_changes(table, self.session.refinement(), self.evaluation.gold).words(short)
+
     def refresh_gold(self) -> None:
         table, gold = self.session.table, self.evaluation.gold
         if gold is None or not table.labels:
-            self.results.show_gold(None, "", NO_GOLD_TEXT if len(table) else "")
+            said = " ".join(filter(None, [NO_GOLD_TEXT, self.refinement()]))
+            self.results.show_gold(None, "", said if len(table) else "")
             self.results.show_flips(*self.evaluation.flips())
             return
         report = gold_report(table, gold)
@@ -113,6 +121,8 @@ class Summary:
             notes.insert(0, stage)
         if not report.total:  # the run has just started: say so, not "pick a gold column" beside "Gold: team"
             notes.insert(0, f"Accuracy against gold ({gold.column}): no ticket with a gold label is labelled yet.")
+        if refined := self.refinement():
+            notes.append(refined)
         notes.append(estimate_note(self.session.check_status))
         self.results.show_gold(report, since, " ".join(notes))
         self.results.show_flips(*self.evaluation.flips())

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .checks import CheckStatus, RandomChecks
     from .events import Event
     from .gold import GoldColumn
+    from .refinement import Verdict
     from .status import HeadStatus, PromptStatus
     from .teaching import Teaching
     from .undo import TaughtHistory
@@ -167,6 +168,14 @@ class Intents:
     def busy(self) -> bool:
         """Anything still to do for what is loaded: a load, a rebuild, reading, labelling or learning."""
         return bool(self._tasks())
+
+    def refinement(self) -> Verdict:
+        """Whether the language model's reading decides labels now, and why not where it does not
+        (:func:`session.refinement.refinement_verdict`)."""
+        from .refinement import refinement_verdict
+
+        head = self.teaching.head
+        return refinement_verdict(None if head is None else head.weights, self.table.head_active)
 
     async def settled(self) -> None:
         """Return once nothing is left to do for what is loaded (what :attr:`busy` says, awaited rather than

@@ -294,6 +294,15 @@ class TicketTable(WholeColumns):
             self._baseline_head.update({r: int(self._label_ids[k]) for r, k in baseline.items()})
         self._decide(np.arange(self._n) if rows is None else idx)
 
+    def set_first(self, rows: np.ndarray, probs: np.ndarray) -> None:
+        """The first pass's probabilities for rows the language model has read (the learned head without its
+        heads): kept as their first-pass label, what the reading's changes are counted against."""
+        usable = ~np.isnan(probs[:, 0]) if len(probs) else np.zeros(0, bool)
+        rows, probs = np.asarray(rows, dtype=np.int64)[usable], probs[usable]
+        best = probs.argmax(axis=1)
+        self._first.data[rows] = self._label_ids[best]
+        self._first_conf.data[rows] = probs[np.arange(len(rows)), best]
+
     def _decide(self, idx: np.ndarray) -> None:
         """Recompute the shown label, its source and confidence for these rows (vectorised)."""
         if len(idx) == 0 or self.version == NONE:
