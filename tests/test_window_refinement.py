@@ -58,9 +58,10 @@ def test_the_accuracy_tab_and_run_bar_say_how_many_labels_the_language_model_cha
     table = window.session.table
     changed, fixed, broken = _expected(table)
     assert changed > 0  # the fake language model disagrees with the first pass on some tickets
-    said = f"The language model changed {changed} label{'s' if changed != 1 else ''}: {fixed} now right, {broken} now wrong against gold."
+    labels = f"{changed} label{'s' if changed != 1 else ''}"
+    said = f"The language model changed {labels}: {fixed} now right, {broken} now wrong against gold."
     assert said in window.results.accuracy.text()
-    assert said in window.tickets.run_bar.rate_label.text()  # beside "All labelled"
+    assert said in window.tickets.rate_label.text()  # beside "All labelled"
     row = next(r for r in range(len(table)) if table.first_pass_label(r) != table.label(r))
     window.detail.show_row(row)
     own = table.llm_label(row)
@@ -83,5 +84,5 @@ def test_a_refinement_not_used_for_labels_is_said_in_one_line_and_the_pass_still
     window.summary.refresh()
     line = "Language model: read 90 tickets; not used for labels yet — no evidence it helps on these tickets."
     assert line in window.results.accuracy.text()
-    assert "not used for labels yet" in window.tickets.run_bar.rate_label.text()
+    assert "not used for labels yet" in window.tickets.rate_label.text()
     assert np.all(session.table.scored_mask())  # every ticket was read all the same

@@ -91,7 +91,7 @@ class Summary:
             run.classified,
         )
         self.results.chart.set_series(latencies[-2000:].tolist(), base[-2000:])
-        self.tickets.run_bar.set_refinement(self.refinement(short=True))
+        self.tickets.show_refinement(self.refinement(short=True))
         self.refresh_gold()
         self.tickets.refresh_label_filter()
         if self.tickets.filters().active and self.session.running:
