@@ -54,8 +54,15 @@ class Changes:
     fixed: int = 0
     broken: int = 0
     judged: int = 0  # changed rows with a gold label
-    used: bool = True
-    reason: str = ""
+    verdict: Verdict = Verdict(True)
+
+    @property
+    def used(self) -> bool:
+        return self.verdict.used
+
+    @property
+    def reason(self) -> str:
+        return self.verdict.reason
 
     def words(self, short: bool = False) -> str:
         """One line for the Accuracy tab (``short``: for the run bar)."""
@@ -65,6 +72,10 @@ class Changes:
             read = f"Language model: read {self.read:,} ticket{'s' if self.read != 1 else ''}"
             return f"{read}; not used for labels yet" + ("" if short else f" — {self.reason}") + "."
         changed = f"The language model changed {counted(self.changed, 'label')}"
+        if not self.judged and self.verdict.evidence:  # no gold: the verdict's own evidence (taught, checks)
+            v = self.verdict
+            on = f"on {counted(v.evidence, 'ticket')} you checked or taught"
+            return f"{changed}; {on}, its reading made {v.fixed} right and {v.broken} wrong."
         if not self.judged:
             return changed + ("" if short else f" of the {self.read:,} tickets it read") + "."
         return f"{changed}: {self.fixed:,} now right, {self.broken:,} now wrong against gold."
@@ -74,18 +85,17 @@ def refinement_changes(table: TicketTable, verdict: Verdict, gold: GoldColumn | 
     """Count what the reading changed (numpy over the columns: milliseconds for 200,000 rows)."""
     read = table.count_scored()
     if not read:
-        return Changes(0, 0, used=verdict.used, reason=verdict.reason)
+        return Changes(0, 0, verdict=verdict)
     first, final = table.first_pass_ids(), table.label_ids()
     rows = table.scored_mask() & ~table.taught_mask() & (first != NONE) & (final != NONE)
     changed = rows & (first != final)
     if gold is None or not table.labels:
-        return Changes(read, int(changed.sum()), used=verdict.used, reason=verdict.reason)
+        return Changes(read, int(changed.sum()), verdict=verdict)
     truth = gold.ids(table)
     first_i, final_i = table.current_index(first), table.current_index(final)
     judged = changed & (truth >= 0)
     fixed = judged & (final_i == truth) & (first_i != truth)
     broken = judged & (first_i == truth) & (final_i != truth)
     return Changes(
-        read, int(changed.sum()), int(fixed.sum()), int(broken.sum()), int(np.count_nonzero(judged)),
-        verdict.used, verdict.reason,
+        read, int(changed.sum()), int(fixed.sum()), int(broken.sum()), int(np.count_nonzero(judged)), verdict
     )  # fmt: skip
