@@ -61,7 +61,8 @@ def test_the_accuracy_tab_and_run_bar_say_how_many_labels_the_language_model_cha
     labels = f"{changed} label{'s' if changed != 1 else ''}"
     said = f"The language model changed {labels}: {fixed} now right, {broken} now wrong against gold."
     assert said in window.results.accuracy.text()
-    assert said in window.tickets.rate_label.text()  # beside "All labelled"
+    short = said.replace(" against gold", "")
+    assert window.tickets.rate_label.text() == f"All labelled · {short}"
     row = next(r for r in range(len(table)) if table.first_pass_label(r) != table.label(r))
     window.detail.show_row(row)
     own = table.llm_label(row)

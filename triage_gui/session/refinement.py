@@ -78,7 +78,8 @@ class Changes:
             return f"{changed}; {on}, its reading made {v.fixed} right and {v.broken} wrong."
         if not self.judged:
             return changed + ("" if short else f" of the {self.read:,} tickets it read") + "."
-        return f"{changed}: {self.fixed:,} now right, {self.broken:,} now wrong against gold."
+        against = "" if short else " against gold"
+        return f"{changed}: {self.fixed:,} now right, {self.broken:,} now wrong{against}."
 
 
 def refinement_changes(table: TicketTable, verdict: Verdict, gold: GoldColumn | None = None) -> Changes:
