@@ -57,6 +57,7 @@ class FakeScorer:
         with self.engine.lock:
             for text in texts:
                 self.engine.scored[(self.salt, text)] = self.engine.scored.get((self.salt, text), 0) + 1
+                self.engine.order.append(text)
         return [self._score(t) for t in texts]
 
     def score_full(self, text: str) -> TicketScore:
@@ -95,6 +96,7 @@ class FakeEngine:
     build_gate: threading.Event = field(default_factory=threading.Event)
     scored: dict = field(default_factory=dict)  # (prompt salt, text) -> times scored
     full: dict = field(default_factory=dict)
+    order: list = field(default_factory=list)  # texts in the order the language model read them
     builds: list = field(default_factory=list)  # instructions built, in order (finished builds)
     calibrated: list = field(default_factory=list)  # the calibrate flag of each build
     lock: threading.Lock = field(default_factory=threading.Lock)

@@ -233,6 +233,8 @@ class DetailPane(QWidget):
         if confidence is not None and table.taught_label(row) is None:
             parts[0] += f" (confidence {confidence:.2f})"
         parts[0] += "."  # a sentence of its own: it ran into the next one ("taught by you You taught this label")
+        if said := _readings(table, row, label):
+            parts.append(said)
         model = table.model_label(row)
         if table.taught_label(row) is not None:  # its confidence is 1; the bars are the classifier's
             parts.append("The bars are the classifier's probabilities for the ticket.")
@@ -260,3 +262,15 @@ class DetailPane(QWidget):
     def _teach_chosen(self) -> None:
         if self.row >= 0:
             self.teach.emit([self.row], self.teach_box.currentText())
+
+
+def _readings(table: TicketTable, row: int, label: str) -> str:
+    """The language model's own label (its calibrated prompt scores alone) beside the final one, and the
+    first pass's where the reading changed it: what the refinement did to this ticket."""
+    own, first = table.llm_label(row), table.first_pass_label(row)
+    if own is None:
+        return ""
+    said = "The language model alone says " + ("the same." if own == label else f"<b>{own}</b>.")
+    if first is not None and first != label and table.taught_label(row) is None:
+        said += f" The first pass said {first}."
+    return said

@@ -36,6 +36,8 @@ class RunBar(QObject):
         self.stop_button.setToolTip("Stop labelling; finished labels are kept (Esc)")
         self.stop_button.setEnabled(False)
         self._resumable = False
+        self._refinement = ""  # what the language model's reading changed (set_refinement)
+        self._shown: RunStatus | None = None
         self.stop_button.clicked.connect(self._stop_or_resume)
         self.row = QHBoxLayout()
         self.row.addWidget(self.baseline_toggle)
@@ -43,7 +45,15 @@ class RunBar(QObject):
         self.row.addWidget(self.rate_label)
         self.row.addWidget(self.stop_button)
 
+    def set_refinement(self, words: str) -> None:
+        """What the language model's reading changed (the summary's words), said once the run has ended."""
+        if words != self._refinement:
+            self._refinement = words
+            if self._shown is not None:
+                self.show_run(self._shown)
+
     def show_run(self, status: RunStatus) -> None:
+        self._shown = status
         self.progress.setMaximum(max(1, status.total))
         self.progress.setValue(status.labelled)
         first = status.classified > status.labelled  # the classifier's first pass is ahead of the language model
@@ -62,11 +72,12 @@ class RunBar(QObject):
             rate = f"{status.rate:.1f} tickets/s" if status.rate or not first else "the language model starts"
             self.rate_label.setText(f"{classified}{model}{rate}{eta}{base}")
         elif status.state == "stopped" and first:
-            self.rate_label.setText(f"Stopped: {classified}{status.remaining:,} not read by the language model yet")
+            stopped = f"Stopped: {classified}{status.remaining:,} not read by the language model yet"
+            self.rate_label.setText(" · ".join(filter(None, [stopped, self._refinement])))
         elif status.state == "stopped":
             self.rate_label.setText(f"Stopped: {status.remaining} not labelled yet")
         elif status.state == "done" and status.total:
-            self.rate_label.setText("All labelled")
+            self.rate_label.setText(" · ".join(filter(None, ["All labelled", self._refinement])))
         else:
             self.rate_label.setText("")
         self._resumable = status.state == "stopped"  # what the button does follows the run, not its text

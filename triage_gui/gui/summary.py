@@ -1,15 +1,18 @@
 """The summary under the tickets and the accuracy against gold, from one source each: the labelled
 count is the session's run status (the run bar reads the same snapshot, so the two never disagree, as
 "31/60" in the bar beside "15 of 60" in the summary once did), the rest from the table and the
-evaluation as they are now. Redrawn at most every 200 ms (the window's tick) and only when marked dirty."""
+evaluation as they are now. Redrawn at most every 200 ms (the window's tick) and only when marked dirty.
+A version's score is not taken here: :class:`session.evaluation.VersionScoring` takes it once the labels are
+final (on this tick, it was once taken mid-run)."""
 
 from __future__ import annotations
 
 from ..engine.prompt import PromptProfile
 from ..engine.scoring import latency_summary
 from ..session.checks import CheckStatus
-from ..session.evaluation import Evaluation
+from ..session.evaluation import Evaluation, VersionScoring
 from ..session.gold import gold_report, row_mask
+from ..session.refinement import refinement_changes
 from ..session.session import Session
 from .results_area import NO_GOLD_TEXT, ResultsArea
 from .ticket_area import TicketArea
@@ -58,24 +61,9 @@ class Summary:
     def __init__(self, session: Session, evaluation: Evaluation, results: ResultsArea, tickets: TicketArea) -> None:
         self.session, self.evaluation, self.results, self.tickets = session, evaluation, results, tickets
         self.dirty = True
-        self._settled: tuple = ()  # what the last settled score was looked for on
-
-    def settle(self) -> None:
-        """Score the version in use once its labels have settled: the run done and nothing left to learn
-        (a score taken at the run's end, before the refit after it, differed from load to load). Looked
-        for on the window's tick, once for each state of the run, the learning and the gold column."""
-        session = self.session
-        run, head, gold = session.run_status, session.head_status, self.evaluation.gold
-        state = (run, head, gold, len(session.taught), session.prompt_status.version)
-        old = self._settled  # the objects themselves (each event makes a new one), then the counts
-        seen = bool(old) and all(x is y for x, y in zip(old[:3], state[:3])) and old[3:] == state[3:]
-        if run.state != "done" or gold is None or session.busy or seen:
-            return
-        self._settled = state
-        self.evaluation.record(session.prompt_status.version, session.taught)
+        self.scoring = VersionScoring(session, evaluation)  # a version's score: taken in the session layer
 
     def refresh(self) -> None:
-        self.settle()
         if not self.dirty:
             return
         self.dirty = False
@@ -103,6 +91,7 @@ class Summary:
             run.classified,
         )
         self.results.chart.set_series(latencies[-2000:].tolist(), base[-2000:])
+        self.tickets.show_refinement(self.refinement(short=True))
         self.refresh_gold()
         self.tickets.refresh_label_filter()
         if self.tickets.filters().active and self.session.running:
@@ -113,10 +102,16 @@ class Summary:
         self.tickets.filter_rows(row_mask(self.session.table, filters, self.evaluation.gold), filters.only)
         self.tickets.say_hidden(self.session.ticket_count)
 
+    def refinement(self, short: bool = False) -> str:
+        """What the language model's reading changed, in one line (session.refinement)."""
+        table = self.session.table
+        return refinement_changes(table, self.session.refinement(), self.evaluation.gold).words(short)
+
     def refresh_gold(self) -> None:
         table, gold = self.session.table, self.evaluation.gold
         if gold is None or not table.labels:
-            self.results.show_gold(None, "", NO_GOLD_TEXT if len(table) else "")
+            said = " ".join(filter(None, [NO_GOLD_TEXT, self.refinement()]))
+            self.results.show_gold(None, "", said if len(table) else "")
             self.results.show_flips(*self.evaluation.flips())
             return
         report = gold_report(table, gold)
@@ -126,6 +121,8 @@ class Summary:
             notes.insert(0, stage)
         if not report.total:  # the run has just started: say so, not "pick a gold column" beside "Gold: team"
             notes.insert(0, f"Accuracy against gold ({gold.column}): no ticket with a gold label is labelled yet.")
+        if refined := self.refinement():
+            notes.append(refined)
         notes.append(estimate_note(self.session.check_status))
         self.results.show_gold(report, since, " ".join(notes))
         self.results.show_flips(*self.evaluation.flips())

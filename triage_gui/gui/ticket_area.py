@@ -368,6 +368,10 @@ class TicketArea(QWidget):
     def show_run(self, status: RunStatus) -> None:
         self.run_bar.show_run(status)
 
+    def show_refinement(self, words: str) -> None:
+        """What the language model's reading changed, in the run bar once the run has ended."""
+        self.run_bar.set_refinement(words)
+
     @property
     def threshold_value(self) -> float:
         """The low-confidence threshold (labels below it are marked; a restart keeps it)."""

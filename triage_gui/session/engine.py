@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..engine.model import ScorerLike
@@ -19,6 +20,9 @@ class Engine:
     load: Callable[[str, str, Progress], Any]  # (spec, device, progress) -> LoadedModel
     build: Callable[[Any, PromptProfile, bool], ScorerLike]  # (loaded, profile, calibrate) -> Scorer
     load_encoder: Callable[[str], Any] | None = None  # (spec) -> SentenceEncoder; None: no encoder
+    # (scorer) -> what its scores depend on (model identity, prompt prefix and content); None: not storable
+    score_key: Callable[[Any], str | None] | None = None
+    scores_dir: Path | None = None  # where the scores of the last file per prompt version are kept (None: not)
 
     @staticmethod
     def real() -> Engine:
@@ -37,7 +41,15 @@ class Engine:
 
             return load(spec, "cpu")
 
-        return Engine(load, build, load_encoder)
+        def score_key(scorer: Any) -> str | None:
+            from ..engine.model import prefix_store
+
+            model = prefix_store.key(scorer.loaded, list(scorer.layout.prefix_ids))
+            return None if model is None else f"{model}|{scorer.profile.content_hash()}"
+
+        from ..paths import cache_dir
+
+        return Engine(load, build, load_encoder, score_key, cache_dir() / "scores")
 
 
 def field_of(exc: BaseException) -> str:

@@ -5,7 +5,9 @@ flipped with the last version.
 Tested without a window; the window only shows what it reports.
 
 Numbers only when they mean what they say. A version is scored once its run has labelled every gold row
-and the learning has settled (:meth:`record`), one score per file (a fingerprint of the gold rows) and
+and the learning has settled (:meth:`record`, called by :class:`VersionScoring` when the run completes and
+every task after it has ended; the window's 200 ms timer looked before, and a score taken mid-run stayed),
+one score per file (a fingerprint of the gold rows) and
 taught set (a fingerprint of it), the first kept: a load's score taken mid-refit, or a later load's,
 wrote over the last before. The change since an earlier version is given once this version has labelled
 every gold row, against that version's score on the same gold rows with the same taught set; before that,
@@ -17,6 +19,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,6 +27,10 @@ from ..engine.table import TicketTable
 from ..words import counted
 from .events import Event
 from .gold import GoldColumn, gold_report, match_share
+from .tasks import LatestTask
+
+if TYPE_CHECKING:
+    from .session import Session
 
 
 @dataclass(frozen=True)
@@ -201,6 +208,33 @@ class Evaluation:
             old, new = table.label_vocab[previous[row]], table.label_vocab[current[row]]
             out.append((int(row), table.texts[row], old, new))
         return out, len(changed)
+
+
+class VersionScoring:
+    """Scores the version in use once its labels are final: on the run's completion (and on a new gold
+    column or a refit after it), it waits for every task of the session to end (the refit after the last
+    batch, the weights chosen out of fold), then records the accuracy the lead sees. Any change of the run
+    meanwhile starts the wait again, so a score is never taken mid-run."""
+
+    def __init__(self, session: Session, evaluation: Evaluation) -> None:
+        self.session, self.evaluation = session, evaluation
+        self._waiting = LatestTask("score version")
+        session.run_changed.connect(lambda status: self.look())
+        session.head_changed.connect(lambda status: self.look())
+        evaluation.gold_changed.connect(lambda gold: self.look())
+
+    def look(self) -> None:
+        session = self.session
+        if session.run_status.state == "done" and self.evaluation.gold is not None:
+            self._waiting.start(self._settle(session.prompt_status.version))
+        elif session.run_status.state == "running":
+            self._waiting.cancel()
+
+    async def _settle(self, version: int) -> None:
+        session = self.session
+        await session.settled()
+        if session.run_status.state == "done" and session.prompt_status.version == version:
+            self.evaluation.record(version, session.taught)
 
 
 def taught_print(taught: Mapping[str, str]) -> str:

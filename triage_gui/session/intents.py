@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from .checks import CheckStatus, RandomChecks
     from .events import Event
     from .gold import GoldColumn
+    from .refinement import Verdict
     from .status import HeadStatus, PromptStatus
     from .teaching import Teaching
     from .undo import TaughtHistory
@@ -183,6 +184,20 @@ class Intents:
     def busy(self) -> bool:
         """Anything still to do for what is loaded: a load, a rebuild, reading, labelling or learning."""
         return bool(self._tasks())
+
+    def refinement(self) -> Verdict:
+        """Whether the language model's reading decides labels now, and why not where it does not
+        (:func:`session.refinement.refinement_verdict`)."""
+        from .refinement import refinement_verdict
+
+        head = self.teaching.head
+        return refinement_verdict(None if head is None else head.weights, self.table.head_active)
+
+    async def settled(self) -> None:
+        """Return once nothing is left to do for what is loaded (what :attr:`busy` says, awaited rather than
+        polled): the labels shown are then final until the lead acts."""
+        while tasks := [t for t in self._tasks() if t is not asyncio.current_task()]:
+            await asyncio.wait(tasks)
 
     async def close(self) -> None:
         """Cancel everything, let the cancellations land, and stop the worker threads."""

@@ -23,8 +23,11 @@ from .workers import WorkerThread
 
 
 class WorkQueue:
-    """The rows a labelling run still has to do, handed out in row order; rows added while it runs are
-    picked up (the table is scanned again from where the last scan ended). The first pass comes first:
+    """The rows a labelling run still has to do; rows added while it runs are picked up (the table is scanned
+    again from where the last scan ended). The language model reads the first pass's least sure rows first
+    (lowest first-pass confidence; rows without a first-pass label after, in file order): its reading can
+    change those most, so a lead who stops early keeps most of what it is worth. What is left is re-sorted
+    whenever the first pass relabels rows (a refit, new embeddings). The first pass comes first:
     while any row lacks the encoder's features, :meth:`take` hands out an embedding block (rows aligned as
     :mod:`engine.learning` says), so every loaded ticket has a learned label before the language model
     reads the next one."""
@@ -35,6 +38,7 @@ class WorkQueue:
         self._pos = 0
         self._scanned = 0
         self._embed_from = 0  # rows below this were handed out for embedding (or need none)
+        self._stamp = -1  # the table's first-pass stamp the rows left were sorted under
 
     def also_embed(self) -> None:
         """The encoder arrived during the run: every row without embeddings goes through the first pass."""
@@ -59,8 +63,11 @@ class WorkQueue:
                 if self._scanned >= len(table):
                     break
                 self._rows, self._pos = table.pending(self._scanned, self.baseline), 0
-                self._scanned = len(table)
+                self._scanned, self._stamp = len(table), -1
                 continue
+            if self._stamp != table.first_stamp:
+                self._rows, self._pos = least_sure_first(table, self._rows[self._pos :]), 0
+                self._stamp = table.first_stamp
             i = int(self._rows[self._pos])
             self._pos += 1
             need_score = not table.scored(i)
@@ -68,6 +75,13 @@ class WorkQueue:
             if need_score or need_base:
                 out.append((i, table.texts[i], need_score, need_base, False))
         return out
+
+
+def least_sure_first(table: TicketTable, rows: np.ndarray) -> np.ndarray:
+    """These rows, the first pass's least confident first; rows without a first-pass label last, in file
+    order (a stable sort keeps file order among equals)."""
+    confidence = table.first_pass_confidence()[rows]
+    return rows[np.argsort(np.where(np.isnan(confidence), np.inf, confidence), kind="stable")]
 
 
 async def label_stream(

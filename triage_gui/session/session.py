@@ -20,6 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..defaults import STREAM_BATCH_SIZE
 from ..engine.model import ScorerLike
 from ..engine.prompt import PromptProfile
@@ -29,6 +31,7 @@ from .engine import Engine, field_of
 from .events import Event
 from .intents import Intents
 from .labelling import Throughput, WorkQueue, label_stream, run_status
+from .labelling_store import ScoreMemory, ScoreStore
 from .status import FileStatus, ModelStatus, PromptStatus, RunStatus
 from .tasks import LatestTask
 from .teaching import InUse, Teaching
@@ -86,6 +89,9 @@ class Session(Intents):
         self._file_tasks: set[asyncio.Task] = set()
         self._queue, self._stop = WorkQueue(self.table), threading.Event()
         self._throughput = Throughput()
+        # The language model's scores of this version, as the scorer gave them (text -> score): kept in the
+        # cache when a run ends, read back when the same file is opened with the same prompt (labelling_store).
+        self.scores = ScoreMemory(ScoreStore(self.engine.scores_dir if self.engine.score_key is not None else None))
         self.teaching = Teaching(self.table, self.engine_thread, self._in_use)
         self.teaching.rows_changed.connect(self.rows_changed.emit)
         self.teaching.rows_changed.connect(lambda *_: self._set_run(self._status(self.run_status.state)))  # counts
@@ -182,11 +188,16 @@ class Session(Intents):
     # =============================================================== prompt
 
     def set_prompt(self, profile: PromptProfile) -> bool:
-        """Use this prompt: rebuild the prefix and re-label everything. Returns False (and does nothing)
-        when it is what is already in use or being built: saving an unchanged prompt costs nothing."""
+        """Use this prompt: rebuild the prefix and re-label everything, the language model's pass included
+        after a Stop (Save and re-label after Stop left the new version to the first pass alone). Returns
+        False (and does nothing) when it is what is already in use or being built and nothing was stopped:
+        saving an unchanged prompt costs nothing; after a Stop it resumes the pass."""
         if self.requested is not None and profile.content_hash() == self.requested.content_hash():
-            return False
-        self.requested = profile
+            if not self.user_stopped or not self._remaining():
+                return False
+            self.resume()
+            return True
+        self.requested, self.user_stopped = profile, False
         if self.model is None:
             return True  # built once the model is loaded
         self._start_rebuild(profile)
@@ -216,6 +227,7 @@ class Session(Intents):
             self._set_prompt(PromptStatus("failed", self.table.version, message=str(exc), field=field_of(exc)))
             self._ensure_running()
             return
+        await self.scores.read(scorer, self.engine.score_key, self.engine_thread, self.file_thread)
         self.scorer, self.profile = scorer, profile
         version = self.table.version + 1
         bias = getattr(scorer, "bias", None)
@@ -235,6 +247,7 @@ class Session(Intents):
         )
         self._changed_all()
         self.teaching.new_version()
+        self._from_store(range(len(self.table)))
         self._ensure_running()
 
     def _set_prompt(self, status: PromptStatus) -> None:
@@ -248,6 +261,7 @@ class Session(Intents):
         if len(added):
             self.teaching.rows_added(added)
             self.rows_added.emit(added)
+            self._from_store(added)
             self._ensure_running()
         return added
 
@@ -381,17 +395,32 @@ class Session(Intents):
             self._set_run(self._status("stopped"))
             self.message.emit("Labelling stopped", str(exc))
             return
+        if kept := self.scores.to_write():  # the scores this run read, kept for a reopen (on the file thread)
+            self.file_thread.submit(self.scores.store.write, *kept)
         self._set_run(self._status("stopped" if self._remaining() else "done"))
 
-    def _apply(self, batch: ScoredBatch, version: int, state: str) -> None:
+    def _from_store(self, rows: range) -> None:
+        """Rows the language model read with this prompt and model before take those scores: no forward pass."""
+        if self.scorer is None:
+            return
+        bias = np.asarray(getattr(self.scorer, "bias", np.zeros(len(self.table.labels))), dtype=np.float32)
+        batch = self.scores.found(self.table, rows, bias)
+        if batch is not None:
+            self._apply(batch, self.table.version, self.run_status.state, read=False)
+            log.info("%d tickets took their stored scores (no forward pass)", len(batch.rows))
+
+    def _apply(self, batch: ScoredBatch, version: int, state: str, read: bool = True) -> None:
         done = apply_batch(self.table, batch, version)
+        if read:
+            self.scores.remember(self.table, batch, done.scored)
         if done.embedded:
             self.teaching.rows_embedded(done.embedded)
         if done.scored:
             self.teaching.rows_scored(done.scored)
         if done.based:
             self.teaching.baseline_scored(done.based)
-        self._throughput.add(sum(s is not None for s in batch.scores))
+        if read:
+            self._throughput.add(sum(s is not None for s in batch.scores))
         self.rows_changed.emit(min(batch.rows), max(batch.rows))
         self._set_run(self._status(state))
 

@@ -87,6 +87,7 @@ class Teaching(Refitting):
         self._first: dict[str, float] | None = None  # the first pass's, likewise
         self._version = -1
         self._refitting = LatestTask("refit head")
+        self._firsting = LatestTask("first-pass labels")  # of the rows read, after each fit (refitting)
         self._preparing = LatestTask("prepare teaching")
         self._vectorising = LatestTask("vectorise tickets")
         self._vectorised = 0  # rows handed to the store (in order)
@@ -101,7 +102,7 @@ class Teaching(Refitting):
         return any(t is not None and not t.done() for t in self.tasks())
 
     def tasks(self) -> list[asyncio.Task]:
-        kinds = (self._refitting, self._preparing, self._vectorising, self.outside.scoring)
+        kinds = (self._refitting, self._preparing, self._vectorising, self.outside.scoring, self._firsting)
         return [k.task for k in kinds if k.task is not None]
 
     def threads(self) -> list[WorkerThread]:
@@ -298,6 +299,8 @@ class Teaching(Refitting):
 
             texts = [table.texts[int(r)] for r in idx]
             table.set_head(self.head.predict_texts(row_values(table, idx, llm), texts, self.store), idx)
+            if llm:  # what the first pass gives them too: the reading's changes are counted against it
+                table.set_first(idx, self.head.predict_texts(row_values(table, idx, False), texts, self.store))
         grown = self._grown() and not self._refitting.active  # never restart a refit in flight for this: it'd starve
         if grown or any(table.taught_label(int(r)) is not None for r in idx):
             self._refit_soon()
@@ -324,6 +327,7 @@ class Teaching(Refitting):
         """The tickets were dropped: every fit in flight read the old file, so none may land on the new
         table; a preparation cut short starts again; nothing chosen on the old file is kept."""
         self._refitting.cancel()
+        self._firsting.cancel()
         self._vectorising.cancel()
         self.outside.scoring.cancel()
         if self._preparing.active:

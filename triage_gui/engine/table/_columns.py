@@ -31,6 +31,11 @@ class WholeColumns:
         _score_version: Grow
         _latency: Grow
         _flags: Grow
+        _first: Grow
+        _first_conf: Grow
+        _read_seq: Grow
+        _logprobs: Grow
+        bias: np.ndarray
 
     def confidences(self) -> np.ndarray:
         """Confidence of every row's shown label (NaN where none)."""
@@ -54,10 +59,42 @@ class WholeColumns:
         return np.where(ids >= 0, lookup[np.clip(ids, 0, None)], -1)
 
     def latencies(self) -> np.ndarray:
-        """Latency of every row scored by the current version, in row order."""
+        """Latency of every row scored by the current version, in the order the language model read them (the
+        least sure first, not file order: the chart's newest point is the latest ticket read)."""
         n = self._n
-        mask = self._score_version.data[:n] == self.version
-        return self._latency.data[:n][mask]
+        rows = np.flatnonzero(self._score_version.data[:n] == self.version)
+        rows = rows[np.argsort(self._read_seq.data[rows], kind="stable")]
+        return self._latency.data[rows]
+
+    def first_pass_ids(self) -> np.ndarray:
+        """Vocab ids of every row's first-pass label under this prompt version (NONE: none yet), kept after
+        the language model has read the row: what its reading changed is measured against it."""
+        return self._first.data[: self._n]
+
+    def first_pass_confidence(self) -> np.ndarray:
+        """The first pass's confidence in its label (NaN: no first-pass label)."""
+        return self._first_conf.data[: self._n]
+
+    def first_pass_label(self, row: int) -> str | None:
+        v = int(self._first.data[row])
+        return None if v == NONE else self.label_vocab[v]
+
+    def llm_ids(self) -> np.ndarray:
+        """Vocab ids of the language model's own label of every row (the argmax of its calibrated prompt
+        scores; NONE where this version has not read the row), whatever the combination decides."""
+        n = self._n
+        out = np.full(n, NONE, dtype=np.int64)
+        rows = np.flatnonzero(self._score_version.data[:n] == self.version)
+        if len(rows) and len(self._label_ids):
+            logits = self._logprobs.data[rows] + self.bias  # the calibrated softmax's argmax
+            out[rows] = self._label_ids[np.argmax(logits, axis=1)]
+        return out
+
+    def llm_label(self, row: int) -> str | None:
+        """The language model's own label of the row (see :meth:`llm_ids`), None before it read the row."""
+        if self._score_version.data[row] != self.version or not len(self._label_ids):
+            return None
+        return self.label_vocab[int(self._label_ids[int(np.argmax(self._logprobs.data[row] + self.bias))])]
 
     def scored_mask(self) -> np.ndarray:
         return self._score_version.data[: self._n] == self.version

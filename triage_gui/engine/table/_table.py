@@ -55,6 +55,11 @@ class TicketTable(WholeColumns):
         self._flags = Grow(np.uint8)  # 1: truncated, 2: split fallback
         self._taught = Grow(np.int16, fill=NONE)  # vocab id the lead taught
         self._auto = Grow(np.int16, fill=NONE)  # vocab id the model gives (learned or prompt), taught or not
+        self._first = Grow(np.int16, fill=NONE)  # vocab id of the first pass (kept once the language model reads)
+        self._first_conf = Grow(np.float32, fill=np.nan)  # its confidence: the least sure are read first
+        self._read_seq = Grow(np.int64, fill=-1)  # the order the language model read rows in (the latency chart)
+        self._reads = 0
+        self.first_stamp = 0  # counts first-pass relabels: a queue re-sorts what it has left when it moves
         self._problem = Grow(np.bool_)
         self._has_baseline = Grow(np.bool_)
         self._embedded = Grow(np.bool_)
@@ -126,6 +131,8 @@ class TicketTable(WholeColumns):
         self._final.data[:] = NONE
         self._final_source.data[:] = 0
         self._previous.data[:] = NONE
+        self._first.data[:] = NONE
+        self._first_conf.data[:] = np.nan
         self._embedded.data[:] = False
         self.embeddings.clear()
         self.baseline.clear()
@@ -152,6 +159,7 @@ class TicketTable(WholeColumns):
         for grown in (self._logprobs, self._head_probs):
             grown.ensure(n)
         self.head_active, self.out_of_fold = False, {}
+        self._first.data[:n], self._first_conf.data[:n] = NONE, np.nan  # the new version's first pass replaces it
         self._has_baseline.data[:] = False
         self.baseline.clear()
         self.baseline_features.clear()
@@ -231,6 +239,8 @@ class TicketTable(WholeColumns):
         if all(f is not None for f in feats) and feats:
             self.features.put(idx, np.stack(feats))  # type: ignore[arg-type]
         self._score_version.data[idx] = version
+        self._read_seq.data[idx] = np.arange(self._reads, self._reads + len(idx))
+        self._reads += len(idx)
         self._decide(idx)
         return True
 
@@ -284,6 +294,15 @@ class TicketTable(WholeColumns):
             self._baseline_head.update({r: int(self._label_ids[k]) for r, k in baseline.items()})
         self._decide(np.arange(self._n) if rows is None else idx)
 
+    def set_first(self, rows: np.ndarray, probs: np.ndarray) -> None:
+        """The first pass's probabilities for rows the language model has read (the learned head without its
+        heads): kept as their first-pass label, what the reading's changes are counted against."""
+        usable = ~np.isnan(probs[:, 0]) if len(probs) else np.zeros(0, bool)
+        rows, probs = np.asarray(rows, dtype=np.int64)[usable], probs[usable]
+        best = probs.argmax(axis=1)
+        self._first.data[rows] = self._label_ids[best]
+        self._first_conf.data[rows] = probs[np.arange(len(rows)), best]
+
     def _decide(self, idx: np.ndarray) -> None:
         """Recompute the shown label, its source and confidence for these rows (vectorised)."""
         if len(idx) == 0 or self.version == NONE:
@@ -311,6 +330,9 @@ class TicketTable(WholeColumns):
             self._auto.data[rows] = self._final.data[rows] = self._label_ids[best]
             self._confidence.data[rows] = learned[np.arange(len(rows)), best]
             self._final_source.data[rows] = FIRST
+            self._first.data[rows] = self._label_ids[best]
+            self._first_conf.data[rows] = self._confidence.data[rows]
+            self.first_stamp += bool(len(rows))
         taught = self._taught.data[idx]
         mask = taught != NONE
         if mask.any():

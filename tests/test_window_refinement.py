@@ -1,0 +1,89 @@
+"""What the language model's reading adds, as the window says it: the Accuracy tab and the run bar count the
+labels it changed (and against gold, how many now right and now wrong), the detail pane shows its own label
+beside the final one, and where its heads carry no weight the app says it was read and not used."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from fake_engine import FakeEngine
+from test_session_learning import WORDS, topical
+
+from triage_gui.engine.prompt import Label, PromptProfile
+from triage_gui.gui.main_window import MainWindow
+from triage_gui.session.session import Session
+
+PROFILE = PromptProfile(
+    "Route the ticket.", [Label(name, f"{name} problems: {', '.join(w)}") for name, w in WORDS.items()]
+)
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, monkeypatch, event_loop_qt):
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
+    fake = FakeEngine()
+    win = MainWindow(session=Session(fake.as_engine(), device="cpu", batch_size=8, encoder="fake"))
+    qtbot.addWidget(win, before_close_func=MainWindow.close_now)
+    win.show()
+    qtbot.waitUntil(lambda: win.session.prompt_status.state == "ready", timeout=10_000)
+    win.session.set_prompt(PROFILE)
+    qtbot.waitUntil(lambda: win.session.table.labels == list(WORDS), timeout=10_000)
+    yield win
+    win.close_now()
+
+
+def _label_all(qtbot, window, n: int = 90) -> None:
+    session = window.session
+    session.paste(topical(n))
+    qtbot.waitUntil(lambda: session.table.count_scored() == n and not session.busy, timeout=20_000)
+    window.evaluation.choose("queue")
+    window.summary.dirty = True
+    window.summary.refresh()
+
+
+def _expected(table) -> tuple[int, int, int]:
+    changed = fixed = broken = 0
+    for row in range(len(table)):
+        first, final, truth = table.first_pass_label(row), table.label(row), table.value(row, "queue")
+        if first is None or final is None or first == final:
+            continue
+        changed += 1
+        fixed += final == truth
+        broken += first == truth
+    return changed, fixed, broken
+
+
+def test_the_accuracy_tab_and_run_bar_say_how_many_labels_the_language_model_changed(qtbot, window):
+    _label_all(qtbot, window)
+    table = window.session.table
+    changed, fixed, broken = _expected(table)
+    assert changed > 0  # the fake language model disagrees with the first pass on some tickets
+    labels = f"{changed} label{'s' if changed != 1 else ''}"
+    said = f"The language model changed {labels}: {fixed} now right, {broken} now wrong against gold."
+    assert said in window.results.accuracy.text()
+    short = said.replace(" against gold", "")
+    assert window.tickets.rate_label.text() == f"All labelled · {short}"
+    row = next(r for r in range(len(table)) if table.first_pass_label(r) != table.label(r))
+    window.detail.show_row(row)
+    own = table.llm_label(row)
+    shown = window.detail.origin.text()
+    assert own is not None and "The language model alone says" in shown
+    assert (f"<b>{own}</b>" in shown) or (own == table.label(row) and "says the same" in shown)
+    assert f"The first pass said {table.first_pass_label(row)}." in shown
+
+
+def test_a_refinement_not_used_for_labels_is_said_in_one_line_and_the_pass_still_runs(qtbot, window):
+    from triage_gui.engine.learning import llm_heads
+
+    _label_all(qtbot, window)
+    session = window.session
+    head = session.teaching.head
+    assert head is not None
+    for name in llm_heads():  # what a verdict of "no evidence it helps" leaves: no weight on its heads
+        head.weights[name] = 0.0
+    window.summary.dirty = True
+    window.summary.refresh()
+    line = "Language model: read 90 tickets; not used for labels yet — no evidence it helps on these tickets."
+    assert line in window.results.accuracy.text()
+    assert "not used for labels yet" in window.tickets.rate_label.text()
+    assert np.all(session.table.scored_mask())  # every ticket was read all the same
