@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..engine.prompt import Measure, Problem, ProfileError, PromptProfile
+from ..engine.prompt import Label, Measure, Problem, ProfileError, PromptProfile, default_profile
 from ..engine.tickets import read_taught, write_taught
 from ..session.evaluation import Evaluation, Score
 from ..session.prompt_document import DocumentStatus, PromptConflict, PromptDocument
@@ -57,7 +57,7 @@ class PromptActions:
         document.merged.connect(self._merged)
         evaluation.scored.connect(self._scored)
         evaluation.numbering = document.number
-        session.number_checks(document.number)  # kept with the prompt file, each with what it was made under
+        session.number_checks(document.number, self._labels_of)  # kept with the prompt file, each with what it was made under
         session.checks_changed.connect(lambda _: document.keep_checks(session.check_records()))
 
     def start(self) -> None:
@@ -113,16 +113,16 @@ class PromptActions:
             self.notify(note, 15000)
         return True
 
-    def confirm_quit(self) -> bool:
-        """Unsaved prompt edits: Save (and quit only if it saved), Discard (the draft goes too, so it does
-        not come back at the next start) or Cancel. True: quit."""
+    def confirm_quit(self, title: str = "Quit", doing: str = "quitting") -> bool:
+        """Unsaved prompt edits: Save (and go on only if it saved), Discard (the draft goes too, so it does
+        not come back at the next start) or Cancel. True: go on (quit, or start a new prompt)."""
         if not self.document.dirty:
             return True
         buttons = QMessageBox.StandardButton
         answer = QMessageBox.question(
             self.parent,
-            "Quit",
-            f"The prompt {self.document.status.name} has unsaved changes. Save them before quitting?",
+            title,
+            f"The prompt {self.document.status.name} has unsaved changes. Save them before {doing}?",
             buttons.Save | buttons.Discard | buttons.Cancel,
             buttons.Save,
         )
@@ -169,6 +169,28 @@ class PromptActions:
         elif theirs:
             were = plural(len(theirs), "was", "were")
             self.notify(f"{counted(len(theirs), 'ticket')} taught in another window {were} added from {name}.", 10000)
+
+    def new_prompt(self) -> bool:
+        """File › New prompt: unsaved edits first (Save, Discard or Cancel, as at Quit), then a blank
+        prompt (the default's instruction, one empty label row ready to type) with no taught tickets,
+        versions or random checks, to be saved as an unused ``new-prompt.json`` beside the current file
+        (Save as… names it otherwise). The loaded tickets stay, labelled by the prompt in use until the
+        new one is saved."""
+        if not self.confirm_quit("New prompt", "starting a new prompt"):
+            return False
+        folder = self.document.path.parent
+        names = ("new-prompt.json", *(f"new-prompt-{i}.json" for i in range(2, 10_000)))
+        path = next(p for p in (folder / n for n in names) if not p.exists() and p != self.document.path)
+        blank = PromptProfile(default_profile().instruction, [Label("", "")], name="")
+        self.document.new(path, blank)
+        self.editor.clear_problems()
+        self.editor.set_profile(blank)
+        self.session.restore_kept([], [])
+        self.editor.labels.setFocus()
+        self.editor.labels.setCurrentCell(0, 0)
+        self.editor.labels.editItem(self.editor.labels.item(0, 0))
+        self.notify(f"New prompt: name its labels, then Save (it is kept as {path.name}).", 10000)
+        return True
 
     def save_as_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self.parent, "Save prompt profile", str(self.document.path), "*.json")
@@ -247,6 +269,12 @@ class PromptActions:
             return self.document.version_profile(shown)
         except ValueError:  # an entry edited by hand into something that is no prompt
             return None
+
+    def _labels_of(self, number: int) -> list[str] | None:
+        """The label names of the file's version ``number`` (None: not in the history)."""
+        record = next((r for r in self.document.history if r.number == number), None)
+        labels = record.prompt.get("labels") if record is not None else None
+        return [str(x.get("name", "")) for x in labels if isinstance(x, dict)] if isinstance(labels, list) else None
 
     def revert(self, shown: int) -> None:
         profile = self._version(shown)

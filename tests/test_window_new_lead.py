@@ -1,0 +1,96 @@
+"""A new lead's walkthrough (issue 38), on the fake session: File › New prompt, Save as… with other
+labels, Tab in the labels table, the picker's keys past nine, Forget everything asking first, the
+Flipped tab's words, the Teach box with nothing selected."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
+
+from triage_gui.engine.table import NewRow
+
+Button = QMessageBox.StandardButton
+
+
+def add_tickets(qtbot, window, n: int = 12) -> None:
+    window.session.paste([NewRow({"text": f"ticket {i}"}, f"ticket {i}") for i in range(n)])
+    qtbot.waitUntil(lambda: window.session.table.count_scored() == n, timeout=10_000)
+
+
+def answer(monkeypatch, target, name: str, reply):
+    asked: list[tuple] = []
+    monkeypatch.setattr(target, name, lambda *a, **k: asked.append(a) or reply)
+    return asked
+
+
+def check_some(qtbot, window, n: int = 5) -> None:
+    session = window.session
+    rows = session.draw_checks()[:n]
+    for row in rows:
+        session.teach([row], session.table.label(row))
+    qtbot.waitUntil(lambda: session.check_status.checked == n, timeout=10_000)
+
+
+def test_new_prompt_asks_first_then_starts_blank_and_keeps_the_tickets(qtbot, window, monkeypatch):
+    add_tickets(qtbot, window)
+    window.teach([0], window.session.table.labels[0])
+    check_some(qtbot, window)
+    window.editor.instruction.setPlainText("An unsaved instruction.")
+    asked = answer(monkeypatch, QMessageBox, "question", Button.Cancel)
+    window.trigger("new_prompt")
+    assert asked and "unsaved changes" in asked[0][2] and asked[0][1] == "New prompt"
+    assert window.editor.instruction.toPlainText() == "An unsaved instruction."  # cancelled: as it was
+    old = window.document.path
+    answer(monkeypatch, QMessageBox, "question", Button.Discard)
+    window.trigger("new_prompt")
+    editor = window.editor
+    assert editor.label_names() == [""] and editor.examples.rowCount() == 0
+    assert editor.labels.state() == editor.labels.State.EditingState  # the first label, ready to type
+    assert window.session.taught_items() == [] and window.session.check_status.checked == 0
+    assert "%" not in editor.taught_count.text() and "none yet" in editor.taught_count.text()
+    assert len(window.session.table) == 12  # the tickets stay
+    path = window.document.path
+    assert path.name == "new-prompt.json" and path.parent == old.parent and not path.exists()
+    assert window.document.history == [] and window.document.dirty
+    editor.labels.closePersistentEditor(editor.labels.item(0, 0))
+    editor.set_profile(editor.profile().__class__(editor.profile().instruction, [*_labels("refund", "delivery")]))
+    assert window.prompt.save()
+    saved = json.loads(path.read_text())
+    assert [x["name"] for x in saved["labels"]] == ["refund", "delivery"]
+    assert saved.get("taught", []) == [] and saved.get("checks", []) == []
+    assert [v["number"] for v in saved["history"]] == [1]  # its own numbering, from 1
+    assert json.loads(old.read_text())["taught"]  # the old prompt's file keeps its taught ticket
+
+
+def _labels(*names):
+    from triage_gui.engine.prompt import Label
+
+    return [Label(n, f"about {n}") for n in names]
+
+
+def test_save_as_with_other_labels_shows_no_estimate_from_the_old_labels_checks(qtbot, window, monkeypatch, tmp_path):
+    """Save as… copies the document (taught tickets, versions, checks), but the estimate counts only
+    checks made on the labels in use: a prompt with other labels showed "~100 % (91–100 %)"."""
+    add_tickets(qtbot, window)
+    check_some(qtbot, window)
+    assert "%" in window.check_status.text()
+    copy = tmp_path / "copy.json"
+    answer(monkeypatch, QFileDialog, "getSaveFileName", (str(copy), "*.json"))
+    window.prompt.save_as_dialog()  # the same labels: the same estimate
+    qtbot.waitUntil(lambda: window.session.prompt_status.state == "ready", timeout=10_000)
+    assert window.session.check_status.checked == 5 and "%" in window.check_status.text()
+    editor = window.editor
+    profile = editor.profile()
+    editor.set_profile(profile.__class__(profile.instruction, _labels("refund", "delivery"), name="Shop"))
+    other = tmp_path / "other.json"
+    answer(monkeypatch, QFileDialog, "getSaveFileName", (str(other), "*.json"))
+    window.prompt.save_as_dialog()
+    qtbot.waitUntil(lambda: window.session.table.labels == ["refund", "delivery"], timeout=10_000)
+    qtbot.waitUntil(lambda: window.session.prompt_status.state == "ready", timeout=10_000)
+    assert window.session.check_status.checked == 0
+    assert "%" not in window.check_status.text() and "%" not in editor.taught_count.text()
+    kept = json.loads(other.read_text())
+    assert len(kept["checks"]) == 5  # a copy: kept, not counted for these labels
+    assert Path(copy).exists()
