@@ -57,7 +57,8 @@ class PromptActions:
         document.merged.connect(self._merged)
         evaluation.scored.connect(self._scored)
         evaluation.numbering = document.number
-        session.number_checks(document.number, self._labels_of)  # kept with the prompt file, each with what it was made under
+        # kept with the prompt file, each with what it was made under
+        session.number_checks(document.number, self._labels_of)
         session.checks_changed.connect(lambda _: document.keep_checks(session.check_records()))
 
     def start(self) -> None:
