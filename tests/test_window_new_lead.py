@@ -94,3 +94,50 @@ def test_save_as_with_other_labels_shows_no_estimate_from_the_old_labels_checks(
     kept = json.loads(other.read_text())
     assert len(kept["checks"]) == 5  # a copy: kept, not counted for these labels
     assert Path(copy).exists()
+
+
+def test_forget_everything_taught_asks_with_the_count_and_is_one_undo_step(qtbot, window, monkeypatch):
+    add_tickets(qtbot, window)
+    label = window.session.table.labels[0]
+    window.teach([0, 1, 2], label)
+    asked = answer(monkeypatch, QMessageBox, "question", Button.Cancel)
+    window.trigger("forget_all")
+    assert asked and "all 3 taught tickets" in asked[0][2]
+    assert len(window.session.taught_items()) == 3  # cancelled: nothing forgotten
+    answer(monkeypatch, QMessageBox, "question", Button.Yes)
+    window.trigger("forget_all")
+    assert window.session.taught_items() == []
+    window.trigger("undo")
+    assert len(window.session.taught_items()) == 3  # one step brings all three back
+
+
+def test_the_teach_box_is_empty_with_no_ticket_selected(qtbot, window):
+    add_tickets(qtbot, window)
+    detail = window.detail
+    detail.show_row(3)
+    assert detail.teach_box.currentText()
+    detail.show_row(-1)
+    assert detail.teach_box.currentText() == "" and not detail.teach_box.isEnabled()
+
+
+def test_the_flipped_tab_says_why_it_is_empty(qtbot, window):
+    add_tickets(qtbot, window)
+    window.summary.refresh_gold()
+    window.results.setCurrentIndex(2)
+    note = window.results.flips_note
+    assert window.results.tabText(2) == "Flipped" and note.isVisible() and "No earlier version to compare with yet" in note.text()
+
+
+def test_an_excel_export_keeps_the_input_workbooks_sheet_name(qtbot, window, tmp_path):
+    openpyxl = __import__("openpyxl")
+    book = openpyxl.Workbook()
+    book.active.title = "Messages"
+    for row in (["text"], ["where is my parcel"], ["refund please"]):
+        book.active.append(row)
+    book.save(tmp_path / "shop.xlsx")
+    window.ticket_actions.open_files([str(tmp_path / "shop.xlsx")])
+    qtbot.waitUntil(lambda: window.session.table.count_scored() == 2, timeout=10_000)
+    out = tmp_path / "shop-labelled.xlsx"
+    assert window.ticket_actions.export(str(out))
+    qtbot.waitUntil(out.exists, timeout=10_000)
+    assert openpyxl.load_workbook(out, read_only=True).sheetnames == ["Messages"]

@@ -117,7 +117,7 @@ class Summary:
         table, gold = self.session.table, self.evaluation.gold
         if gold is None or not table.labels:
             self.results.show_gold(None, "", NO_GOLD_TEXT if len(table) else "")
-            self.results.show_flips(*self.evaluation.flips())
+            self.results.show_flips(*self.evaluation.flips(), compared=bool((table.previous_ids() >= 0).any()))
             return
         report = gold_report(table, gold)
         since = self.evaluation.comparison(report.accuracy, self.session.taught) if report.total else ""
@@ -128,4 +128,4 @@ class Summary:
             notes.insert(0, f"Accuracy against gold ({gold.column}): no ticket with a gold label is labelled yet.")
         notes.append(estimate_note(self.session.check_status))
         self.results.show_gold(report, since, " ".join(notes))
-        self.results.show_flips(*self.evaluation.flips())
+        self.results.show_flips(*self.evaluation.flips(), compared=bool((table.previous_ids() >= 0).any()))

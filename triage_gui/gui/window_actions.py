@@ -93,7 +93,7 @@ def action_table(
                    tooltip="Confirm or correct 20 random tickets: the accuracy shown comes from these checks"),
         ActionSpec("learn_gold", "Learn from the &gold column", "&Teach", t.learn_from_gold, separator=True,
                    enabled_when=has_gold),
-        ActionSpec("forget_all", "&Forget everything taught", "&Teach", session.forget_all,
+        ActionSpec("forget_all", "&Forget everything taught", "&Teach", h.teach.forget_all,
                    enabled_when=taught),
         ActionSpec("go_prompt", "Go to the &prompt editor", "&View", p.focus_editor, "Ctrl+1",
                    guide="Go to the prompt editor's instruction"),
