@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from triage_gui.engine.table import NewRow
@@ -142,3 +143,34 @@ def test_an_excel_export_keeps_the_input_workbooks_sheet_name(qtbot, window, tmp
     assert window.ticket_actions.export(str(out))
     qtbot.waitUntil(out.exists, timeout=10_000)
     assert openpyxl.load_workbook(out, read_only=True).sheetnames == ["Messages"]
+
+
+def _editor(labels):
+    """The open cell editor (what the keys go to)."""
+    return labels.indexWidget(labels.currentIndex())
+
+
+def test_tab_in_the_labels_table_moves_to_the_next_cell_and_adds_a_row_at_the_end(qtbot, window):
+    window.activateWindow()
+    labels = window.editor.labels
+    rows = labels.rowCount()
+    labels.setFocus()
+    labels.setCurrentCell(0, 1)
+    labels.editItem(labels.item(0, 1))
+    qtbot.waitUntil(lambda: labels.state() == labels.State.EditingState, timeout=2_000)
+    qtbot.keyClick(_editor(labels), Qt.Key.Key_Tab)
+    qtbot.waitUntil(lambda: (labels.currentRow(), labels.currentColumn()) == (1, 0), timeout=2_000)
+    assert labels.state() == labels.State.EditingState and _editor(labels) is not None
+    labels.setCurrentCell(rows - 1, 1)
+    labels.editItem(labels.item(rows - 1, 1))
+    qtbot.waitUntil(lambda: _editor(labels) is not None, timeout=2_000)
+    qtbot.keyClicks(_editor(labels), "last")
+    qtbot.keyClick(_editor(labels), Qt.Key.Key_Tab)
+    qtbot.waitUntil(lambda: labels.rowCount() == rows + 1, timeout=2_000)  # a new label row, like a spreadsheet
+    assert labels.item(rows - 1, 1).text().endswith("last")
+    assert (labels.currentRow(), labels.currentColumn()) == (rows, 0) and _editor(labels) is not None
+    qtbot.keyClicks(_editor(labels), "refund")
+    qtbot.keyClick(_editor(labels), Qt.Key.Key_Tab)
+    qtbot.waitUntil(lambda: labels.currentColumn() == 1, timeout=2_000)
+    assert window.editor.label_names()[-1] == "refund"
+    assert window.editor.examples.rowCount() == len(window.session.profile.examples)  # no example was added
