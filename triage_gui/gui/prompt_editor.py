@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QIcon, QUndoCommand, QUndoStack
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from ..engine.prompt import Example, Label, Problem, PromptProfile
 from ..session.checks import CheckStatus
-from .prompt_cells import LabelChoice, MultiLine
+from .prompt_cells import LabelChoice, MultiLine, TabOn
 
 ERROR_BRUSH = QBrush(QColor(230, 60, 60, 90))
 
@@ -84,6 +84,10 @@ class PromptEditor(QWidget):
         self.examples.setItemDelegateForColumn(1, LabelChoice(self.label_names, self))
         self._multi_line = (MultiLine(self), MultiLine(self))  # one a view: commitData goes to every view
         self.labels.setItemDelegateForColumn(1, self._multi_line[0])
+        self._name_cell = TabOn(self)
+        self.labels.setItemDelegateForColumn(0, self._name_cell)
+        self._name_cell.on_tab = self._multi_line[0].on_tab = self._tab_in_labels
+        self.labels.installEventFilter(self)  # Tab on a selected cell, not editing, too
         self.examples.setItemDelegateForColumn(0, self._multi_line[1])
         self.labels.horizontalHeader().resizeSection(0, 120)
         header = self.examples.horizontalHeader()
@@ -308,6 +312,32 @@ class PromptEditor(QWidget):
             self._take_snapshot()
 
     # --------------------------------------------------------------- row edits
+
+    def eventFilter(self, watched, event) -> bool:
+        tab = event.type() == QEvent.Type.KeyPress and event.key() in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab)
+        if watched is self.labels and tab:
+            shift = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+            self._tab_in_labels(event.key() == Qt.Key.Key_Backtab or shift)
+            return True
+        return super().eventFilter(watched, event)
+
+    def _tab_in_labels(self, backward: bool) -> None:
+        """Tab in the labels table: name → description → the next row's name, and past the last row a
+        new label row (a spreadsheet's Tab); Shift+Tab back, staying at the first cell. Never another
+        widget: Ctrl+Tab (or a click) leaves the table."""
+        table = self.labels
+        row, column = max(table.currentRow(), 0), max(table.currentColumn(), 0)
+        step = row * 2 + column + (-1 if backward else 1)
+        if step >= 2 * table.rowCount():
+            self._add_row(table)  # edits the new row's name
+            return
+        row, column = divmod(max(step, 0), 2)
+        table.setCurrentCell(row, column)
+        item = table.item(row, column)
+        if item is None:
+            item = QTableWidgetItem("")
+            table.setItem(row, column, item)
+        table.editItem(item)
 
     def _add_row(self, table: QTableWidget) -> None:
         row = table.rowCount()
