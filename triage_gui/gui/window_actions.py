@@ -85,7 +85,9 @@ def action_table(
                    guide_key="Enter",
                    guide="Accept the shown label of the selected tickets (teach it), with the ticket table focused"),
         ActionSpec("teach_keys", "&Teach a label…", "&Teach", h.teach.pick_label, enabled_when=loaded,
-                   guide_key="1 – 9", guide="Teach the selected tickets the n-th label (the picker lists them)"),
+                   guide_key="1 – 9, 0",
+                   guide="Teach the selected tickets the n-th label (0 the tenth); in the picker, type a label's "
+                         "name and press Enter"),
         ActionSpec("forget_key", "Forget what the &selected tickets were taught", "&Teach", h.teach.forget_selected,
                    enabled_when=loaded,
                    guide_key="Delete", guide="Forget what you taught the selected tickets"),
