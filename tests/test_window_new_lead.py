@@ -174,3 +174,25 @@ def test_tab_in_the_labels_table_moves_to_the_next_cell_and_adds_a_row_at_the_en
     qtbot.waitUntil(lambda: labels.currentColumn() == 1, timeout=2_000)
     assert window.editor.label_names()[-1] == "refund"
     assert window.editor.examples.rowCount() == len(window.session.profile.examples)  # no example was added
+
+
+def test_subject_and_body_read_together_as_the_ticket_text(qtbot, window, monkeypatch, tmp_path):
+    from triage_gui.gui import text_columns
+
+    path = tmp_path / "shop.csv"
+    path.write_text("subject,body,queue\nOrder 1182,it never came,delivery\nRefund,,billing\n", encoding="utf-8")
+    window.ticket_actions.open_files([str(path)])
+    table = window.session.table
+    qtbot.waitUntil(lambda: len(table) == 2 and not window.session.reading, timeout=10_000)
+    combo = window.tickets.text_column
+    items = [combo.itemText(i) for i in range(combo.count())]
+    assert text_columns.CHOOSE_SEVERAL in items
+    asked = answer(monkeypatch, text_columns, "ask", "subject + body")
+    combo.setCurrentText(text_columns.CHOOSE_SEVERAL)
+    combo.activated.emit(combo.currentIndex())
+    assert asked and asked[0][1] == ["subject", "body", "queue"]
+    assert table.texts == ["Order 1182\nit never came", "Refund"]  # one line each; an empty body adds nothing
+    qtbot.waitUntil(lambda: table.count_scored() == 2, timeout=10_000)  # labelled again from the new text
+    assert combo.currentText() == "subject + body"
+    gold = window.tickets.gold_combo
+    assert [gold.itemText(i) for i in range(gold.count())][1:] == ["queue"]

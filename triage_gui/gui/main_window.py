@@ -179,6 +179,7 @@ class MainWindow(QMainWindow):
         t = self.tickets
         t.filters_changed.connect(self.summary.apply_filters)
         t.text_column_chosen.connect(self.session.set_text_column)
+        t.text_column_chosen.connect(lambda _: self.ticket_actions.columns_arrived())  # "subject + body" shown
         t.gold_column_chosen.connect(self.ticket_actions.choose_gold)
         t.baseline_toggled.connect(self._baseline_toggled)
         t.stop_clicked.connect(self.session.stop)
