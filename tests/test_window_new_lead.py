@@ -196,3 +196,18 @@ def test_subject_and_body_read_together_as_the_ticket_text(qtbot, window, monkey
     assert combo.currentText() == "subject + body"
     gold = window.tickets.gold_combo
     assert [gold.itemText(i) for i in range(gold.count())][1:] == ["queue"]
+
+
+def test_classify_column_reads_subject_and_body_together(tmp_path):
+    from triage_gui.engine.tickets import read_table
+
+    path = tmp_path / "shop.csv"
+    path.write_text("subject,body\nOrder 1182,it never came\nRefund,\n", encoding="utf-8")
+    table, column, _ = read_table(path, "subject,body")
+    assert column == "subject + body" and table.texts == ["Order 1182\nit never came", "Refund"]
+    try:
+        read_table(path, "subject,bdy")
+    except ValueError as exc:
+        assert "no column 'bdy'" in str(exc)
+    else:
+        raise AssertionError("a misspelt column was accepted")
