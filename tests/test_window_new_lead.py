@@ -211,3 +211,22 @@ def test_classify_column_reads_subject_and_body_together(tmp_path):
         assert "no column 'bdy'" in str(exc)
     else:
         raise AssertionError("a misspelt column was accepted")
+
+
+def test_eleven_labels_show_five_rows_at_1024x640_and_the_editor_has_a_splitter(qtbot, window):
+    from PySide6.QtWidgets import QSplitter
+
+    from triage_gui.engine.prompt import Label
+
+    profile = window.editor.profile()
+    names = [f"queue {i}" for i in range(11)]
+    window.editor.set_profile(profile.__class__(profile.instruction, [Label(n, f"about {n} " * 8) for n in names]))
+    window.resize(1024, 640)
+    qtbot.waitUntil(lambda: window.width() == 1024, timeout=2_000)
+    qtbot.wait(50)
+    labels = window.editor.labels
+    assert labels.viewport().height() // labels.rowHeight(0) >= 5
+    splitter = next(s for s in window.editor.findChildren(QSplitter) if s.isAncestorOf(labels))
+    assert splitter.isAncestorOf(window.editor.examples)  # the lead can drag between labels and examples
+    taught = window.editor.taught_count
+    assert taught.height() <= 5 * taught.fontMetrics().lineSpacing()  # not seven lines beside the buttons

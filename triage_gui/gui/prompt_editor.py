@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QSplitter,
     QStyle,
     QTableWidget,
     QTableWidgetItem,
@@ -122,19 +123,38 @@ class PromptEditor(QWidget):
         named.addWidget(QLabel("<b>Prompt</b>"))
         named.addWidget(self.name, 1)
         layout.addLayout(named)
-        layout.addWidget(QLabel("<b>Instruction</b>"))
-        layout.addWidget(self.instruction, 2)
-        layout.addLayout(self._header("<b>Labels</b>", self.labels, reorder=True))
-        layout.addWidget(self.labels, 4)  # the most rows: five or more at 1366x768
-        layout.addLayout(self._header("<b>Few-shot examples</b>", self.examples, reorder=True))
-        layout.addWidget(self.examples, 2)
+        # Instruction, labels and examples share one splitter, the labels taking most of the height: at
+        # 1024x640 with eleven labels the table showed 1.5 rows and nothing could be dragged. Now five
+        # rows or more show there, and the lead drags the handles for more.
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setChildrenCollapsible(False)
+        self.instruction.setMinimumHeight(3 * self.instruction.fontMetrics().lineSpacing() + 10)
+        self.examples.setMinimumHeight(self.examples.verticalHeader().defaultSectionSize() + 28)
+        self.labels.setMinimumHeight(2 * self.labels.verticalHeader().defaultSectionSize() + 28)
+        panes = (
+            (QLabel("<b>Instruction</b>"), self.instruction, 1),
+            (self._header("<b>Labels</b>", self.labels, reorder=True), self.labels, 6),
+            (self._header("<b>Few-shot examples</b>", self.examples, reorder=True), self.examples, 2),
+        )
+        for i, (title, widget, stretch) in enumerate(panes):
+            pane = QWidget()
+            box = QVBoxLayout(pane)
+            box.setContentsMargins(0, 0, 0, 0)
+            box.setSpacing(2)
+            if isinstance(title, QHBoxLayout):
+                box.addLayout(title)
+            else:
+                box.addWidget(title)
+            box.addWidget(widget, 1)
+            self.splitter.addWidget(pane)
+            self.splitter.setStretchFactor(i, stretch)
+        self.splitter.setSizes([100 * stretch for *_, stretch in panes])  # shares of whatever height there is
+        layout.addWidget(self.splitter, 1)
         layout.addWidget(self.errors)
-        taught = QHBoxLayout()
-        taught.addWidget(self.taught_count, 1)
-        taught.addWidget(import_button)
-        taught.addWidget(export_button)
-        layout.addLayout(taught)
+        layout.addWidget(self.taught_count)  # the whole width: beside the buttons it wrapped to seven lines
         bottom = QHBoxLayout()
+        bottom.addWidget(import_button)
+        bottom.addWidget(export_button)
         bottom.addWidget(self.state_label, 1)
         bottom.addWidget(self.save_button)
         layout.addLayout(bottom)
