@@ -230,3 +230,25 @@ def test_eleven_labels_show_five_rows_at_1024x640_and_the_editor_has_a_splitter(
     assert splitter.isAncestorOf(window.editor.examples)  # the lead can drag between labels and examples
     taught = window.editor.taught_count
     assert taught.height() <= 5 * taught.fontMetrics().lineSpacing()  # not seven lines beside the buttons
+
+
+def test_the_run_bar_and_the_status_bar_cut_between_words_with_the_whole_text_in_a_tooltip(qtbot, window):
+    from triage_gui.gui.elided_label import ELLIPSIS
+
+    window.resize(1024, 640)
+    qtbot.waitUntil(lambda: window.width() == 1024, timeout=2_000)
+    line = "80 labelled by the classifier · language model 12 / 80 · 5.4 tickets/s · 5 min left, from the queue"
+    for label in (window.tickets.run_bar.rate_label, window.check_status):
+        label.setText(line)
+        label.resize(label.fontMetrics().horizontalAdvance(line) // 2, label.height())
+        shown = label.elided()
+        assert ELLIPSIS in shown and shown != line
+        words = set(line.split(" "))
+        assert all(w in words for w in shown.replace(ELLIPSIS, " ").split()), shown  # no word cut in two
+    bar = window.statusBar()
+    message = "Accepted 'damaged item' for 3 tickets; Ctrl+Z undoes it. " * 4
+    bar.showMessage(message, 10_000)
+    shown = bar.shown_message()
+    assert shown.endswith(ELLIPSIS) and len(shown) < len(message)
+    assert all(w in message.split(" ") for w in shown.removesuffix(ELLIPSIS).split())
+    assert bar.toolTip() == message and bar.currentMessage() == message

@@ -23,7 +23,7 @@ from ..session.status import FileStatus, HeadStatus, ModelStatus, PromptStatus, 
 from ..words import counted
 from .app_actions import AppActions
 from .detail_pane import DetailPane
-from .elided_label import ElidedLabel
+from .elided_label import ElidedLabel, WordStatusBar
 from .geometry import first_size, on_screen
 from .menus import Actions
 from .prompt_actions import PromptActions
@@ -52,6 +52,7 @@ class MainWindow(QMainWindow):
         encoder: str = "bundled",
     ) -> None:
         super().__init__()
+        self.setStatusBar(WordStatusBar(self))  # passing messages cut between words, whole in its tooltip
         self.freeze_gc = freeze_gc
         self.setWindowTitle("Ticket Triage")
         self.setAcceptDrops(True)
@@ -115,7 +116,7 @@ class MainWindow(QMainWindow):
         self.main_split.setStretchFactor(1, 2)
         self.main_split.setChildrenCollapsible(False)
         self.setCentralWidget(self.main_split)
-        self.model_status = QLabel()
+        self.model_status = ElidedLabel()  # gives up width to the messages and the estimate at 1024 px
         self.model_status.setAccessibleName("Model")
         self.prompt_status = QLabel("Waiting for the model…")
         self.prompt_status.setAccessibleName("Prompt state")

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from ..engine.prompt import Example, Label, Problem, PromptProfile
 from ..session.checks import CheckStatus
+from .elided_label import ElidedLabel
 from .prompt_cells import LabelChoice, MultiLine, TabOn
 
 ERROR_BRUSH = QBrush(QColor(230, 60, 60, 90))
@@ -106,7 +107,7 @@ class PromptEditor(QWidget):
         self.save_button = QPushButton("Save and re-label")
         self.save_button.setToolTip("Validate the prompt, rebuild the prefix cache and re-label all tickets (Ctrl+S)")
         self.save_button.clicked.connect(self.save_requested)
-        self.state_label = QLabel()
+        self.state_label = ElidedLabel()  # a long file name gives up its end, not the Save button's room
         self.taught_count = QLabel()
         self.taught_count.setAccessibleName("Taught tickets")
         self.taught_count.setWordWrap(True)
@@ -152,9 +153,12 @@ class PromptEditor(QWidget):
         layout.addWidget(self.splitter, 1)
         layout.addWidget(self.errors)
         layout.addWidget(self.taught_count)  # the whole width: beside the buttons it wrapped to seven lines
+        files = QHBoxLayout()
+        files.addWidget(import_button)
+        files.addWidget(export_button)
+        files.addStretch(1)
+        layout.addLayout(files)
         bottom = QHBoxLayout()
-        bottom.addWidget(import_button)
-        bottom.addWidget(export_button)
         bottom.addWidget(self.state_label, 1)
         bottom.addWidget(self.save_button)
         layout.addLayout(bottom)
