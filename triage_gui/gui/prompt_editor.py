@@ -132,7 +132,7 @@ class PromptEditor(QWidget):
         self.instruction.setMinimumHeight(3 * self.instruction.fontMetrics().lineSpacing() + 10)
         self.examples.setMinimumHeight(self.examples.verticalHeader().defaultSectionSize() + 28)
         self.labels.setMinimumHeight(2 * self.labels.verticalHeader().defaultSectionSize() + 28)
-        panes = (
+        panes: tuple[tuple[QLabel | QHBoxLayout, QWidget, int], ...] = (
             (QLabel("<b>Instruction</b>"), self.instruction, 1),
             (self._header("<b>Labels</b>", self.labels, reorder=True), self.labels, 6),
             (self._header("<b>Few-shot examples</b>", self.examples, reorder=True), self.examples, 2),
