@@ -182,7 +182,7 @@ class PromptActions:
         folder = self.document.path.parent
         names = ("new-prompt.json", *(f"new-prompt-{i}.json" for i in range(2, 10_000)))
         path = next(p for p in (folder / n for n in names) if not p.exists() and p != self.document.path)
-        blank = PromptProfile(default_profile().instruction, [Label("", "")], name="")
+        blank = PromptProfile(default_profile().instruction, [Label("", "")], name="Untitled prompt")
         self.document.new(path, blank)
         self.editor.clear_problems()
         self.editor.set_profile(blank)

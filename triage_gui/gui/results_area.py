@@ -274,6 +274,7 @@ class ResultsArea(QTabWidget):
         self.setTabText(2, f"Flipped ({count})" if count else "Flipped")
         self.flips_note.setText("" if count else NO_FLIPS if compared else NO_FLIPS_YET)
         self.flips_note.setVisible(not count)
+        self.flips.setVisible(bool(count))  # no empty box under the note
 
     # -------------------------------------------------------------- versions
 
