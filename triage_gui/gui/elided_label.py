@@ -82,7 +82,7 @@ def word_elided(metrics: QFontMetrics, text: str, width: int, mode: Qt.TextElide
     if mode == Qt.TextElideMode.ElideMiddle:
         head, tail = 0, 0
         while head + tail < len(words):
-            for take_head in (True, False):
+            for take_head in (head <= tail, head > tail):  # both ends in turn: the first count and the time left
                 h, t = (head + 1, tail) if take_head else (head, tail + 1)
                 if h + t <= len(words) and fits(_middle(words, h, t)):
                     head, tail = h, t
