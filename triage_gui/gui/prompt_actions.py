@@ -87,7 +87,8 @@ class PromptActions:
         self.document.edit(self.editor.profile())
 
     def _show_state(self, status: DocumentStatus) -> None:
-        self.editor.state_label.setText(f"{status.name} — {'unsaved changes' if status.dirty else 'saved'}")
+        # The state first: at 1024 px the file name's end is what gives way ("Unsaved: new-prompt.j…").
+        self.editor.state_label.setText(f"{'Unsaved' if status.dirty else 'Saved'}: {status.name}")
 
     # ------------------------------------------------------------- saving
 

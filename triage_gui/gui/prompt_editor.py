@@ -438,5 +438,7 @@ def auto_name(labels: list[str]) -> str:
     """The name a prompt gets from its labels ("Support triage (billing / technical / account)", the
     bundled prompt's), kept in step with them until the lead types a name of their own: the name stayed
     "billing / technical / account" after those labels were renamed."""
+    if not labels:
+        return "Untitled prompt"  # a new prompt, before its first label: not "Support triage ()"
     shown = " / ".join(labels[:4]) + (" / …" if len(labels) > 4 else "")
     return f"Support triage ({shown})"

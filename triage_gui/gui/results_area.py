@@ -97,6 +97,7 @@ class ResultsArea(QTabWidget):
         box = QVBoxLayout(flipped)
         box.addWidget(self.flips_note)
         box.addWidget(self.flips, 1)
+        box.addStretch(0)  # the note at the top while the list is hidden
         self.addTab(flipped, "Flipped")
 
         self.versions = read_only(QTableWidget(0, 5))
