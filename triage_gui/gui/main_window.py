@@ -127,8 +127,8 @@ class MainWindow(QMainWindow):
         widest = "~100% (100–100%), 20 checks on v10 with 100 taught"  # room left for passing messages
         self.check_status.setMaximumWidth(self.check_status.fontMetrics().horizontalAdvance(widest))
         self.check_status.setToolTip("Check a random sample (Teach menu) to estimate the accuracy")
-        for label, share in ((self.learn_status, 5), (self.model_status, 7)):  # room left for passing messages
-            label.setMaximumWidth(self.fontMetrics().averageCharWidth() * 6 * share)
+        for elided, share in ((self.learn_status, 5), (self.model_status, 7)):  # room left for passing messages
+            elided.setMaximumWidth(self.fontMetrics().averageCharWidth() * 6 * share)
         for label in (self.check_status, self.learn_status, self.prompt_status, self.model_status):
             self.statusBar().addPermanentWidget(label)
 
