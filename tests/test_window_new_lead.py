@@ -252,3 +252,10 @@ def test_the_run_bar_and_the_status_bar_cut_between_words_with_the_whole_text_in
     assert shown.endswith(ELLIPSIS) and len(shown) < len(message)
     assert all(w in message.split(" ") for w in shown.removesuffix(ELLIPSIS).split())
     assert bar.toolTip() == message and bar.currentMessage() == message
+
+
+def test_the_teach_box_is_empty_for_a_ticket_not_labelled_yet(qtbot, window):
+    window.session.paste([NewRow({"text": "ticket 0"}, "ticket 0"), NewRow({"text": "   "}, "   ")])
+    qtbot.waitUntil(lambda: len(window.session.table) == 2, timeout=10_000)
+    window.detail.show_row(1)  # a blank ticket: never labelled
+    assert window.session.table.label(1) is None and window.detail.teach_box.currentText() == ""

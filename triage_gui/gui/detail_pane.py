@@ -212,7 +212,8 @@ class DetailPane(QWidget):
         self.teach_box.blockSignals(True)
         self.teach_box.clear()
         self.teach_box.addItems(table.labels)
-        self.teach_box.setCurrentText(table.taught_label(row) or label or "")
+        # No label yet: an empty box, not the first label (which read as this ticket's)
+        self.teach_box.setCurrentIndex(self.teach_box.findText(table.taught_label(row) or label or ""))
         self.teach_box.blockSignals(False)
         self.forget_button.setEnabled(enabled and table.taught_label(row) is not None)
 

@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
 
 from ..engine.prompt import Example, Label, Problem, PromptProfile
 from ..session.checks import CheckStatus
-from .elided_label import ElidedLabel
 from .prompt_cells import LabelChoice, MultiLine, TabOn
 
 ERROR_BRUSH = QBrush(QColor(230, 60, 60, 90))
@@ -107,7 +106,8 @@ class PromptEditor(QWidget):
         self.save_button = QPushButton("Save and re-label")
         self.save_button.setToolTip("Validate the prompt, rebuild the prefix cache and re-label all tickets (Ctrl+S)")
         self.save_button.clicked.connect(self.save_requested)
-        self.state_label = ElidedLabel()  # a long file name gives up its end, not the Save button's room
+        self.state_label = QLabel()
+        self.state_label.setWordWrap(True)  # "Unsaved: new-prompt.json" on two lines at 1024 px, not cut
         self.taught_count = QLabel()
         self.taught_count.setAccessibleName("Taught tickets")
         self.taught_count.setWordWrap(True)
