@@ -188,7 +188,7 @@ def test_first_run_guidance(qtbot, window, monkeypatch):
     tip = window.model.headerData(latency, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
     assert "divided by its size" in tip
     keys = dict(window.menu_actions.guide())  # the F1 guide, from the table of actions
-    assert {"Ctrl+O", "Esc", "1 – 9", "Enter"} <= set(keys)
+    assert {"Ctrl+O", "Esc", "1 – 9, 0", "Enter"} <= set(keys)
 
 
 def test_a_missing_platform_library_is_one_sentence(monkeypatch):

@@ -114,7 +114,7 @@ def test_menus_and_the_guide_come_from_one_table(qtbot, window):
     for spec in window.menu_actions.specs:
         if spec.guide and spec.key is not None:
             assert window.menu_actions[spec.id].shortcut().toString() in guide  # the same key, from the same row
-    assert {"Ctrl+O", "Ctrl+S", "Esc", "1 – 9", "Enter", "N"} <= set(guide)
+    assert {"Ctrl+O", "Ctrl+S", "Esc", "1 – 9, 0", "Enter", "N"} <= set(guide)
 
 
 def test_the_calibration_menu_goes_through_the_session(qtbot, window, monkeypatch):

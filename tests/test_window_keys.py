@@ -90,10 +90,11 @@ def test_menu_undo_covers_forget_all_delete_and_learning_from_gold(qtbot, window
     assert taught(window) == {} and window.menu_actions["undo"].text() == "&Undo forget 1 ticket"
     window.trigger("undo")
     assert taught(window) == start
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
     window.trigger("forget_all")
+    assert taught(window) == {}
     window.trigger("undo")
     assert taught(window) == start
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
     window.trigger("learn_gold")
     assert len(taught(window)) == 5
     assert window.menu_actions["undo"].text() == "&Undo learn 4 tickets from the gold column"
@@ -176,8 +177,8 @@ def test_escape_in_the_label_picker_teaches_nothing(qtbot, window):
     add_tickets(qtbot, window)
     picker = open_picker(qtbot, window, 1)
     shown = window.session.table.label(1)
-    assert picker.currentData() == shown  # the list opens on the ticket's label, not on the first one
-    assert picker.view().currentIndex().row() == picker.findData(shown)
+    assert picker.currentIndex() == 0  # the first item over the cell: a stable place, whatever the label
+    assert picker.view().currentIndex().row() == picker.findData(shown)  # the ticket's label selected
     qtbot.keyClick(picker.view(), Qt.Key.Key_Escape)
     qtbot.wait(50)
     view = window.tickets.table  # one Escape leaves: no editor left open on the cell
@@ -301,11 +302,11 @@ def test_the_teach_menu_shows_the_table_keys_and_does_what_they_do(qtbot, window
     assert shown == {
         "Go to the &next ticket to teach": "N",
         "&Accept the shown label": "Enter",
-        "&Teach a label…": "1 – 9",
+        "&Teach a label…": "1 – 9, 0",
         "Forget what the &selected tickets were taught": "Delete",
     }
     guide = dict(window.menu_actions.guide())
-    assert {"N", "Enter", "1 – 9", "Delete"} <= guide.keys()
+    assert {"N", "Enter", "1 – 9, 0", "Delete"} <= guide.keys()
     add_tickets(qtbot, window)
     window.tickets.select_source_row(2)
     shown_label = window.session.table.label(2)
@@ -324,3 +325,28 @@ def test_teach_a_label_in_the_menu_opens_the_picker_on_the_selected_ticket(qtbot
     view = window.tickets.table
     index = window.tickets.proxy.mapFromSource(window.model.index(3, window.model.column_index(Col.LABEL)))
     qtbot.waitUntil(lambda: view.indexWidget(index) is not None, timeout=2_000)
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support")  # the offscreen popup
+def test_eleven_labels_have_keys_0_for_the_tenth_and_the_picker_selects_by_typing(qtbot, window):
+    """A prompt of 10 or more labels: 0 teaches the tenth in the table, and in the picker typing a
+    label's name selects it (Enter picks): the eleventh has a way by keyboard too."""
+    from triage_gui.engine.prompt import Label
+
+    names = [f"topic{i}" for i in range(9)] + ["refund", "shipping"]
+    profile = window.editor.profile()
+    window.editor.set_profile(profile.__class__(profile.instruction, [Label(n, f"about {n}") for n in names]))
+    assert window.prompt.save()
+    qtbot.waitUntil(lambda: window.session.table.labels == names, timeout=10_000)
+    add_tickets(qtbot, window)
+    table, view = window.session.table, window.tickets.table
+    window.tickets.select_source_row(0)
+    focus(qtbot, view)
+    qtbot.keyClick(view, Qt.Key.Key_0)
+    assert table.taught_label(0) == "refund"
+    picker = open_picker(qtbot, window, 1)
+    assert picker.itemText(9) == "0  refund" and picker.currentIndex() == 0
+    qtbot.keyClicks(picker.view(), "sh")
+    assert picker.view().currentIndex().row() == 10
+    qtbot.keyClick(picker.view(), Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: table.taught_label(1) == "shipping", timeout=2_000)

@@ -111,7 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
     classify.add_argument(
         "file", type=given, help="CSV, TSV, TXT (one ticket a line), JSONL or Excel (.xlsx); - reads standard input"
     )
-    classify.add_argument("--column", type=given, help="column holding the ticket text (default: detected)")
+    classify.add_argument(
+        "--column", type=given, help="column holding the ticket text (default: detected); subject,body reads both"
+    )
     classify.add_argument(
         "--sheet", type=given, help="the sheet of an .xlsx file to read (default: the first visible one with data)"
     )

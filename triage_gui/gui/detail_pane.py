@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QRectF, QSignalBlocker, QSize, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import (
     QComboBox,
@@ -190,6 +190,8 @@ class DetailPane(QWidget):
             self.text.setPlainText("")
             self.bars.set_rows([])
             self.origin.setText("")
+            with QSignalBlocker(self.teach_box):
+                self.teach_box.clear()  # no ticket: no label (a stale greyed one read as this ticket's)
             return
         row = self.row
         label = table.label(row)
@@ -210,7 +212,8 @@ class DetailPane(QWidget):
         self.teach_box.blockSignals(True)
         self.teach_box.clear()
         self.teach_box.addItems(table.labels)
-        self.teach_box.setCurrentText(table.taught_label(row) or label or "")
+        # No label yet: an empty box, not the first label (which read as this ticket's)
+        self.teach_box.setCurrentIndex(self.teach_box.findText(table.taught_label(row) or label or ""))
         self.teach_box.blockSignals(False)
         self.forget_button.setEnabled(enabled and table.taught_label(row) is not None)
 

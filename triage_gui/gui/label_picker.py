@@ -7,11 +7,41 @@ so cancelling confirmed the label. Now the editor closes without writing unless 
 
 from __future__ import annotations
 
+import time
+
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QAbstractItemDelegate, QComboBox, QStyledItemDelegate, QWidget
+from PySide6.QtWidgets import QAbstractItemDelegate, QComboBox, QListView, QStyledItemDelegate, QWidget
 
 from ..engine.table import TicketTable
 from .ticket_model import NOT_TAUGHT
+from .ticket_view import key_of_label_slot
+
+
+class TypeToSelect(QListView):
+    """The picker's list: a digit selects the label with that key (0 the tenth), letters select the first
+    label whose name starts with what was typed (typed within a second: "re" → refund), Enter picks it.
+    Qt's own type-ahead matched the shown text, which starts with the key: labels past the ninth had
+    no key at all."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._typed, self._at = "", 0.0
+
+    def keyboardSearch(self, search: str) -> None:
+        model = self.model()
+        if search.isdigit() and len(search) == 1:
+            slot = int(search) - 1 if search != "0" else 9
+            if 0 <= slot < model.rowCount() - 1:  # the last item is "not taught"
+                self.setCurrentIndex(model.index(slot, 0))
+            return
+        now = time.monotonic()
+        self._typed = (self._typed if now - self._at < 1.0 else "") + search.lower()
+        self._at = now
+        for row in range(model.rowCount()):
+            name = str(model.index(row, 0).data(Qt.ItemDataRole.UserRole) or "")
+            if name.lower().startswith(self._typed):
+                self.setCurrentIndex(model.index(row, 0))
+                return
 
 
 class LabelPicker(QComboBox):
@@ -23,6 +53,7 @@ class LabelPicker(QComboBox):
         super().__init__(parent)
         self.chosen = False  # an item was activated: only then is the label written
         self.primed = False  # filled and opened once: a refit repainting the row must not reopen it
+        self.setView(TypeToSelect())
 
     def hidePopup(self) -> None:
         super().hidePopup()
@@ -46,8 +77,8 @@ class LabelDelegate(QStyledItemDelegate):
 
     def createEditor(self, parent, option, index):
         box = LabelPicker(parent)
-        for i, name in enumerate(self.table.labels):  # the key that teaches it in the table: 1-9 (and typed here)
-            box.addItem(f"{i + 1}  {name}" if i < 9 else f"    {name}", name)
+        for i, name in enumerate(self.table.labels):  # the key that teaches it in the table: 1-9, 0 (and typed here)
+            box.addItem(f"{key_of_label_slot(i) or ' '}  {name}", name)
         box.addItem(NOT_TAUGHT, NOT_TAUGHT)
         box.setAccessibleName("Teach label")
         box.activated.connect(lambda _i, b=box: self._picked(b))
@@ -58,8 +89,12 @@ class LabelDelegate(QStyledItemDelegate):
     def setEditorData(self, editor: QWidget, index) -> None:
         if isinstance(editor, LabelPicker) and not editor.primed:
             editor.primed = True
-            editor.setCurrentIndex(editor.findData(self.table.label(index.row()) or ""))
+            # The list opens with its first item over the cell, wherever the current label is (a fixed
+            # click missed when the list opened around the current label); the current one is selected.
+            editor.setCurrentIndex(0)
             editor.showPopup()
+            current = editor.findData(self.table.label(index.row()) or "")
+            editor.view().setCurrentIndex(editor.model().index(max(current, 0), 0))
 
     def setModelData(self, editor: QWidget, model, index) -> None:
         if isinstance(editor, LabelPicker) and editor.chosen:

@@ -23,7 +23,7 @@ from ..session.status import FileStatus, HeadStatus, ModelStatus, PromptStatus, 
 from ..words import counted
 from .app_actions import AppActions
 from .detail_pane import DetailPane
-from .elided_label import ElidedLabel
+from .elided_label import ElidedLabel, WordStatusBar
 from .geometry import first_size, on_screen
 from .menus import Actions
 from .prompt_actions import PromptActions
@@ -52,6 +52,7 @@ class MainWindow(QMainWindow):
         encoder: str = "bundled",
     ) -> None:
         super().__init__()
+        self.setStatusBar(WordStatusBar(self))  # passing messages cut between words, whole in its tooltip
         self.freeze_gc = freeze_gc
         self.setWindowTitle("Ticket Triage")
         self.setAcceptDrops(True)
@@ -115,17 +116,19 @@ class MainWindow(QMainWindow):
         self.main_split.setStretchFactor(1, 2)
         self.main_split.setChildrenCollapsible(False)
         self.setCentralWidget(self.main_split)
-        self.model_status = QLabel()
+        self.model_status = ElidedLabel()  # gives up width to the messages and the estimate at 1024 px
         self.model_status.setAccessibleName("Model")
         self.prompt_status = QLabel("Waiting for the model…")
         self.prompt_status.setAccessibleName("Prompt state")
-        self.learn_status = QLabel()
+        self.learn_status = ElidedLabel(tooltip=False)  # its tooltip: the heads and weights
         self.learn_status.setAccessibleName("Learning state")
         self.check_status = ElidedLabel(NOT_ESTIMATED, tooltip=False)  # its tooltip: the details
         self.check_status.setAccessibleName("Estimated accuracy")
         widest = "~100% (100–100%), 20 checks on v10 with 100 taught"  # room left for passing messages
         self.check_status.setMaximumWidth(self.check_status.fontMetrics().horizontalAdvance(widest))
         self.check_status.setToolTip("Check a random sample (Teach menu) to estimate the accuracy")
+        for elided, share in ((self.learn_status, 5), (self.model_status, 7)):  # room left for passing messages
+            elided.setMaximumWidth(self.fontMetrics().averageCharWidth() * 6 * share)
         for label in (self.check_status, self.learn_status, self.prompt_status, self.model_status):
             self.statusBar().addPermanentWidget(label)
 
@@ -179,6 +182,7 @@ class MainWindow(QMainWindow):
         t = self.tickets
         t.filters_changed.connect(self.summary.apply_filters)
         t.text_column_chosen.connect(self.session.set_text_column)
+        t.text_column_chosen.connect(lambda _: self.ticket_actions.columns_arrived())  # "subject + body" shown
         t.gold_column_chosen.connect(self.ticket_actions.choose_gold)
         t.baseline_toggled.connect(self._baseline_toggled)
         t.stop_clicked.connect(self.session.stop)

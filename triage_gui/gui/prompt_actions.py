@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..engine.prompt import Measure, Problem, ProfileError, PromptProfile
+from ..engine.prompt import Label, Measure, Problem, ProfileError, PromptProfile, default_profile
 from ..engine.tickets import read_taught, write_taught
 from ..session.evaluation import Evaluation, Score
 from ..session.prompt_document import DocumentStatus, PromptConflict, PromptDocument
@@ -60,7 +60,8 @@ class PromptActions:
         document.merged.connect(self._merged)
         evaluation.scored.connect(self._scored)
         evaluation.numbering = document.number
-        session.number_checks(document.number)  # kept with the prompt file, each with what it was made under
+        # kept with the prompt file, each with what it was made under
+        session.number_checks(document.number, self._labels_of)
         session.checks_changed.connect(lambda _: document.keep_checks(session.check_records()))
 
     def suggest_labels(self, poorly_fitted: bool = False) -> None:
@@ -121,7 +122,8 @@ class PromptActions:
         self.document.edit(self.editor.profile())
 
     def _show_state(self, status: DocumentStatus) -> None:
-        self.editor.state_label.setText(f"{status.name} — {'unsaved changes' if status.dirty else 'saved'}")
+        # The state first: at 1024 px the file name's end is what gives way ("Unsaved: new-prompt.j…").
+        self.editor.state_label.setText(f"{'Unsaved' if status.dirty else 'Saved'}: {status.name}")
 
     # ------------------------------------------------------------- saving
 
@@ -148,16 +150,16 @@ class PromptActions:
             self.notify(note, 15000)
         return True
 
-    def confirm_quit(self) -> bool:
-        """Unsaved prompt edits: Save (and quit only if it saved), Discard (the draft goes too, so it does
-        not come back at the next start) or Cancel. True: quit."""
+    def confirm_quit(self, title: str = "Quit", doing: str = "quitting") -> bool:
+        """Unsaved prompt edits: Save (and go on only if it saved), Discard (the draft goes too, so it does
+        not come back at the next start) or Cancel. True: go on (quit, or start a new prompt)."""
         if not self.document.dirty:
             return True
         buttons = QMessageBox.StandardButton
         answer = QMessageBox.question(
             self.parent,
-            "Quit",
-            f"The prompt {self.document.status.name} has unsaved changes. Save them before quitting?",
+            title,
+            f"The prompt {self.document.status.name} has unsaved changes. Save them before {doing}?",
             buttons.Save | buttons.Discard | buttons.Cancel,
             buttons.Save,
         )
@@ -204,6 +206,30 @@ class PromptActions:
         elif theirs:
             were = plural(len(theirs), "was", "were")
             self.notify(f"{counted(len(theirs), 'ticket')} taught in another window {were} added from {name}.", 10000)
+
+    def new_prompt(self) -> bool:
+        """File › New prompt: unsaved edits first (Save, Discard or Cancel, as at Quit), then a blank
+        prompt (the default's instruction, one empty label row ready to type) with no taught tickets,
+        versions or random checks, to be saved as an unused ``new-prompt.json`` beside the current file
+        (Save as… names it otherwise). The loaded tickets stay, labelled by the prompt in use until the
+        new one is saved."""
+        if not self.confirm_quit("New prompt", "starting a new prompt"):
+            return False
+        folder = self.document.path.parent
+        names = ("new-prompt.json", *(f"new-prompt-{i}.json" for i in range(2, 10_000)))
+        path = next(p for p in (folder / n for n in names) if not p.exists() and p != self.document.path)
+        blank = PromptProfile(default_profile().instruction, [Label("", "")], name="Untitled prompt")
+        self.document.new(path, blank)
+        self.editor.clear_problems()
+        self.editor.set_profile(blank)
+        self.session.restore_kept([], [])
+        labels = self.editor.labels
+        labels.setFocus()
+        labels.setCurrentCell(0, 0)
+        if (first := labels.item(0, 0)) is not None:
+            labels.editItem(first)  # the first label's name, ready to type
+        self.notify(f"New prompt: name its labels, then Save (it is kept as {path.name}).", 10000)
+        return True
 
     def save_as_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self.parent, "Save prompt profile", str(self.document.path), "*.json")
@@ -282,6 +308,12 @@ class PromptActions:
             return self.document.version_profile(shown)
         except ValueError:  # an entry edited by hand into something that is no prompt
             return None
+
+    def _labels_of(self, number: int) -> list[str] | None:
+        """The label names of the file's version ``number`` (None: not in the history)."""
+        record = next((r for r in self.document.history if r.number == number), None)
+        labels = record.prompt.get("labels") if record is not None else None
+        return [str(x.get("name", "")) for x in labels if isinstance(x, dict)] if isinstance(labels, list) else None
 
     def revert(self, shown: int) -> None:
         profile = self._version(shown)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QComboBox, QPlainTextEdit, QStyledItemDelegate, QWidget
 
@@ -31,7 +31,26 @@ class LabelChoice(QStyledItemDelegate):
             model.setData(index, editor.currentText())
 
 
-class MultiLine(QStyledItemDelegate):
+class TabOn(QStyledItemDelegate):
+    """Tab and Shift+Tab in a cell's editor commit it and call ``on_tab(backward)`` (the labels table
+    moves to the next cell like a spreadsheet; Qt's own Tab left the table: the next keys added a
+    few-shot example and opened the Import dialog). Without ``on_tab``, Qt's Tab."""
+
+    on_tab: Callable[[bool], None] | None = None
+
+    def eventFilter(self, editor, event) -> bool:
+        on_tab = self.on_tab
+        tab = event.type() == QEvent.Type.KeyPress and event.key() in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab)
+        if on_tab is not None and tab:
+            self.commitData.emit(editor)
+            self.closeEditor.emit(editor, QStyledItemDelegate.EndEditHint.NoHint)
+            backward = event.key() == Qt.Key.Key_Backtab or bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+            QTimer.singleShot(0, lambda: on_tab(backward))
+            return True
+        return super().eventFilter(editor, event)
+
+
+class MultiLine(TabOn):
     """Descriptions and example texts edit in a multi-line box: Enter commits as in any other cell (a
     lead pressed Enter and saw nothing happen: Qt hands Enter to a text editor as a new line), Shift+Enter
     starts a new line, Escape cancels, leaving the cell commits."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QIcon, QUndoCommand, QUndoStack
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QSplitter,
     QStyle,
     QTableWidget,
     QTableWidgetItem,
@@ -24,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from ..engine.prompt import Example, Label, Problem, PromptProfile
 from ..session.checks import CheckStatus
-from .prompt_cells import LabelChoice, MultiLine
+from .prompt_cells import LabelChoice, MultiLine, TabOn
 
 ERROR_BRUSH = QBrush(QColor(230, 60, 60, 90))
 
@@ -84,6 +85,10 @@ class PromptEditor(QWidget):
         self.examples.setItemDelegateForColumn(1, LabelChoice(self.label_names, self))
         self._multi_line = (MultiLine(self), MultiLine(self))  # one a view: commitData goes to every view
         self.labels.setItemDelegateForColumn(1, self._multi_line[0])
+        self._name_cell = TabOn(self)
+        self.labels.setItemDelegateForColumn(0, self._name_cell)
+        self._name_cell.on_tab = self._multi_line[0].on_tab = self._tab_in_labels
+        self.labels.installEventFilter(self)  # Tab on a selected cell, not editing, too
         self.examples.setItemDelegateForColumn(0, self._multi_line[1])
         self.labels.horizontalHeader().resizeSection(0, 120)
         header = self.examples.horizontalHeader()
@@ -102,6 +107,7 @@ class PromptEditor(QWidget):
         self.save_button.setToolTip("Validate the prompt, rebuild the prefix cache and re-label all tickets (Ctrl+S)")
         self.save_button.clicked.connect(self.save_requested)
         self.state_label = QLabel()
+        self.state_label.setWordWrap(True)  # "Unsaved: new-prompt.json" on two lines at 1024 px, not cut
         self.taught_count = QLabel()
         self.taught_count.setAccessibleName("Taught tickets")
         self.taught_count.setWordWrap(True)
@@ -118,18 +124,40 @@ class PromptEditor(QWidget):
         named.addWidget(QLabel("<b>Prompt</b>"))
         named.addWidget(self.name, 1)
         layout.addLayout(named)
-        layout.addWidget(QLabel("<b>Instruction</b>"))
-        layout.addWidget(self.instruction, 2)
-        layout.addLayout(self._header("<b>Labels</b>", self.labels, reorder=True))
-        layout.addWidget(self.labels, 4)  # the most rows: five or more at 1366x768
-        layout.addLayout(self._header("<b>Few-shot examples</b>", self.examples, reorder=True))
-        layout.addWidget(self.examples, 2)
+        # Instruction, labels and examples share one splitter, the labels taking most of the height: at
+        # 1024x640 with eleven labels the table showed 1.5 rows and nothing could be dragged. Now five
+        # rows or more show there, and the lead drags the handles for more.
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setChildrenCollapsible(False)
+        self.instruction.setMinimumHeight(3 * self.instruction.fontMetrics().lineSpacing() + 10)
+        self.examples.setMinimumHeight(self.examples.verticalHeader().defaultSectionSize() + 28)
+        self.labels.setMinimumHeight(2 * self.labels.verticalHeader().defaultSectionSize() + 28)
+        panes: tuple[tuple[QLabel | QHBoxLayout, QWidget, int], ...] = (
+            (QLabel("<b>Instruction</b>"), self.instruction, 1),
+            (self._header("<b>Labels</b>", self.labels, reorder=True), self.labels, 6),
+            (self._header("<b>Few-shot examples</b>", self.examples, reorder=True), self.examples, 2),
+        )
+        for i, (title, widget, stretch) in enumerate(panes):
+            pane = QWidget()
+            box = QVBoxLayout(pane)
+            box.setContentsMargins(0, 0, 0, 0)
+            box.setSpacing(2)
+            if isinstance(title, QHBoxLayout):
+                box.addLayout(title)
+            else:
+                box.addWidget(title)
+            box.addWidget(widget, 1)
+            self.splitter.addWidget(pane)
+            self.splitter.setStretchFactor(i, stretch)
+        self.splitter.setSizes([100 * stretch for *_, stretch in panes])  # shares of whatever height there is
+        layout.addWidget(self.splitter, 1)
         layout.addWidget(self.errors)
-        taught = QHBoxLayout()
-        taught.addWidget(self.taught_count, 1)
-        taught.addWidget(import_button)
-        taught.addWidget(export_button)
-        layout.addLayout(taught)
+        layout.addWidget(self.taught_count)  # the whole width: beside the buttons it wrapped to seven lines
+        files = QHBoxLayout()
+        files.addWidget(import_button)
+        files.addWidget(export_button)
+        files.addStretch(1)
+        layout.addLayout(files)
         bottom = QHBoxLayout()
         bottom.addWidget(self.state_label, 1)
         bottom.addWidget(self.save_button)
@@ -316,6 +344,32 @@ class PromptEditor(QWidget):
 
     # --------------------------------------------------------------- row edits
 
+    def eventFilter(self, watched, event) -> bool:
+        tab = event.type() == QEvent.Type.KeyPress and event.key() in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab)
+        if watched is self.labels and tab:
+            shift = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+            self._tab_in_labels(event.key() == Qt.Key.Key_Backtab or shift)
+            return True
+        return super().eventFilter(watched, event)
+
+    def _tab_in_labels(self, backward: bool) -> None:
+        """Tab in the labels table: name → description → the next row's name, and past the last row a
+        new label row (a spreadsheet's Tab); Shift+Tab back, staying at the first cell. Never another
+        widget: Ctrl+Tab (or a click) leaves the table."""
+        table = self.labels
+        row, column = max(table.currentRow(), 0), max(table.currentColumn(), 0)
+        step = row * 2 + column + (-1 if backward else 1)
+        if step >= 2 * table.rowCount():
+            self._add_row(table)  # edits the new row's name
+            return
+        row, column = divmod(max(step, 0), 2)
+        table.setCurrentCell(row, column)
+        item = table.item(row, column)
+        if item is None:
+            item = QTableWidgetItem("")
+            table.setItem(row, column, item)
+        table.editItem(item)
+
     def _add_row(self, table: QTableWidget) -> None:
         row = table.rowCount()
         with QSignalBlocker(table):
@@ -391,5 +445,7 @@ def auto_name(labels: list[str]) -> str:
     """The name a prompt gets from its labels ("Support triage (billing / technical / account)", the
     bundled prompt's), kept in step with them until the lead types a name of their own: the name stayed
     "billing / technical / account" after those labels were renamed."""
+    if not labels:
+        return "Untitled prompt"  # a new prompt, before its first label: not "Support triage ()"
     shown = " / ".join(labels[:4]) + (" / …" if len(labels) > 4 else "")
     return f"Support triage ({shown})"

@@ -25,6 +25,8 @@ from ..engine.scoring import GoldReport, LatencySummary
 from ..words import counted, plural
 from .latency_chart import BASELINE_COLOR, CACHED_COLOR, LatencyChart
 
+NO_FLIPS_YET = "No earlier version to compare with yet: labels that change between prompt versions are listed here."
+NO_FLIPS = "No label changed with the last prompt save."
 ROW_TITLE = 110  # px: the widest a gold label's row title gets in the confusion matrix
 NO_GOLD_TEXT = "Pick a gold column (a column of correct labels) in the bar above the tickets to see accuracy."
 
@@ -88,7 +90,15 @@ class ResultsArea(QTabWidget):
         self.flips.setAccessibleName("Tickets whose label changed with the last prompt save")
         self.flips.itemActivated.connect(lambda item: self.flip_selected.emit(item.data(Qt.ItemDataRole.UserRole)))
         self.flips.itemClicked.connect(lambda item: self.flip_selected.emit(item.data(Qt.ItemDataRole.UserRole)))
-        self.addTab(self.flips, "Flipped")
+        self.flips_note = QLabel(NO_FLIPS_YET)  # the tab was blank, with no words, on the first run
+        self.flips_note.setWordWrap(True)
+        self.flips_note.setAccessibleName("Flipped labels note")
+        flipped = QWidget()
+        box = QVBoxLayout(flipped)
+        box.addWidget(self.flips_note)
+        box.addWidget(self.flips, 1)
+        box.addStretch(0)  # the note at the top while the list is hidden
+        self.addTab(flipped, "Flipped")
 
         self.versions = read_only(QTableWidget(0, 5))
         self.versions.setHorizontalHeaderLabels(["Version", "Saved", "Accuracy", "Taught", "Prompt"])
@@ -250,10 +260,12 @@ class ResultsArea(QTabWidget):
 
     # ----------------------------------------------------------------- flips
 
-    def show_flips(self, flips: list[tuple[int, str, str, str]], count: int) -> None:
-        """flips: (source row, ticket text, old label, new label), the first of ``count``."""
+    def show_flips(self, flips: list[tuple[int, str, str, str]], count: int, compared: bool = False) -> None:
+        """flips: (source row, ticket text, old label, new label), the first of ``count``; ``compared``:
+        some ticket has a label from an earlier prompt version to compare with."""
         shown = [(self.flips.item(i).data(Qt.ItemDataRole.UserRole)) for i in range(self.flips.count())]
-        if shown == [f[0] for f in flips] and self.tabText(2).endswith(f"({count})"):
+        note = "" if count else NO_FLIPS if compared else NO_FLIPS_YET
+        if shown == [f[0] for f in flips] and self.tabText(2).endswith(f"({count})") and note == self.flips_note.text():
             return  # nothing changed: no rebuild of a 2,000-item list every refresh
         self.flips.clear()
         for row, text, old, new in flips:
@@ -261,6 +273,9 @@ class ResultsArea(QTabWidget):
             item.setData(Qt.ItemDataRole.UserRole, row)
             self.flips.addItem(item)
         self.setTabText(2, f"Flipped ({count})" if count else "Flipped")
+        self.flips_note.setText("" if count else NO_FLIPS if compared else NO_FLIPS_YET)
+        self.flips_note.setVisible(not count)
+        self.flips.setVisible(bool(count))  # no empty box under the note
 
     # -------------------------------------------------------------- versions
 

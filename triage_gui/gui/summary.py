@@ -112,7 +112,7 @@ class Summary:
         if gold is None or not table.labels:
             said = " ".join(filter(None, [NO_GOLD_TEXT, self.refinement()]))
             self.results.show_gold(None, "", said if len(table) else "")
-            self.results.show_flips(*self.evaluation.flips())
+            self.results.show_flips(*self.evaluation.flips(), compared=bool((table.previous_ids() >= 0).any()))
             return
         report = gold_report(table, gold)
         since = self.evaluation.comparison(report.accuracy, self.session.taught) if report.total else ""
@@ -125,4 +125,4 @@ class Summary:
             notes.append(refined)
         notes.append(estimate_note(self.session.check_status))
         self.results.show_gold(report, since, " ".join(notes))
-        self.results.show_flips(*self.evaluation.flips())
+        self.results.show_flips(*self.evaluation.flips(), compared=bool((table.previous_ids() >= 0).any()))

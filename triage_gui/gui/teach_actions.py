@@ -100,6 +100,21 @@ class TeachActions:
             self.notify("Select tickets in the table first.", 6000)
         return rows
 
+    def forget_all(self) -> None:
+        """Teach › Forget everything taught: asks first, with the count (one undo step, which it says)."""
+        count = len(self.session.taught_items())
+        if not count:
+            return
+        answer = QMessageBox.question(
+            self.tickets,
+            "Forget everything taught",
+            f"Forget all {count:,} taught ticket{'s' if count != 1 else ''}? Ctrl+Z brings them back in one step.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        if answer == QMessageBox.StandardButton.Yes:
+            self.session.forget_all()
+
     def next_suggestion(self) -> None:
         """Select the next ticket to teach: the best suggestion not taught yet, or say there is none."""
         row = self.session.next_to_teach()

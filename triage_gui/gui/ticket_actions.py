@@ -60,6 +60,7 @@ class TicketActions:
         self.parent, self.notify, self.warn = parent, notify, warn
         self.recent_menu: QMenu | None = None
         self.last_opened = ""  # the last file opened: exports are offered beside it
+        self.last_sheet = ""  # its sheet, where it was a workbook: a workbook export keeps the sheet's name
 
     # ------------------------------------------------------------ tickets in
 
@@ -100,7 +101,7 @@ class TicketActions:
                 continue
             sheet = self._sheet(path, sheets, ask_sheet) if len(sheets) > 1 else None
             if len(sheets) <= 1 or sheet is not None:  # a sheet not chosen: that file is not opened
-                chosen.append((path, sheet))
+                chosen.append((path, sheet or (sheets[0] if sheets else None)))
         if refused:
             self.warn("File not loaded", " ".join(refused))
         loaded = self.session.ticket_count
@@ -113,7 +114,7 @@ class TicketActions:
         if chosen:
             self.tickets.reset_filters()  # a new file: no filter from the last one hides its tickets
         for i, (path, sheet) in enumerate(chosen):
-            self.last_opened = path
+            self.last_opened, self.last_sheet = path, sheet or ""
             self.refresh_recent_menu(self.settings.add_recent(str(path)))
             self.session.open_file(path, replace=replace and i == 0, sheet=sheet)
 
@@ -274,7 +275,8 @@ class TicketActions:
         prompt_hash = profile.content_hash() if profile else ""
         try:
             if output_format(path) == "xlsx":  # .xls/.xlsm refused; any other name is CSV
-                workbook = ExcelExport(table, prompt_hash, self.session.baseline).snapshot()
+                sheet = self.last_sheet or None  # the input workbook's ("Messages"), not a name of ours
+                workbook = ExcelExport(table, prompt_hash, self.session.baseline, sheet).snapshot()
                 self.notify(f"Exporting {counted(len(table), 'ticket')} to {path}…", 0)
                 job = self.session.in_background(workbook.write, path)
                 job.add_done_callback(lambda done: self._exported(path, len(table), done))

@@ -27,8 +27,10 @@ from PySide6.QtWidgets import (
 )
 
 from ..defaults import LOW_CONFIDENCE
+from ..engine.table import text_parts
 from ..session.gold import Filters
 from ..session.status import RunStatus
+from . import text_columns
 from .empty_state import EmptyState
 from .flow_layout import FlowLayout
 from .label_picker import LabelDelegate
@@ -106,7 +108,8 @@ class TicketArea(QWidget):
         self.text_column.setToolTip("Which column holds the ticket text")
         self.text_column.setMinimumContentsLength(10)
         self.text_column.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.text_column.activated.connect(lambda: self.text_column_chosen.emit(self.text_column.currentText()))
+        self.text_column.activated.connect(self._text_column_activated)
+        self._text_in_use = ""
         self.gold_combo = QComboBox()
         self.gold_combo.setAccessibleName("Gold label column")
         self.gold_combo.setToolTip("A column of correct labels, to measure accuracy against")
@@ -226,12 +229,12 @@ class TicketArea(QWidget):
         fit_ticket_column(self.table, self.model)
 
     def set_columns(self, columns: list[str], text_column: str, gold: str | None) -> None:
-        self.text_column.clear()
-        self.text_column.addItems(columns)
-        self.text_column.setCurrentText(text_column)
+        self._columns, self._text_in_use = list(columns), text_column
+        text_columns.fill(self.text_column, columns, text_column)
         self.gold_combo.clear()
         self.gold_combo.addItem(NO_GOLD)
-        self.gold_combo.addItems([c for c in columns if c != text_column])  # the ticket text is never gold
+        text = set(text_parts(text_column, columns))
+        self.gold_combo.addItems([c for c in columns if c not in text])  # the ticket text is never gold
         self.gold_combo.setCurrentText(gold or NO_GOLD)
 
     def show_gold(self, column: str | None) -> None:
@@ -241,7 +244,14 @@ class TicketArea(QWidget):
     @property
     def column_count(self) -> int:
         """The columns offered as the ticket text."""
-        return self.text_column.count()
+        return len(getattr(self, "_columns", []))
+
+    def _text_column_activated(self) -> None:
+        chosen = self.text_column.currentText()
+        if chosen == text_columns.CHOOSE_SEVERAL:
+            chosen = text_columns.ask(self, self._columns, self._text_in_use) or self._text_in_use
+            self.text_column.setCurrentText(self._text_in_use)  # until the table says what it reads
+        self.text_column_chosen.emit(chosen)
 
     def _gold_activated(self) -> None:
         text = self.gold_combo.currentText()

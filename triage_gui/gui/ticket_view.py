@@ -1,4 +1,4 @@
-"""The ticket table's view: the keys that teach (1-9, Enter, Delete, N) and Ctrl+C as TSV."""
+"""The ticket table's view: the keys that teach (1-9 and 0, Enter, Delete, N) and Ctrl+C as TSV."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from .ticket_model import TicketFilterProxy
 
 
 class TicketView(QTableView):
-    """Keys 1-9 teach the n-th label to the selected rows, Enter accepts the shown label, Delete undoes a
+    """Keys 1-9 teach the n-th label to the selected rows (0 the tenth), Enter accepts the shown label, Delete undoes a
     teaching, Ctrl+C copies the selected rows as TSV with a header."""
 
     teach_keys = Signal(list, object)  # source rows, label or None
@@ -27,8 +27,8 @@ class TicketView(QTableView):
         rows = self.selected_rows()
         key = event.key()
         if rows and event.modifiers() in (Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.KeypadModifier):
-            if Qt.Key.Key_1 <= key <= Qt.Key.Key_9:
-                self.teach_keys.emit(rows, int(key - Qt.Key.Key_1))
+            if Qt.Key.Key_0 <= key <= Qt.Key.Key_9:  # 1-9, and 0 the tenth label
+                self.teach_keys.emit(rows, label_slot_of_key(int(key - Qt.Key.Key_0)))
                 return
             if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self._accepts_enter(event):
                 self.accept_keys.emit(rows)
@@ -63,3 +63,14 @@ class TicketView(QTableView):
         text = "\n".join(lines) + "\n"
         QGuiApplication.clipboard().setText(text)
         return text
+
+
+def label_slot_of_key(digit: int) -> int:
+    """The label a digit key teaches: 1-9 the first nine, 0 the tenth (a prompt of 10 or more labels had
+    keys for nine; the picker selects any label by typing its name)."""
+    return 9 if digit == 0 else digit - 1
+
+
+def key_of_label_slot(slot: int) -> str:
+    """The digit that teaches the label at ``slot`` ("" past the tenth)."""
+    return str(slot + 1) if slot < 9 else "0" if slot == 9 else ""

@@ -118,6 +118,8 @@ class RandomChecks:
         # What a check is made under now: (the prompt version's number, tickets taught); the window
         # gives the prompt file's numbering and the teaching's count.
         self.context: Callable[[], tuple[int, int]] = lambda: (table.version + 1, len(table.taught_rows()))
+        # The label names of the prompt version a check was made on, by its number (None: not known).
+        self.labels_of: Callable[[int], Sequence[str] | None] = lambda version: None
         self.status = CheckStatus()
 
     def draw(self, count: int = SAMPLE) -> list[int]:
@@ -197,7 +199,7 @@ class RandomChecks:
     def refresh(self) -> None:
         """Recount, and drop from the rows to check those taught meanwhile (taught elsewhere: no verdict)."""
         table = self.table
-        checks = list(self.checks.values())
+        checks = [c for c in self.checks.values() if self._on_these_labels(c)]
         correct = sum(c.shown == c.right for c in checks)
         low, high = wilson_interval(correct, len(checks))
         self.queue = [r for r in self.queue if r < len(table) and table.taught_label(r) is None]
@@ -212,6 +214,16 @@ class RandomChecks:
             first = sum(c.stage == "first pass" for c in checks)
             self.status = replace(status, since=self._since(versions[1], last.taught, together), first_pass=first)
         self.changed.emit(self.status)
+
+    def _on_these_labels(self, check: CheckRecord) -> bool:
+        """Only checks made on the labels in use count: after Save as… with other labels, the copied
+        checks had said "~100 % (91–100 %)" of a prompt they never saw. A version not in the file's
+        history counts when both its labels are among those in use."""
+        labels = set(self.table.labels or ())
+        made = self.labels_of(check.version)
+        if not labels:
+            return True
+        return set(made) == labels if made is not None else {check.right, check.shown} <= labels
 
     def _since(self, checked_version: int, before: int, together: int) -> str:
         """What changed since the last check that may have changed the accuracy, in words. ``before``:

@@ -147,10 +147,15 @@ class Intents:
         """Recount the estimate (it says whether a newer prompt version is in use than it checked)."""
         self.checks.refresh()
 
-    def number_checks(self, number: Callable[[int], int]) -> None:
+    def number_checks(
+        self, number: Callable[[int], int], labels_of: Callable[[int], Sequence[str] | None] | None = None
+    ) -> None:
         """A check records the prompt version by the prompt file's numbering (``number`` of the table's
-        version) and the tickets taught when it was made."""
+        version) and the tickets taught when it was made; ``labels_of`` a numbered version's label names
+        (the estimate counts only checks made on the labels in use)."""
         self.checks.context = lambda: (number(self.prompt_status.version), len(self.teaching.taught))
+        if labels_of is not None:
+            self.checks.labels_of = labels_of
 
     # ------------------------------------------------------ suggest labels
 

@@ -242,6 +242,14 @@ class PromptDocument:
         self._numbers, self.unreadable = {}, ""
         self._switch(Path(path), profile, list(profile.history))
 
+    def new(self, path: Path, blank: PromptProfile) -> None:
+        """File › New prompt: ``blank`` in the editor, to be saved as ``path`` (not written until Save),
+        with no taught set, versions or checks. Nothing is written before the first Save: a taught set
+        or check meanwhile waits for it (there is no valid prompt to write it with)."""
+        self.adopt(path, PromptProfile("", []))
+        self.draft = blank
+        self._announce()
+
     def _switch(self, path: Path, saved: PromptProfile, history: list[VersionRecord]) -> None:
         """The file in use is ``path`` as ``saved`` there: no draft over it any more (a Save or an Open)."""
         self.path, self.saved, self.draft, self.history = path, saved, None, list(history)
@@ -268,6 +276,9 @@ class PromptDocument:
             self._write_soon()
 
     def _write_soon(self) -> None:
+        if not self.saved.labels:  # a new prompt never saved: its first Save writes the set and checks
+            self._taught = None
+            return
         if self._taught is None:  # the versions or checks changed: write them with the taught set as saved
             self._taught = AS_SAVED  # when the write is taken, not now (see AS_SAVED)
         if not self._writing.active:

@@ -11,7 +11,7 @@ from ._batch import Applied, ScoredBatch, apply_batch
 from ._features import BLOCK, FeatureRows
 from ._results import TicketScore, calibrated_probs, logprob_difference
 from ._rows import NewRow
-from ._table import BLANK, FIRST, LEARNED, NONE, PROMPT, SOURCE_NAMES, TAUGHT, TicketTable
+from ._table import BLANK, FIRST, LEARNED, NONE, PROMPT, SEVERAL, SOURCE_NAMES, TAUGHT, TicketTable, text_parts
 
 __all__ = [
     "BLANK",
@@ -20,6 +20,7 @@ __all__ = [
     "LEARNED",
     "NONE",
     "PROMPT",
+    "SEVERAL",
     "SOURCE_NAMES",
     "TAUGHT",
     "Applied",
@@ -31,4 +32,5 @@ __all__ = [
     "apply_batch",
     "calibrated_probs",
     "logprob_difference",
+    "text_parts",
 ]

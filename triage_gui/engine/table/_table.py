@@ -115,11 +115,13 @@ class TicketTable(WholeColumns):
         return [*values, *[""] * (len(self.columns) - len(values))]
 
     def set_texts(self, column: str) -> None:
-        """Take the ticket text from another column; every row needs scoring again."""
+        """Take the ticket text from another column, or several ("subject + body": :func:`text_parts`);
+        every row needs scoring again."""
+        parts = text_parts(column, self.columns)
         for i in range(self._n):
             if i in self.problems and self.problems[i] != BLANK:
                 continue
-            text = self.value(i, column).strip()
+            text = JOIN.join(p for p in (self.value(i, c).strip() for c in parts) if p)
             self.texts[i] = text
             if text:
                 self.problems.pop(i, None)
@@ -422,3 +424,16 @@ class TicketTable(WholeColumns):
                 return self.label_vocab[oof]
             return self.model_label(row) if not self.head_active else None
         return self.label(row) if self.current(row) else None
+
+
+JOIN = "\n"  # several text columns read as one ticket: subject, then body, as an e-mail shows them
+SEVERAL = " + "  # how a choice of several text columns is written ("subject + body")
+
+
+def text_parts(column: str, columns: Sequence[str]) -> list[str]:
+    """The columns a text-column choice reads: one column's name (even one with " + " in it), or
+    several joined by " + ", in that order; the lead chose subject and body to be read together."""
+    if column in columns or SEVERAL not in column:
+        return [column]
+    parts = column.split(SEVERAL)
+    return parts if all(p in columns for p in parts) else [column]

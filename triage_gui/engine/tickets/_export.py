@@ -145,6 +145,9 @@ def check_fits_excel(table: TicketTable, baseline: bool) -> None:
         raise ValueError(f"Cannot write an Excel workbook: {problem}; write the results as CSV instead.")
 
 
+SHEET = "labelled tickets"  # the sheet's name when the tickets did not come from a workbook
+
+
 class ExcelExport:
     """A table as one sheet: text cells as strings (never formulas), our confidence and latencies as
     numbers. A table past Excel's limits is refused in one sentence (:func:`check_fits_excel`).
@@ -154,8 +157,9 @@ class ExcelExport:
     and writes it on a worker thread; the command line streams the rows straight from the table.
     """
 
-    def __init__(self, table: TicketTable, prompt_hash: str, baseline: bool) -> None:
+    def __init__(self, table: TicketTable, prompt_hash: str, baseline: bool, sheet: str | None = None) -> None:
         check_fits_excel(table, baseline)
+        self.sheet = sheet or SHEET  # the input workbook's sheet name where there was one (the window passes it)
         self.header = result_header(table.columns, baseline)
         self.width = len(table.columns)
         ours = RESULT_COLUMNS + (BASELINE_COLUMNS if baseline else [])
@@ -179,7 +183,7 @@ class ExcelExport:
                 yield out
 
         with atomic_path(path, ".xlsx") as tmp:
-            write_workbook(tmp, "labelled tickets", self.header, counted(), self.numeric)
+            write_workbook(tmp, self.sheet, self.header, counted(), self.numeric)
         return self.labelled
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..table import NewRow, TicketTable
+from ..table import SEVERAL, NewRow, TicketTable
 from ._reader import Ticket, open_tickets
 
 
@@ -26,13 +26,20 @@ def read_table(path: str | Path, column: str | None, sheet: str | None = None) -
     if sheet is not None and not source.sheet:  # --sheet on a CSV: said, not ignored (the wrong file?)
         raise ValueError(f"{name} is not an Excel workbook, so it has no sheet {sheet!r}; leave --sheet out")
     index = source.text_column
-    if column is not None:
-        if column not in source.columns:
-            raise ValueError(f"no column {column!r}; the file has: {', '.join(source.columns)}")
-        index = source.columns.index(column)
+    parts: list[str] = []
+    if column is not None:  # "subject,body": several columns read together (one line each)
+        parts = [column] if column in source.columns else column.split(",")
+        missing = [p for p in parts if p not in source.columns]
+        if missing:
+            raise ValueError(f"no column {missing[0]!r}; the file has: {', '.join(source.columns)}")
+        index = source.columns.index(parts[0])
     table = TicketTable()
     for batch in source.batches(4096, index):
         table.add(rows_of(source.columns, batch, name))
+    chosen = source.columns[index]
+    if len(parts) > 1:
+        chosen = SEVERAL.join(parts)
+        table.set_texts(chosen)
     if not table.count_scorable():
         raise ValueError(f"{name} holds no tickets ({source.summary()})")
-    return table, source.columns[index], source.summary()
+    return table, chosen, source.summary()
