@@ -49,6 +49,8 @@ def first_pass(weights: Mapping[str, float]) -> dict[str, float]:
     default when nothing better was chosen out of fold)."""
     kept = {h: float(weights.get(h, 0.0)) for h in table.first_heads()}
     total = sum(kept.values())
+    if abs(total - 1.0) < 1e-9:  # already the first pass's: as they are (refined == first pass, bit for bit)
+        return kept
     return {h: (w / total if total > 0 else 0.0) for h, w in kept.items()}
 
 
