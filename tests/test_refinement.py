@@ -126,3 +126,21 @@ def test_the_verdict_leaves_out_tickets_without_a_label_and_says_when_nothing_ch
     checks = refinement_verdict(np.ones(12), np.zeros(12), np.ones(12), "random checks")
     assert checks.used and checks.reason == "used: it fixed 12 and broke 0 of 12 random checks"
     assert refinement_verdict(np.zeros(0), np.zeros(0), np.zeros(0)).reason == "not used: no evidence yet that it helps"
+
+
+def test_eval_prints_the_first_pass_and_the_refined_labels_at_every_k():
+    from triage_gui.evaluate import print_refinement
+
+    results = {
+        "this app (encoder on)": {0: [(0.80, 0.7)], 10: [(0.90, 0.8), (0.88, 0.8)]},
+        "this app, first pass (no LLM)": {0: [(0.80, 0.7)], 10: [(0.89, 0.8), (0.90, 0.8)]},
+    }
+    lines: list[str] = []
+    print_refinement(results, [10], {0: [False], 10: [True, False]}, lines.append)
+    assert "| first pass | 0.800 | 0.895 |" in lines and "| refined | 0.800 | 0.890 |" in lines
+    assert "| refined − first pass | +0.0 | -0.5 |" in lines and "| LLM heads used | 0/1 | 1/2 |" in lines
+    assert lines[-1].strip() == "refined never below the first pass by more than 0.5 point (worst -0.5)"
+    results["this app (encoder on)"][10] = [(0.85, 0.8)]
+    lines.clear()
+    print_refinement(results, [10], {0: [False], 10: [True]}, lines.append)
+    assert lines[-1].strip() == "refined BELOW the first pass by more than 0.5 point (worst -4.5)"

@@ -311,9 +311,8 @@ def print_refinement(
     for row, values in cells.items():
         out(f"| {row} | " + " | ".join(values) + " |")
     if worst is not None:
-        verdict = "never" if worst >= -TOLERANCE else "MORE than"
-        out(f"\nrefined {verdict} below the first pass by more than {100 * TOLERANCE:.1f} point "
-            f"(worst {100 * worst:+.1f})")  # fmt: skip
+        verdict = "never below" if worst >= -TOLERANCE - 1e-9 else "BELOW"
+        out(f"\nrefined {verdict} the first pass by more than {100 * TOLERANCE:.1f} point (worst {100 * worst:+.1f})")
 
 
 def print_tables(
