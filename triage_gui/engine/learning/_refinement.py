@@ -15,7 +15,9 @@ both wrong say nothing about which is better): the refinement is used when fixed
 square root of fixed + broken): 9 fixed against 3 broken is used (6 >= 5.7), 6 against 2 is not (4 < 4.7).
 Measured on 300 tickets of queues5 (``eval``'s steps; three draws at K>0): untaught, K=10 and 20 per label,
 the first pass 0.763 / 0.785 / 0.845, refined with this gate 0.763 / 0.785 / 0.847 (the heads used in one
-draw of three at K=20), the heads as weighted before it 0.740 / 0.776 / 0.838.
+draw of three at K=20), the heads as weighted before it 0.740 / 0.776 / 0.838; on 150 tickets of
+clinc-assistant (a set no weight was tuned on) the first pass and refined 0.920 / 0.933 / 0.990, before it
+0.873 / 0.933 / 0.986.
 """
 
 from __future__ import annotations
