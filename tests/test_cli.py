@@ -207,6 +207,8 @@ def test_eval_prints_the_learning_curve(loaded):
     ):
         assert f"| {method} |" in out
     assert "| method | untaught | K=2 | K=5 |" in out and "macro-F1" in out
+    assert "| first pass |" in out and "| refined |" in out and "| LLM heads used | 0/1 |" in out  # untaught: 0
+    assert "the first pass by more than 0.5 point (worst " in out
     assert "| strategy | N=0 | N=3 | N=6 |" in out and "| random |" in out and "| suggested |" in out
     assert "suggested reach random's accuracy at N=6" in out
     assert "worst single step (random): " in out and "worst single step (suggested): " in out

@@ -1,7 +1,8 @@
 """The taught classifier: the heads fitted on a lead's corrections (encoder, language-model state, words,
 characters, the calibrated prompt; one table, ``_head_table``, where adding a head is adding a row), their
-combination and its weights, the lexical features, the first pass (the prompt-free heads before the
-language model reads a ticket), the teacher that fits and relabels a table, and *Teach next*'s suggestions.
+combination and its weights, whether the language model's heads may change a label (``refinement_verdict``),
+the lexical features, the first pass (the prompt-free heads before the language model reads a ticket), the
+teacher that fits and relabels a table, and *Teach next*'s suggestions.
 
 Imports :mod:`..model` (its protocols), :mod:`..prompt` and :mod:`..table`; never :mod:`..scoring`.
 """
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from ._head_table import HeadRow, NGrams, TableFeatures, heads, in_words, llm_heads, table_sources
     from ._heads import Fit, Head, fit_all, out_of_fold
     from ._lexical import LexicalStore
+    from ._refinement import RefinementVerdict, refinement_verdict
     from ._suggest import suggest
     from ._teacher import (
         Teacher,
@@ -44,6 +46,7 @@ __getattr__ = lazy_face(
         "_head_table": ["HeadRow", "NGrams", "TableFeatures", "heads", "in_words", "llm_heads", "table_sources"],
         "_heads": ["Fit", "Head", "fit_all", "out_of_fold"],
         "_lexical": ["LexicalStore"],
+        "_refinement": ["RefinementVerdict", "refinement_verdict"],
         "_suggest": ["suggest"],
         "_teacher": [
             "Teacher",
@@ -68,6 +71,7 @@ __all__ = [
     "HeadRow",
     "LexicalStore",
     "NGrams",
+    "RefinementVerdict",
     "RowSource",
     "Scaler",
     "TableFeatures",
@@ -86,6 +90,7 @@ __all__ = [
     "out_of_fold",
     "prompt_examples",
     "pseudo_set",
+    "refinement_verdict",
     "reweigh",
     "row_source",
     "row_values",

@@ -37,6 +37,7 @@ from ._combination import MIN_TAUGHT, choose_weights, combine, first_pass, towar
 from ._examples import CHUNK, Examples, RowSource, Scaler, _empty, _nan_rows, _read
 from ._head_table import NGrams
 from ._lexical import KINDS, LexicalStore
+from ._refinement import NO_ENCODER, RefinementVerdict, labels_of, refinement_verdict, without_llm
 
 CLASS_WEIGHT = "balanced"  # one lead teaches unevenly: a label taught often must not pull every ticket to it
 PSEUDO_WEIGHT = 5.0  # measured: 1, 3, 6 on the dev sets; more lifted K=2-10 by 1-2 points, K=50 unchanged
@@ -190,10 +191,22 @@ class Head:
         return self.parts(values, self._lexical(lambda kind, idf: store.transform(kind, texts, idf)), len(texts))
 
 
-def default_weights(train: Examples) -> dict[str, float]:
-    """The measured default: encoder-led where the tickets have embeddings, else version 0.1's heads."""
+def has_encoder(train: Examples) -> bool:
     encoder = [train.values(s.name) for s in table.table_sources().values() if s.encoder]
-    return table.defaults(any(v.shape[1] > 0 and not np.isnan(v[:, 0]).all() for v in encoder))
+    return any(v.shape[1] > 0 and not np.isnan(v[:, 0]).all() for v in encoder)
+
+
+def measured_weights(train: Examples) -> dict[str, float]:
+    """The measured weights (the table's): encoder-led where the tickets have embeddings, else version
+    0.1's heads; with the encoder, the language model's heads' part is what :func:`out_of_fold` tries."""
+    return table.defaults(has_encoder(train))
+
+
+def default_weights(train: Examples) -> dict[str, float]:
+    """The weights before any evidence: with the encoder, the first pass's (the language model's heads at 0:
+    :mod:`refinement`); without it the language model's hidden state is the head that labels a row."""
+    measured = measured_weights(train)
+    return without_llm(first_pass(measured)) if has_encoder(train) else measured
 
 
 def fit_head(
@@ -281,33 +294,40 @@ def fit_all(
 @dataclass
 class OutOfFold:
     """Each taught row's out-of-fold label (row -> label index), the weights chosen from them, and the
-    taught tickets' out-of-fold accuracy under those weights (None: fewer than two taught)."""
+    taught tickets' out-of-fold accuracy under those weights (None: fewer than two taught); ``verdict``:
+    whether the language model's heads are used for labels, and the taught tickets' evidence."""
 
     labels: dict[int, int]
     weights: dict[str, float]
     accuracy: float | None
     first_weights: dict[str, float] | None = None  # the first pass's, chosen among the prompt-free heads
+    verdict: RefinementVerdict | None = None
 
 
 def out_of_fold(taught: Examples, pseudo: Examples, scaler: Scaler, store: LexicalStore, n_labels: int) -> OutOfFold:
     """For each taught ticket, every head's probabilities from heads trained without it (five folds, or
     one per ticket below five); the weights chosen from them once there are :data:`MIN_TAUGHT` taught
-    tickets and at least two of most labels (before: the default); and the labels that makes. The
-    prompt's examples stay in every fold."""
+    tickets and at least two of most labels (before: the measured ones); and the labels that makes. The
+    prompt's examples stay in every fold. With the encoder, the language model's heads keep their weight
+    only where their out-of-fold labels beat the first pass's clearly (:func:`refinement_verdict`); else
+    they weigh 0 and every label is the first pass's."""
     everything = Examples.concat([taught, pseudo])
-    default = default_weights(everything)
+    measured, encoder = measured_weights(everything), has_encoder(everything)
     if len(taught) < 2:
-        return OutOfFold({}, default, None, first_pass(default))
+        verdict = refinement_verdict(np.zeros(0), np.zeros(0), np.zeros(0))
+        if not encoder:
+            verdict = RefinementVerdict(True, 0, 0, 0, NO_ENCODER)
+        return OutOfFold({}, default_weights(everything), None, first_pass(measured), verdict)
     with threadpool_limits(1, user_api="blas"):
         folds = min(5, len(taught))
         order = np.random.default_rng(0).permutation(len(taught))
         oof: dict[str, np.ndarray] = {}
-        alone = fit_head(pseudo, scaler, store, n_labels, default).linear if len(pseudo) else None  # once
+        alone = fit_head(pseudo, scaler, store, n_labels, measured).linear if len(pseudo) else None  # once
         for f in range(folds):
             held = order[f::folds]
             keep = np.setdiff1d(np.arange(len(taught)), held)
             train = Examples.concat([taught.subset(keep), pseudo])
-            head = fit_head(train, scaler, store, n_labels, default, prompt=pseudo, untaught=alone)
+            head = fit_head(train, scaler, store, n_labels, measured, prompt=pseudo, untaught=alone)
             part = taught.subset(held)
             found = head.text_parts(part.features, part.texts, store)
             for name, probs in found.items():
@@ -315,14 +335,20 @@ def out_of_fold(taught: Examples, pseudo: Examples, scaler: Scaler, store: Lexic
     counts = np.bincount(taught.labels, minlength=n_labels)
     enough = len(taught) >= MIN_TAUGHT and (counts >= 2).sum() >= max(2, (counts > 0).sum() - 1)
     everyone = np.ones(len(taught), bool)
-    weights = choose_weights(oof, taught.labels, everyone, default) if enough else default
-    first = first_pass(default)
+    weights = choose_weights(oof, taught.labels, everyone, measured) if enough else measured
+    first = first_pass(measured)
     if enough:  # chosen on their own: the first pass is a classifier a lead sees, not a remainder
         first = choose_weights(oof, taught.labels, everyone, first, table.first_heads())
-    predicted = combine(oof, weights, first)
-    labels = np.where(np.isnan(predicted[:, 0]), -1, np.nan_to_num(predicted).argmax(axis=1))
+    if encoder:
+        plain = without_llm(first)
+        verdict = refinement_verdict(labels_of(combine(oof, weights, first)), labels_of(combine(oof, plain, first)),
+                                     taught.labels)  # fmt: skip
+        weights = weights if verdict.used else plain
+    else:
+        verdict = RefinementVerdict(True, 0, 0, len(taught), NO_ENCODER)
+    labels = labels_of(combine(oof, weights, first))
     rows = taught.rows or [None] * len(taught)
     known = labels >= 0
     accuracy = float((labels[known] == taught.labels[known]).mean()) if known.any() else None
     oof_labels = {int(r): int(p) for r, p in zip(rows, labels) if r is not None and p >= 0}
-    return OutOfFold(oof_labels, weights, accuracy, first)
+    return OutOfFold(oof_labels, weights, accuracy, first, verdict)

@@ -229,7 +229,8 @@ class Teacher:
         fit = reweigh(source, fit, chosen)
         apply_fit(table, fit, len(table), table.version, chosen.labels)
         weights = describe(fit.head.weights) if self.scorer is not None else describe(fit.head.first_weights or {})
+        said = f"; the language model's heads: {chosen.verdict.reason}" if self.scorer and chosen.verdict else ""
         return (
             f"{counted(len(examples), 'taught ticket')} and {len(pseudo)} from the prompt; heads weighted "
-            f"{weights}; fitted in {fit.seconds:.2f} s"
+            f"{weights}{said}; fitted in {fit.seconds:.2f} s"
         )
