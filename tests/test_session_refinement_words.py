@@ -6,8 +6,9 @@ from __future__ import annotations
 from test_session import idle, ready, run
 from test_session_learning import topical
 
+from triage_gui.engine.learning import RefinementVerdict
 from triage_gui.session.gold import GoldColumn
-from triage_gui.session.refinement import Verdict, refinement_changes, refinement_verdict
+from triage_gui.session.refinement import NOT_USED, refinement_changes, refinement_verdict
 
 
 def test_the_verdict_follows_the_language_model_heads_weights():
@@ -17,13 +18,29 @@ def test_the_verdict_follows_the_language_model_heads_weights():
     assert refinement_verdict({h: 0.0 for h in heads} | {"words": 1.0}, True).used is False
     assert refinement_verdict({heads[0]: 0.1, "words": 0.9}, True).used is True
     assert refinement_verdict(None, False).used is True  # the prompt's own labels
+    # the last refit's out-of-fold verdict gives the evidence and the reason the window says
+    doubt = "not used: it fixed 6 and broke 2 of 40 taught tickets out of fold, not clearly more fixed than broken"
+    judged = refinement_verdict({h: 0.0 for h in heads}, True, RefinementVerdict(False, 6, 2, 40, doubt))
+    assert (judged.fixed, judged.broken, judged.evidence) == (6, 2, 40)
+    from triage_gui.session.refinement import Changes
+
+    assert Changes(100, 0, verdict=judged).words() == (
+        "Language model: read 100 tickets; not used for labels yet — it fixed 6 and broke 2 of 40 taught tickets"
+        " out of fold, not clearly more fixed than broken."
+    )
 
 
 @run
 async def test_changes_are_counted_against_the_first_pass_and_gold(session, fake):
-    await ready(session)
-    session.add_rows(topical(90))
-    await idle(session)
+    import pytest
+
+    from triage_gui.engine.learning import _heads
+
+    with pytest.MonkeyPatch.context() as patch:  # the heads as weighted before the gate: changes to count
+        patch.setattr(_heads, "default_weights", _heads.measured_weights)
+        await ready(session)
+        session.add_rows(topical(90))
+        await idle(session)
     table = session.table
     gold = GoldColumn("queue")
     changes = refinement_changes(table, session.refinement(), gold)
@@ -32,9 +49,10 @@ async def test_changes_are_counted_against_the_first_pass_and_gold(session, fake
     assert changes.read == 90 and changes.changed == len(moved) > 0
     assert changes.fixed == sum(final == truth for _, final, truth in moved)
     assert changes.broken == sum(first == truth for first, _, truth in moved)
-    no_gold = refinement_changes(table, Verdict(True, fixed=4, broken=1, evidence=7), None)
+    judged = RefinementVerdict(True, 4, 1, 7, "used: it fixed 4 and broke 1 of 7 taught tickets out of fold")
+    no_gold = refinement_changes(table, judged, None)
     assert no_gold.words().endswith("; on 7 tickets you checked or taught, its reading made 4 right and 1 wrong.")
-    unused = refinement_changes(table, Verdict(False, reason="no evidence it helps on these tickets"), gold)
+    unused = refinement_changes(table, RefinementVerdict(False, 0, 0, 0, NOT_USED), gold)
     assert unused.words() == (
         "Language model: read 90 tickets; not used for labels yet — no evidence it helps on these tickets."
     )

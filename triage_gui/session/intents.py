@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 if TYPE_CHECKING:
     from ..engine.grouping import Grouping
+    from ..engine.learning import RefinementVerdict
     from ..engine.prompt import CheckRecord
     from ..engine.table import TicketTable
     from .checks import CheckStatus, RandomChecks
     from .events import Event
     from .gold import GoldColumn
-    from .refinement import Verdict
     from .status import HeadStatus, PromptStatus
     from .teaching import Teaching
     from .undo import TaughtHistory
@@ -190,13 +190,14 @@ class Intents:
         """Anything still to do for what is loaded: a load, a rebuild, reading, labelling or learning."""
         return bool(self._tasks())
 
-    def refinement(self) -> Verdict:
+    def refinement(self) -> RefinementVerdict:
         """Whether the language model's reading decides labels now, and why not where it does not
         (:func:`session.refinement.refinement_verdict`)."""
         from .refinement import refinement_verdict
 
         head = self.teaching.head
-        return refinement_verdict(None if head is None else head.weights, self.table.head_active)
+        weights = None if head is None else head.weights
+        return refinement_verdict(weights, self.table.head_active, self.teaching.verdict)
 
     async def settled(self) -> None:
         """Return once nothing is left to do for what is loaded (what :attr:`busy` says, awaited rather than

@@ -14,34 +14,30 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..engine.learning import RefinementVerdict
 from ..engine.table import NONE, TicketTable
 from ..words import counted
 from .gold import GoldColumn
 
-
-@dataclass(frozen=True)
-class Verdict:
-    """Whether the language model's reading decides labels now (the shape of ``engine.learning``'s
-    ``refinement_verdict``: used, and the evidence it was judged on)."""
-
-    used: bool
-    fixed: int = 0
-    broken: int = 0
-    evidence: int = 0
-    reason: str = ""
+NOT_USED = "no evidence it helps on these tickets"
+USED = RefinementVerdict(True, 0, 0, 0, "")  # the engine's type (its module needs numpy alone)
 
 
-def refinement_verdict(weights: Mapping[str, float] | None, head_active: bool) -> Verdict:
+def refinement_verdict(
+    weights: Mapping[str, float] | None, head_active: bool, judged: RefinementVerdict | None = None
+) -> RefinementVerdict:
     """The one place the session asks whether the refinement is used for labels: the combination's weights
-    of the language model's heads (``engine.learning.llm_heads``) all zero means it is not. With no learned
-    head the prompt's own scores are the labels: used."""
+    of the language model's heads (``engine.learning.llm_heads``) all zero means it is not. ``judged``: the
+    last refit's out-of-fold verdict (``engine.learning.refinement_verdict``, which chose those weights), for
+    its evidence and its reason. With no learned head the prompt's own scores are the labels: used."""
     if not head_active or weights is None:
-        return Verdict(True, reason="the labels are the prompt's own scores")
+        return RefinementVerdict(True, 0, 0, 0, "the labels are the prompt's own scores")
     from ..engine.learning import llm_heads
 
-    if any(float(weights.get(h, 0.0)) > 0 for h in llm_heads()):
-        return Verdict(True)
-    return Verdict(False, reason="no evidence it helps on these tickets")
+    used = any(float(weights.get(h, 0.0)) > 0 for h in llm_heads())
+    if judged is not None and judged.used == used and judged.evidence:
+        return judged
+    return RefinementVerdict(used, 0, 0, 0, "" if used else NOT_USED)
 
 
 @dataclass(frozen=True)
@@ -54,7 +50,7 @@ class Changes:
     fixed: int = 0
     broken: int = 0
     judged: int = 0  # changed rows with a gold label
-    verdict: Verdict = Verdict(True)
+    verdict: RefinementVerdict = USED
 
     @property
     def used(self) -> bool:
@@ -62,7 +58,9 @@ class Changes:
 
     @property
     def reason(self) -> str:
-        return self.verdict.reason
+        """The verdict's reason without its "used:" / "not used:" (the words around it say which)."""
+        reason = self.verdict.reason
+        return reason.split(": ", 1)[1] if reason.startswith(("used: ", "not used: ")) else reason
 
     def words(self, short: bool = False) -> str:
         """One line for the Accuracy tab (``short``: for the run bar)."""
@@ -82,7 +80,7 @@ class Changes:
         return f"{changed}: {self.fixed:,} now right, {self.broken:,} now wrong{against}."
 
 
-def refinement_changes(table: TicketTable, verdict: Verdict, gold: GoldColumn | None = None) -> Changes:
+def refinement_changes(table: TicketTable, verdict: RefinementVerdict, gold: GoldColumn | None = None) -> Changes:
     """Count what the reading changed (numpy over the columns: milliseconds for 200,000 rows)."""
     read = table.count_scored()
     if not read:

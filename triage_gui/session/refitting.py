@@ -20,7 +20,7 @@ import numpy as np
 from .status import HeadStatus
 
 if TYPE_CHECKING:
-    from ..engine.learning import Examples, Fit, Head, LexicalStore, Scaler
+    from ..engine.learning import Examples, Fit, Head, LexicalStore, RefinementVerdict, Scaler
     from ..engine.table import TicketTable
     from .events import Event
     from .outside import OutsideTickets
@@ -89,6 +89,7 @@ class Refitting:
         _fitted_on: int
         _fitted_embedded: int
         _scaler: tuple[int, int, Scaler] | None
+        verdict: RefinementVerdict | None
 
         in_use: Any  # () -> InUse
 
@@ -136,7 +137,7 @@ class Refitting:
         from ..engine.learning import out_of_fold, reweigh
 
         chosen = await self.thread.run(out_of_fold, job.taught, job.pseudo, fit.head.scaler, job.store, job.k)
-        self._weights, self._first = chosen.weights, chosen.first_weights
+        self._weights, self._first, self.verdict = chosen.weights, chosen.first_weights, chosen.verdict
         if (chosen.weights, chosen.first_weights) != (fit.head.weights, fit.head.first_weights):
             fit = await self.thread.run(reweigh, job.source, fit, chosen)
             if not self._land(job, fit):

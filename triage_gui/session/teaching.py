@@ -35,7 +35,7 @@ from .undo import TaughtHistory, undoable
 from .workers import WorkerThread
 
 if TYPE_CHECKING:
-    from ..engine.learning import Examples, Fit, Head, LexicalStore, Scaler
+    from ..engine.learning import Examples, Fit, Head, LexicalStore, RefinementVerdict, Scaler
     from ..engine.prompt import PromptProfile
     from ..engine.table import TicketTable
     from .gold import GoldColumn
@@ -84,6 +84,7 @@ class Teaching(Refitting):
         self._pseudo: Examples | None = None
         self.outside = OutsideTickets(self.thread, engine_thread, self._refit_soon)  # taught, not loaded
         self._weights: dict[str, float] | None = None  # chosen out of fold by the last fit (None: default)
+        self.verdict: RefinementVerdict | None = None  # the refinement's, from the same out-of-fold labels
         self._first: dict[str, float] | None = None  # the first pass's, likewise
         self._version = -1
         self._refitting = LatestTask("refit head")
@@ -332,7 +333,7 @@ class Teaching(Refitting):
         self.outside.scoring.cancel()
         if self._preparing.active:
             self._preparing.start(self._prepare(self._version))
-        self.store = self._weights = self._first = self._scaler = None  # (3 of 60 labels moved)
+        self.store = self._weights = self._first = self._scaler = self.verdict = None  # (3 of 60 labels moved)
         self._vectorised = 0
         self.head, self._fitted_on, self._fitted_embedded, self.suggestions = None, 0, 0, []
         self.suggested.emit([])
