@@ -79,13 +79,13 @@ def load_encoder(spec: str = BUNDLED_ENCODER, device: str = "cpu") -> SentenceEn
             raise ValueError(
                 f"The bundled sentence encoder is damaged (checksum mismatch): reinstall with {_reinstall()}."
             )
+    elif is_hub_id(spec):  # by its shape: a same-named folder here is written ./owner/name
+        folder, name = _hub_folder(spec), spec
+        _check_folder(folder, f"delete {folder} and download it again, or use the bundled encoder")
     elif Path(spec).expanduser().is_dir():
         folder = Path(spec).expanduser()
         name = folder.name
         _check_folder(folder, "copy it again, or use the bundled encoder")
-    elif is_hub_id(spec):
-        folder, name = _hub_folder(spec), spec
-        _check_folder(folder, f"delete {folder} and download it again, or use the bundled encoder")
     else:
         raise ValueError(f"Sentence encoder not found: {spec!r} is neither 'bundled', a folder nor a Hub id.")
     encoder = SentenceEncoder(folder, name, device)

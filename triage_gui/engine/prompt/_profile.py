@@ -110,7 +110,11 @@ class PromptProfile:
                 found.append(Problem(where, f"Label {i + 1} {name.strip()!r} contains a line break or tab."))
             key = label_key(name)
             if key in seen:
-                found.append(Problem(where, f"Label {i + 1} {name.strip()!r} duplicates label {seen[key] + 1}."))
+                other = self.label_names[seen[key]].strip()
+                alike = "" if other.casefold() == name.strip().casefold() else " (they only look alike)"
+                found.append(
+                    Problem(where, f"Label {i + 1} {name.strip()!r} duplicates label {seen[key] + 1} {other!r}{alike}.")
+                )
             else:
                 seen[key] = i
         names = set(self.label_names)
@@ -234,9 +238,19 @@ def label_key(name: str) -> str:
     joiners, soft hyphen, byte-order mark: every format character, and the blank letters) removed, runs
     of whitespace as one space, case folded; "café" typed two ways, "tech  support" and "tech support",
     "billing" and "bill\u200bing" are one label."""
-    text = unicodedata.normalize("NFC", name)
+    text = unicodedata.normalize("NFKC", name)  # full-width "ｂｉｌｌｉｎｇ" is "billing"
     text = "".join(c for c in text if c not in _BLANK_LETTERS and unicodedata.category(c) != "Cf")
-    return " ".join(text.split()).casefold()
+    return " ".join(text.split()).casefold().translate(_LOOKALIKES)
+
+
+# Greek and Cyrillic letters drawn like Latin ones (Unicode's confusables, the letters a keyboard gives):
+# "Αccount" with a Greek capital alpha and "Account" read as one label, so two labels that only look alike
+# are refused as duplicates. Applied after case folding; one Latin letter per script, so two labels written
+# wholly in Greek or wholly in Cyrillic still differ wherever they differ.
+_LOOKALIKES = str.maketrans(
+    "αβεζηικμνορτυχ" + "авеіјкмнорстухѕ",
+    "abezhikmnoptyx" + "abeijkmhopctyxs",
+)
 
 
 # A taught ticket is learned from its first MAX_TAUGHT_CHARS characters (a support ticket's topic is in

@@ -15,6 +15,7 @@ import csv
 import io
 import json
 import os
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +49,16 @@ from ._workbook import XLSX, choose_sheet, is_workbook, sheet_sample
 CSV_LIKE, JSON_LINES, JSON_ARRAY = (".csv", ".tsv", ".tab", ".txt"), (".jsonl", ".ndjson"), (".json",)
 SUPPORTED = (*CSV_LIKE, *JSON_LINES, *JSON_ARRAY, *XLSX)
 FILE_FILTER = f"Ticket files ({' '.join(f'*{ext}' for ext in SUPPORTED)});;All files (*)"  # a Qt dialog's
+
+
+# The problem of a workbook row whose ticket cell is a formula Excel never saved a value for.
+FORMULA = "formula without a saved value (open and save the workbook in Excel to store its text)"
+
+
+def is_blank(text: str) -> bool:
+    """No text to label: whitespace only, or zero-width and other format characters (Unicode category Cf,
+    such as U+200B) only, which show as nothing; a ticket of them alone was labelled as if it said something."""
+    return all(char.isspace() or unicodedata.category(char) == "Cf" for char in text)
 
 
 @dataclass
@@ -104,7 +115,8 @@ class TicketSource:
         for number, values, problem in self._records(column):
             self.rows_read += 1
             text = values[column].strip() if column < len(values) and problem is None else ""
-            if problem is None and not text:
+            if problem is None and is_blank(text):
+                text = ""
                 problem = BLANK
                 self.blank_text += 1
             batch.append(Ticket(number, values, text, problem))
@@ -169,7 +181,7 @@ class TicketSource:
                         continue
                     yield self._json_values(number, _json_value(line), column)
         elif self.kind == "xlsx":
-            yield from self._sheet_records()
+            yield from self._sheet_records(column)
         elif self.kind == "json":
             for number, value in enumerate(self.records or [], start=1):
                 yield self._json_values(number, value, column)
@@ -222,19 +234,27 @@ class TicketSource:
             except csv.Error as exc:
                 raise TicketFileError(f"{_name(self.path)}: cannot read line {number + 1} ({exc}).") from None
 
-    def _sheet_records(self) -> Iterator[tuple[int, list[str], str | None]]:
+    def _sheet_records(self, column: int) -> Iterator[tuple[int, list[str], str | None]]:
         """A sheet's rows, as a CSV's records: rows wider than the columns so far add columns, as JSON
-        keys do; the empty rows between records are counted (trailing ones are no rows)."""
+        keys do; the empty rows between records are counted (trailing ones are no rows). A row whose
+        ticket cell is a formula without a saved value says so rather than "blank ticket text"."""
+        from ._sheet_xml import column_of
         from ._workbook import sheet_rows
 
         header_pending, last = self.has_header, max(self.first_row - 1, 0)
-        for number, values in sheet_rows(self.path, self.sheet, self.notes, self.first_row):
+        formulas: list[str] = []  # filled by the sheet reader as it goes: cells of formulas without a value
+        seen, pending = 0, set[tuple[str, int]]()
+        for number, values in sheet_rows(self.path, self.sheet, self.notes, self.first_row, formulas):
             self.empty_lines, last = self.empty_lines + number - last - 1, number
+            pending.update((ref.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ"), column_of(ref)) for ref in formulas[seen:])
+            seen = len(formulas)
             if header_pending:
                 header_pending = False  # sniffing took the first row with a value as the header
                 continue
             self.columns.extend(f"column {i + 1}" for i in range(len(self.columns), len(values)))
-            yield number, self._kept(values) + [""] * (len(self.columns) - len(values)), None
+            blank = column < len(values) and is_blank(values[column].strip())
+            problem = FORMULA if blank and (str(number), column + 1) in pending else None
+            yield number, self._kept(values) + [""] * (len(self.columns) - len(values)), problem
 
 
 def check_file(path: str | os.PathLike[str]) -> list[str]:

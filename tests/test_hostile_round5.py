@@ -1,0 +1,158 @@
+"""Round five's bounds and hardening (issue 38, items 5-10 and round four's leftovers): each case a hostile
+tester found, with the outcome a user expects. Small inputs; subprocesses only where the behaviour is the
+process's own (``python -m``'s search path, the exit line)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from triage_gui.cli import parse_args
+from triage_gui.engine.model import is_hub_id
+from triage_gui.engine.prompt import default_profile, label_key
+from triage_gui.engine.tickets import open_tickets
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+# ----------------------------------------------------------------- 7. code and models from the current folder
+
+
+def test_python_m_does_not_import_a_module_planted_in_the_current_folder(tmp_path):
+    """``python -m triage_gui`` from a folder holding a planted ``platformdirs.py`` ran it (the cache folder
+    is found through platformdirs before the model is looked for)."""
+    (tmp_path / "platformdirs.py").write_text("import sys\nprint('PLANTED')\nsys.exit(7)\n")
+    (tmp_path / "t.txt").write_text("my card was charged twice\n")
+    env = _env()
+    env.pop("TRIAGE_GUI_CACHE_DIR", None)  # the cache folder found through platformdirs, as a user's is
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    done = subprocess.run(
+        [sys.executable, "-m", "triage_gui", "classify", "t.txt", "--model", str(tmp_path / "no-such-model")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "PLANTED" not in done.stdout + done.stderr
+    assert done.returncode == 2 and "Model not found" in done.stderr
+
+
+def test_an_owner_slash_name_is_a_hub_id_even_with_a_same_named_folder_here(tmp_path, monkeypatch):
+    """``--model Qwen/Qwen2.5-0.5B-Instruct`` loaded a planted same-named folder in the current folder."""
+    planted = tmp_path / "Qwen" / "Qwen2.5-0.5B-Instruct"
+    planted.mkdir(parents=True)
+    (planted / "config.json").write_text("{}")
+    monkeypatch.chdir(tmp_path)
+    assert is_hub_id("Qwen/Qwen2.5-0.5B-Instruct")
+    assert not is_hub_id("./Qwen/Qwen2.5-0.5B-Instruct")
+
+    from triage_gui.engine.model import _loader
+
+    asked: list[str] = []
+
+    def snapshot(repo_id: str) -> Path:
+        asked.append(repo_id)
+        raise ConnectionError("offline")
+
+    monkeypatch.setattr("huggingface_hub.snapshot_download", snapshot)
+    with pytest.raises(_loader.ModelLoadError, match=r"Hugging Face Hub.*\./Qwen/Qwen2\.5-0\.5B-Instruct"):
+        _loader._resolve("Qwen/Qwen2.5-0.5B-Instruct", lambda fraction, message: None)
+    assert asked == ["Qwen/Qwen2.5-0.5B-Instruct"]
+    found = _loader._resolve("./Qwen/Qwen2.5-0.5B-Instruct", lambda fraction, message: None)
+    assert Path(found.path).resolve() == planted.resolve()  # written as a path, the folder is used
+
+
+def test_the_encoder_option_reads_owner_slash_name_as_a_hub_id_too(tmp_path, monkeypatch):
+    planted = tmp_path / "sentence-transformers" / "all-MiniLM-L6-v2"
+    planted.mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    from triage_gui.engine.model import _encoder
+
+    def hub(repo_id: str) -> Path:
+        raise ValueError(f"hub asked for {repo_id}")
+
+    monkeypatch.setattr(_encoder, "_hub_folder", hub)
+    with pytest.raises(ValueError, match="hub asked for sentence-transformers/all-MiniLM-L6-v2"):
+        _encoder.load_encoder("sentence-transformers/all-MiniLM-L6-v2")
+
+
+def test_the_model_help_says_how_to_name_a_local_folder_shaped_like_a_hub_id(capsys):
+    with pytest.raises(SystemExit):
+        parse_args(["classify", "--help"])
+    assert "./owner/name" in " ".join(capsys.readouterr().out.split())
+
+
+# ----------------------------------------------------------------- 10. unclear input
+
+
+def test_a_ticket_of_zero_width_characters_only_is_blank(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("text\nmy card was charged twice\n\u200b\u200d\ufeff\u2060\nthe app crashes\n", encoding="utf-8")
+    rows = open_tickets(path).read_all()
+    assert [r.problem for r in rows] == [None, "blank ticket text", None]
+    assert rows[1].text == ""
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("billing", "ｂｉｌｌｉｎｇ"),
+        ("Account", "\u0391ccount"),
+        ("Account", "\u0410ccount"),
+    ],  # full-width, Greek, Cyrillic
+)
+def test_labels_that_only_look_alike_are_refused_naming_both(first, second):
+    profile = default_profile()
+    profile.labels = [type(profile.labels[0])(n) for n in (first, second)]
+    assert label_key(first) == label_key(second)
+    messages = [p.message for p in profile.problems()]
+    assert any(repr(first) in m and repr(second) in m and "look alike" in m for m in messages), messages
+
+
+def test_labels_in_one_other_script_stay_distinct():
+    assert label_key("Λογαριασμός") != label_key("Λογαριασμοί")
+    assert label_key("оплата") != label_key("доставка")
+
+
+def test_thousands_of_stray_arguments_are_echoed_in_a_short_line():
+    done = subprocess.run(
+        [sys.executable, "-m", "triage_gui", "classify", "x.csv", *map(str, range(5000))],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert len(done.stderr) < 600 and done.stderr.count("\n") == 1
+    assert "unrecognized arguments: 0 1 2" in done.stderr and "more characters not shown" in done.stderr
+
+
+# ----------------------------------------------------------------- round four (b): formulas without a value
+
+
+def test_a_row_whose_ticket_is_a_formula_without_a_saved_value_says_so(tmp_path):
+    path = tmp_path / "formulas.xlsx"
+    book = openpyxl.Workbook()
+    ws = book.active
+    ws.append(["text", "queue"])
+    ws.append(["my card was charged twice", "=B9"])  # a formula elsewhere in the row: the ticket is fine
+    ws.append(['=CONCAT("the app ", "crashes")', "technical"])
+    ws.append(["", "technical"])  # truly blank
+    book.save(path)
+    source = open_tickets(path)
+    problems = [t.problem for t in source.read_all()]
+    assert problems[0] is None and problems[2] == "blank ticket text"
+    assert problems[1] is not None and problems[1].startswith("formula without a saved value")
+    assert source.blank_text == 1
