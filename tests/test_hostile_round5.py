@@ -156,3 +156,93 @@ def test_a_row_whose_ticket_is_a_formula_without_a_saved_value_says_so(tmp_path)
     assert problems[0] is None and problems[2] == "blank ticket text"
     assert problems[1] is not None and problems[1].startswith("formula without a saved value")
     assert source.blank_text == 1
+
+
+# ----------------------------------------------------------------- 9. tracebacks become one sentence
+
+
+def test_a_full_disk_while_saving_the_converted_model_is_one_sentence(tmp_path, monkeypatch):
+    import transformers
+    from safetensors import SafetensorError
+
+    from triage_gui.engine.model import ModelLoadError, _loader
+
+    class Model:
+        config = type("Config", (), {})()
+        hf_quantizer = None
+
+        def save_pretrained(self, folder):
+            (Path(folder) / "model.safetensors").write_bytes(b"half")
+            raise SafetensorError("Error while serializing: I/O error: No space left on device (os error 28)")
+
+    class Tokenizer:
+        def save_pretrained(self, folder):
+            pass
+
+    monkeypatch.setattr(transformers.AutoModelForCausalLM, "from_pretrained", lambda *a, **k: Model())
+    monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", lambda *a, **k: Tokenizer())
+    gguf = tmp_path / "tiny.gguf"
+    gguf.write_bytes(b"GGUF")
+    with pytest.raises(ModelLoadError, match=r"Cannot save the converted model to .*No space left on device") as caught:
+        _loader.convert_gguf(gguf)
+    assert "\n" not in str(caught.value)
+    target = _loader._gguf_cache_path(gguf)
+    assert not target.exists() and not [p for p in target.parent.iterdir() if "tiny" in p.name]  # nothing half-made
+
+
+def _tiny_tokenizer_folder(folder: Path, template: str) -> Path:
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    tokenizer = Tokenizer(models.WordLevel({"[UNK]": 0, "hello": 1}, unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    folder.mkdir()
+    tokenizer.save(str(folder / "tokenizer.json"))
+    (folder / "tokenizer_config.json").write_text('{"tokenizer_class": "PreTrainedTokenizerFast"}')
+    (folder / "chat_template.jinja").write_text(template)
+    return folder
+
+
+@pytest.mark.parametrize("statement", ["{% include 'other.jinja' %}", "{% import 'macros.jinja' as m %}"])
+def test_a_chat_template_that_includes_another_file_is_one_sentence(tmp_path, statement):
+    from triage_gui.engine.model._chat_tokenizer import ChatTokenizer
+    from triage_gui.engine.prompt import LayoutError, PromptLayout
+
+    folder = _tiny_tokenizer_folder(
+        tmp_path / "model", statement + "{% for m in messages %}{{ m.content }}{% endfor %}"
+    )
+    tokenizer = ChatTokenizer(folder)
+    with pytest.raises(LayoutError, match=r"^The model's chat template cannot be rendered \(TemplateNotFound: "):
+        PromptLayout._render(type("Layout", (), {"tokenizer": tokenizer})(), [{"role": "user", "content": "hi"}], True)
+
+
+def test_transformers_no_loader_type_error_is_one_sentence():
+    """transformers' own Jinja environment has no loader: its ``{% include %}`` is a bare TypeError."""
+    from triage_gui.engine.prompt import LayoutError, PromptLayout
+
+    class Tokenizer:
+        chat_template = "{% include 'x' %}"
+
+        def apply_chat_template(self, *args, **kwargs):
+            raise TypeError("no loader for this environment specified")
+
+    with pytest.raises(LayoutError, match=r"cannot be rendered \(TypeError: no loader"):
+        PromptLayout._render(
+            type("Layout", (), {"tokenizer": Tokenizer()})(), [{"role": "user", "content": "hi"}], True
+        )
+
+
+def test_classify_with_standard_output_closed_and_no_out_is_one_sentence(tmp_path):
+    (tmp_path / "t.txt").write_text("my card was charged twice\n")
+    command = f"exec {sys.executable} -m triage_gui classify t.txt --model {tmp_path / 'no-such-model'} >&-"
+    done = subprocess.run(
+        ["sh", "-c", command],
+        cwd=tmp_path,
+        env=_env(),
+        capture_output=False,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert "Standard output is closed" in done.stderr and "--out" in done.stderr
+    assert "Traceback" not in done.stderr

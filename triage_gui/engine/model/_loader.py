@@ -196,8 +196,13 @@ def _dequantize(gguf: Path, folder: Path, report: Progress) -> None:
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
     report(0.85, "Saving the converted model to the cache…")
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
+    try:
+        model.save_pretrained(folder)
+        tokenizer.save_pretrained(folder)
+    except OSError:
+        raise  # said by _convert, with the cache folder's name
+    except Exception as exc:  # safetensors' SafetensorError on a full disk ("No space left on device")
+        raise OSError(_short(exc)) from exc
 
 
 def _discard(target: Path, gguf: Path, problem: str, report: Progress) -> None:

@@ -171,7 +171,9 @@ class PromptLayout:
                     )
                 raise
         except Exception as exc:
-            if not type(exc).__module__.startswith("jinja2"):
+            # transformers' own Jinja environment has no loader: ``{% include %}`` there is a TypeError
+            no_loader = isinstance(exc, TypeError) and "no loader" in str(exc)
+            if not type(exc).__module__.startswith("jinja2") and not no_loader:
                 raise
             reason = str(exc).splitlines()[0].rstrip(".") if str(exc) else type(exc).__name__
             raise LayoutError(
