@@ -246,3 +246,124 @@ def test_classify_with_standard_output_closed_and_no_out_is_one_sentence(tmp_pat
     assert done.returncode == 2
     assert "Standard output is closed" in done.stderr and "--out" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+# ----------------------------------------------------------------- 5. one long ticket, bounded memory
+
+LONG = "my card was charged twice and the refund never came " * 20_000  # ~1 MB, one ticket
+
+
+def _char_tokenizer_folder(folder: Path):
+    """A chat tokenizer of one token per character (no model needed): the layout's code path as-is."""
+    from tokenizers import Regex, Tokenizer, models, pre_tokenizers
+
+    from triage_gui.engine.model._chat_tokenizer import ChatTokenizer
+
+    vocab = {"[UNK]": 0, **{chr(c): c for c in range(32, 127)}, "\n": 10}
+    tokenizer = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Split(Regex("[\\s\\S]"), behavior="isolated")
+    tokenizer.add_special_tokens(["<|im_start|>", "<|im_end|>"])
+    folder.mkdir()
+    tokenizer.save(str(folder / "tokenizer.json"))
+    (folder / "tokenizer_config.json").write_text('{"tokenizer_class": "PreTrainedTokenizerFast"}')
+    (folder / "chat_template.jinja").write_text(
+        "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
+        "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+    )
+
+    class Spy(ChatTokenizer):
+        longest = 0
+
+        def __call__(self, text, *args, **kwargs):
+            Spy.longest = max(Spy.longest, len(text))
+            return super().__call__(text, *args, **kwargs)
+
+    return Spy(folder)
+
+
+def test_the_language_model_never_tokenizes_more_than_the_cut(tmp_path):
+    from triage_gui.defaults import LABEL_CHARS
+    from triage_gui.engine.prompt import PromptLayout
+
+    tokenizer = _char_tokenizer_folder(tmp_path / "tok")
+    layout = PromptLayout(tokenizer, default_profile(), max_context=100_000, max_ticket_tokens=50_000)
+    type(tokenizer).longest = 0
+    encoded = layout.encode_ticket(LONG)
+    assert type(tokenizer).longest < LABEL_CHARS + 1_000  # the head and tail around the ticket
+    assert encoded.truncated  # flagged ✂ like a ticket cut to the model's context
+    assert encoded.full_ids == layout.encode_ticket(LONG[:LABEL_CHARS] + " whatever follows").full_ids
+
+
+def test_the_n_gram_heads_read_a_bounded_prefix():
+    from triage_gui.defaults import LABEL_CHARS
+    from triage_gui.engine.learning import LexicalStore
+
+    store = LexicalStore()
+    store.add([LONG, LONG[:LABEL_CHARS]])
+    for kind in ("word", "char"):
+        rows = store.tfidf(kind, slice(0, 2), store.idf(kind))
+        assert (rows[0] != rows[1]).nnz == 0  # what follows the cut changes nothing
+        assert store._vectorizers[kind].build_preprocessor()(LONG) == LONG[:LABEL_CHARS].lower()
+
+
+def test_the_sentence_encoder_tokenizes_a_bounded_prefix():
+    from triage_gui.defaults import LABEL_CHARS
+    from triage_gui.engine.model import load_encoder
+
+    encoder = load_encoder()
+    seen: list[int] = []
+    real = encoder._tok
+
+    class Spy:
+        def encode(self, text, **kwargs):
+            seen.append(len(text))
+            return real.encode(text, **kwargs)
+
+    encoder._tok = Spy()
+    long_row, cut_row = encoder.encode([LONG, LONG[:LABEL_CHARS] + " and more"])
+    assert max(seen) <= LABEL_CHARS + len(" and more")
+    assert (long_row == cut_row).all()
+
+
+def test_the_summary_says_a_ticket_was_cut_for_labelling_and_keeps_it_whole(tmp_path):
+    from triage_gui.defaults import LABEL_CHARS
+    from triage_gui.engine.tickets import read_table
+
+    path = tmp_path / "long.csv"
+    path.write_text(f"text\nmy card was charged twice\n{LONG}\n", encoding="utf-8")
+    table, _, summary = read_table(str(path), None, None)
+    assert f"1 ticket cut to {LABEL_CHARS:,} characters for labelling (kept whole)" in summary
+    assert table.texts[1] == LONG.strip()
+
+
+def test_a_prompt_example_longer_than_the_cut_is_refused_in_one_sentence():
+    profile = default_profile()
+    profile.examples[0].text = LONG
+    messages = [p.message for p in profile.problems()]
+    assert any(m.startswith("Example 1 is 1,040,000 characters long") for m in messages), messages
+
+
+def test_classify_fast_with_a_few_megabyte_ticket_stays_small(tmp_path):
+    """The whole process, as a user runs it: a 4 MB ticket took ~1.3 GB more than a short file before the cut."""
+    text = "my card was charged twice and the refund never came " * 80_000  # 4 MB
+    path = tmp_path / "long.csv"
+    path.write_text(f"text\nmy card was charged twice\n{text}\nthe app crashes\n", encoding="utf-8")
+    run = (
+        "import resource, runpy, sys\n"
+        "try:\n"
+        "    runpy.run_module('triage_gui', run_name='__main__')\n"
+        "except SystemExit as exc:\n"
+        "    code = exc.code\n"
+        "print('peak', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+        "sys.exit(code)\n"
+    )
+    command = ["classify", str(path), "--fast", "--out", str(tmp_path / "out.csv")]
+    done = subprocess.run(
+        [sys.executable, "-c", run, *command], env=_env(), capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert "cut to 20,000 characters for labelling" in done.stderr
+    peak_kb = int(done.stderr.split("peak ")[-1].split()[0])
+    assert peak_kb < 1_300_000, f"peak {peak_kb / 1e6:.2f} GB"
+    rows = (tmp_path / "out.csv").read_text(encoding="utf-8")
+    assert text.strip() in rows  # kept whole in the output

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ...defaults import LABEL_CHARS
 from ._profile import PromptProfile
 
 _SENTINEL = "\ue000{}\ue001"
@@ -279,8 +280,9 @@ class PromptLayout:
     def encode_ticket(self, text: str) -> EncodedTicket:
         """Canonical ids for a ticket, with the longest cache prefix that is token-clean for it."""
         text = text.strip()
+        truncated = len(text) > LABEL_CHARS  # tokenizing a 20 MB ticket whole, only to cut it, took gigabytes
+        text = text[:LABEL_CHARS].rstrip()
         ticket_ids = self._plain(text)
-        truncated = False
         if len(ticket_ids) > self.max_ticket_tokens:
             text = self._cut(text, self.max_ticket_tokens)
             truncated = True

@@ -10,6 +10,7 @@ import stat
 import unicodedata
 from dataclasses import asdict, dataclass, field
 
+from ...defaults import LABEL_CHARS
 from ...paths import resources_dir
 from ..files import atomic_write_text, check_links
 from ._checked import CheckRecord, read_checks, write_checks
@@ -121,6 +122,14 @@ class PromptProfile:
         for i, example in enumerate(self.examples):
             if not example.text.strip():
                 found.append(Problem(f"examples[{i}].text", f"Example {i + 1} has no ticket text."))
+            elif len(example.text) > LABEL_CHARS:  # rendered into the prompt whole: 15 MB took 3.4 GB to tokenize
+                found.append(
+                    Problem(
+                        f"examples[{i}].text",
+                        f"Example {i + 1} is {len(example.text):,} characters long; a prompt example can be at "
+                        f"most {LABEL_CHARS:,} (tickets are labelled from their first {LABEL_CHARS:,}).",
+                    )
+                )
             if example.label not in names:
                 found.append(Problem(f"examples[{i}].label", f"Example {i + 1} uses unknown label {example.label!r}."))
         return found

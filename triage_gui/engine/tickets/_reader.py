@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...defaults import LABEL_CHARS
 from ...words import counted
 from ..table import BLANK
 from ._records import fold_extra, json_integer, read_records, unique_names, uses_quoting, without_surrogates
@@ -90,6 +91,7 @@ class TicketSource:
     notes: list[str] = field(default_factory=list)
     empty_lines: int = 0
     blank_text: int = 0
+    long_text: int = 0  # tickets longer than LABEL_CHARS: labelled from their beginning, kept whole
     bad_lines: list[int] = field(default_factory=list)
     ragged_rows: int = 0  # short rows, padded
     long_rows: int = 0  # rows with more fields than the header, the extra ones kept in the text
@@ -109,7 +111,9 @@ class TicketSource:
     def batches(self, size: int = 256, text_column: int | None = None) -> Iterator[list[Ticket]]:
         """Yield every record in file order, ``size`` at a time; unscorable ones carry a ``problem``."""
         column = self.text_column if text_column is None else text_column
-        self.empty_lines = self.blank_text = self.ragged_rows = self.long_rows = self.rows_read = self.surrogates = 0
+        self.empty_lines = self.blank_text = self.long_text = self.ragged_rows = self.long_rows = self.rows_read = (
+            self.surrogates
+        ) = 0
         self.bad_lines, self.quote_lines = [], []
         batch: list[Ticket] = []
         for number, values, problem in self._records(column):
@@ -119,6 +123,7 @@ class TicketSource:
                 text = ""
                 problem = BLANK
                 self.blank_text += 1
+            self.long_text += len(text) > LABEL_CHARS
             batch.append(Ticket(number, values, text, problem))
             if len(batch) >= size:
                 yield batch
@@ -136,6 +141,10 @@ class TicketSource:
         parts[0] += ")"
         if self.blank_text:
             parts.append(f"{self.blank_text} with blank text (kept, unlabelled)")
+        if self.long_text:
+            parts.append(
+                f"{counted(self.long_text, 'ticket')} cut to {LABEL_CHARS:,} characters for labelling (kept whole)"
+            )
         if self.bad_lines:
             shown = ", ".join(str(n) for n in self.bad_lines[:10])
             more = "…" if len(self.bad_lines) > 10 else ""
