@@ -367,3 +367,126 @@ def test_classify_fast_with_a_few_megabyte_ticket_stays_small(tmp_path):
     assert peak_kb < 1_300_000, f"peak {peak_kb / 1e6:.2f} GB"
     rows = (tmp_path / "out.csv").read_text(encoding="utf-8")
     assert text.strip() in rows  # kept whole in the output
+
+
+# ----------------------------------------------------------------- 8. caches trusted too far; (c) a flipped byte
+
+
+def _fake_loaded(tmp_path: Path):
+    """Enough of a loaded model for the prefix store's key: a weights file and the decoder's identity."""
+    import types
+
+    import torch
+
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "model.safetensors").write_bytes(b"weights")
+    decoder = types.SimpleNamespace(dtype=torch.float32, device=torch.device("cpu"), products="aten")
+    return types.SimpleNamespace(source=str(folder), decoder=decoder)
+
+
+def _stored_prefix(tmp_path: Path):
+    import torch
+
+    from triage_gui.engine.model import _prefix_store as store
+
+    loaded, ids = _fake_loaded(tmp_path), [5, 6, 7]
+    generator = torch.Generator().manual_seed(3)
+    layers = [
+        (torch.randn(1, 2, 3, 4, generator=generator), torch.randn(1, 2, 3, 4, generator=generator)) for _ in range(2)
+    ]
+    store.save(loaded, ids, layers)
+    path = store._folder() / f"{store.key(loaded, ids)}.safetensors"
+    assert store.read(loaded, ids).layers is not None
+    return store, loaded, ids, layers, path
+
+
+def _another_account(path: Path, monkeypatch) -> None:
+    """Make ``path`` another account's: chown as root, else this process pretends to be someone else."""
+    if os.geteuid() == 0:
+        os.chown(path, 4242, 4242)
+    else:
+        uid = os.getuid()
+        monkeypatch.setattr(os, "getuid", lambda: uid + 4242)
+
+
+def test_a_stored_prefix_with_any_one_byte_flipped_is_never_used_silently(tmp_path):
+    import torch
+
+    store, loaded, ids, layers, path = _stored_prefix(tmp_path)
+    whole = path.read_bytes()
+    for at in range(len(whole)):
+        flipped = bytearray(whole)
+        flipped[at] ^= 0xFF
+        path.write_bytes(bytes(flipped))
+        found = store.read(loaded, ids)
+        if found.layers is None:
+            assert found.problem and path.name in found.problem, at
+        else:  # a harmless flip (JSON spacing) may be read, but only as the very values stored
+            assert found.problem is None
+            assert all(torch.equal(a, c) and torch.equal(b, d) for (a, b), (c, d) in zip(found.layers, layers)), at
+
+
+def test_a_stored_prefix_another_account_wrote_is_not_used_and_said(tmp_path, monkeypatch):
+    """A forged entry (its checksum recomputed) in a shared cache changed labels silently."""
+    store, loaded, ids, _, path = _stored_prefix(tmp_path)
+    _another_account(path, monkeypatch)
+    found = store.read(loaded, ids)
+    assert found.layers is None
+    assert found.problem and "another account" in found.problem and path.name in found.problem
+    assert path.exists()  # not ours to delete
+
+
+def test_verified_weights_stamps_as_a_fifo_do_not_hang():
+    import threading
+
+    from triage_gui.engine.model import _checksums as checksums
+    from triage_gui.paths import cache_dir
+
+    stamps = cache_dir() / checksums.STAMPS
+    stamps.unlink(missing_ok=True)
+    os.mkfifo(stamps)
+    try:
+        result: list[dict] = []
+        worker = threading.Thread(target=lambda: result.append(checksums._read_stamps()), daemon=True)
+        worker.start()
+        worker.join(20)
+        if worker.is_alive():  # release the old code's blocked open, then fail
+            with open(os.open(stamps, os.O_WRONLY | os.O_NONBLOCK), "w"):
+                pass
+        assert result == [{}]
+    finally:
+        stamps.unlink()
+
+
+def test_verified_weights_stamps_as_a_huge_sparse_file_are_not_read_whole():
+    import tracemalloc
+
+    from triage_gui.engine.model import _checksums as checksums
+    from triage_gui.paths import cache_dir
+
+    stamps = cache_dir() / checksums.STAMPS
+    stamps.unlink(missing_ok=True)
+    with open(stamps, "wb") as handle:
+        handle.truncate(200 << 20)  # sparse: no disk used
+    try:
+        tracemalloc.start()
+        assert checksums._read_stamps() == {}
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert peak < 16 << 20, f"read {peak:,} bytes"
+    finally:
+        stamps.unlink()
+
+
+def test_stamps_written_by_another_account_vouch_for_nothing(tmp_path, monkeypatch):
+    from triage_gui.engine.model import _checksums as checksums
+    from triage_gui.paths import cache_dir
+
+    weights = tmp_path / "w.bin"
+    weights.write_bytes(b"real weights")
+    checksums._stamp(weights, {"sha256": "0" * 64})  # a forged stamp: the file's hash is not this
+    assert checksums.sha256_verified(weights, "0" * 64, lambda p: "f" * 64)  # our own stamp is believed
+    _another_account(cache_dir() / checksums.STAMPS, monkeypatch)
+    assert not checksums.sha256_verified(weights, "0" * 64, lambda p: "f" * 64)  # theirs is not: hashed
+    (cache_dir() / checksums.STAMPS).unlink()
