@@ -344,7 +344,7 @@ def test_a_prompt_example_longer_than_the_cut_is_refused_in_one_sentence():
 
 
 def test_classify_fast_with_a_few_megabyte_ticket_stays_small(tmp_path):
-    """The whole process, as a user runs it: a 4 MB ticket took ~1.3 GB more than a short file before the cut."""
+    """The whole process, as a user runs it: a 4 MB ticket peaked at 1.28 GB before the cut, 0.49 GB after."""
     text = "my card was charged twice and the refund never came " * 80_000  # 4 MB
     path = tmp_path / "long.csv"
     path.write_text(f"text\nmy card was charged twice\n{text}\nthe app crashes\n", encoding="utf-8")
@@ -364,7 +364,7 @@ def test_classify_fast_with_a_few_megabyte_ticket_stays_small(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "cut to 20,000 characters for labelling" in done.stderr
     peak_kb = int(done.stderr.split("peak ")[-1].split()[0])
-    assert peak_kb < 1_300_000, f"peak {peak_kb / 1e6:.2f} GB"
+    assert peak_kb < 900_000, f"peak {peak_kb / 1e6:.2f} GB"  # measured: 0.49 GB, and 1.28 GB before the cut
     rows = (tmp_path / "out.csv").read_text(encoding="utf-8")
     assert text.strip() in rows  # kept whole in the output
 
@@ -490,3 +490,37 @@ def test_stamps_written_by_another_account_vouch_for_nothing(tmp_path, monkeypat
     _another_account(cache_dir() / checksums.STAMPS, monkeypatch)
     assert not checksums.sha256_verified(weights, "0" * 64, lambda p: "f" * 64)  # theirs is not: hashed
     (cache_dir() / checksums.STAMPS).unlink()
+
+
+# ----------------------------------------------------------------- round four (a): a damaged encoder copy
+
+
+def test_an_encoder_copy_whose_layernorm_overflows_is_refused_in_one_sentence(tmp_path):
+    """Finite but huge LayerNorm weights gave NaN embeddings; ``classify --encoder`` then labelled from the
+    other heads without a word. Asked for explicitly, the encoder is refused."""
+    import shutil
+
+    from safetensors.torch import load_file, save_file
+
+    from triage_gui.engine.model import load_encoder
+    from triage_gui.engine.model._encoder import bundled_folder
+
+    folder = tmp_path / "encoder"
+    shutil.copytree(bundled_folder(), folder)
+    tensors = load_file(str(folder / "model.safetensors"))
+    name = next(k for k in tensors if k.endswith("encoder.layer.1.attention.output.LayerNorm.weight"))
+    tensors[name][:] = 3e38
+    save_file(tensors, str(folder / "model.safetensors"))
+    with pytest.raises(ValueError, match="is damaged: it gives non-finite embeddings"):
+        load_encoder(str(folder))
+    (tmp_path / "t.txt").write_text("my card was charged twice\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "triage_gui", "classify", "t.txt", "--fast", "--encoder", str(folder)],
+        cwd=tmp_path,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 2 and "non-finite embeddings" in done.stderr
+    assert done.stdout == ""  # no labels from the other heads

@@ -90,8 +90,23 @@ def load_encoder(spec: str = BUNDLED_ENCODER, device: str = "cpu") -> SentenceEn
     else:
         raise ValueError(f"Sentence encoder not found: {spec!r} is neither 'bundled', a folder nor a Hub id.")
     encoder = SentenceEncoder(folder, name, device)
+    _probe(encoder, folder)
     encoder.load_seconds = time.perf_counter() - started
     return encoder
+
+
+PROBE = "My card was charged twice and I want a refund."
+
+
+def _probe(encoder: SentenceEncoder, folder: Path) -> None:
+    """One sentence through the encoder (~5 ms): finite weights can still give NaN embeddings (a LayerNorm
+    weight of 3e38 overflows), after which the classifier silently weighed the encoder's head at zero and
+    labelled from the other heads; such an encoder is refused like one whose weights are not finite."""
+    if not np.isfinite(encoder.encode([PROBE])).all():
+        raise ValueError(
+            f"The sentence encoder in {folder} is damaged: it gives non-finite embeddings (NaN or infinity); "
+            "copy it again, or use the bundled encoder."
+        )
 
 
 def _check_folder(folder: Path, remedy: str) -> None:
