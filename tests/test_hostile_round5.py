@@ -524,3 +524,75 @@ def test_an_encoder_copy_whose_layernorm_overflows_is_refused_in_one_sentence(tm
     )
     assert done.returncode == 2 and "non-finite embeddings" in done.stderr
     assert done.stdout == ""  # no labels from the other heads
+
+
+# ----------------------------------------------------------------- 6. standard input without a bound
+
+
+class _Stdin:
+    """Standard input as ``ticket_file`` sees it: a byte stream that is no terminal."""
+
+    def __init__(self, data: bytes) -> None:
+        import io
+
+        self.buffer = io.BytesIO(data)
+        self.buffer.isatty = lambda: False  # type: ignore[method-assign]
+
+
+def test_standard_input_past_its_limit_is_one_sentence_and_leaves_no_copy(tmp_path, monkeypatch, capsys):
+    import tempfile
+
+    from triage_gui import steps
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(steps, "STDIN_LIMIT", 3 << 20)
+    monkeypatch.setattr(steps, "PROGRESS_BYTES", 1 << 20)
+    monkeypatch.setattr(sys, "stdin", _Stdin(b"my card was charged twice\n" * 200_000))  # 5.2 MB
+    with pytest.raises(ValueError, match=r"more than .* GB of tickets; save them to a file"), steps.ticket_file("-"):
+        pass
+    assert list(tmp_path.iterdir()) == []  # the partial copy is gone
+    assert "2 MB read from standard input" in capsys.readouterr().err  # progress while it copied
+
+
+def test_reading_a_big_file_says_how_far_it_got(tmp_path):
+    from triage_gui.engine.tickets import read_table
+
+    path = tmp_path / "t.csv"
+    path.write_text("text\n" + "my card was charged twice\n" * 10_000, encoding="utf-8")
+    seen: list[int] = []
+    table, _, _ = read_table(str(path), None, None, seen.append)
+    assert seen == [4096, 8192, 10_000] and len(table.texts) == 10_000
+
+
+def test_sigterm_while_standard_input_stalls_removes_the_copy(tmp_path):
+    import signal
+    import time
+
+    env = _env()
+    env["TMPDIR"] = str(tmp_path)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "triage_gui", "classify", "-", "--fast"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert child.stdin is not None
+    try:
+        child.stdin.write(b"text\nmy card was charged twice\n")
+        child.stdin.flush()
+        copy = []
+        for _ in range(1200):  # until the copy exists (the interpreter and imports come first)
+            copy = list(tmp_path.glob("triage-stdin-*/*"))
+            if copy:
+                break
+            time.sleep(0.1)
+        assert copy, "standard input was never copied"
+        child.send_signal(signal.SIGTERM)
+        assert child.wait(timeout=60) != 0
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        child.stdin.close()
+    assert not list(tmp_path.glob("triage-stdin-*"))
