@@ -278,8 +278,8 @@ def _hub_snapshot(repo_id: str) -> Path:
         return Path(snapshot_download(repo_id)).resolve()
     except Exception as exc:  # offline, no such repo, a gated repo: all the same to a user
         raise ModelLoadError(
-            f"Cannot load {repo_id!r} from the Hugging Face Hub ({type(exc).__name__}): connect to the internet "
-            f"once, or use the bundled model; a local folder of that name is written as a path (./{repo_id})."
+            f"Cannot load {repo_id!r}: the Hugging Face Hub could not provide it ({type(exc).__name__}; no network, "
+            f"or no such model); a local folder of that name is written as a path (./{repo_id})."
         ) from exc
 
 
