@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from triage_gui.engine.tickets import TicketFileError, check_file, open_tickets
 from triage_gui.engine.tickets import _sheet_xml as sheet_xml
+from triage_gui.engine.tickets._reader import FORMULA
 from triage_gui.engine.tickets._workbook import sheet_rows
 
 MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
@@ -268,7 +269,7 @@ def test_formulas_without_a_saved_value_are_counted_and_named(tmp_path):
     ws.append(["=A2", "billing"])
     book.save(path)
     source = open_tickets(path)
-    assert [t.problem for t in source.read_all()] == [None, "blank ticket text", "blank ticket text"]
+    assert [t.problem for t in source.read_all()] == [None, FORMULA, FORMULA]  # not "blank ticket text"
     assert "2 formulas without a saved value read as empty (A3, A4)" in source.summary()
 
 
@@ -346,4 +347,4 @@ def test_a_row_holding_only_a_formula_without_a_saved_value_still_comes_back(tmp
     book.save(path)
     rows = open_tickets(path).read_all()
     assert [t.text for t in rows] == ["my card was charged twice", "", "the app crashes"]
-    assert rows[1].problem == "blank ticket text"
+    assert rows[1].problem == FORMULA

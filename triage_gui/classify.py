@@ -102,6 +102,8 @@ def output_path(args: argparse.Namespace) -> str | None:
     from .engine.tickets import check_output
 
     if args.out is None:
+        if sys.stdout is None or sys.stdout.closed:  # started with stdout closed (``>&-``): print had no file
+            raise ValueError("Standard output is closed, so the labels have nowhere to go; give --out FILE.")
         return None
     return check_output(args.out, {"input file": args.file, "prompt file": args.prompt, "--train file": args.train})
 

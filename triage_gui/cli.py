@@ -14,6 +14,12 @@ from .defaults import BATCH_SIZE
 
 PACKAGE = Path(__file__).resolve().parent
 
+ECHO_LIMIT = 300  # characters of a refused command line echoed back: enough to see what was typed
+# owner/name is always a Hub id: a same-named folder under the current folder is written as a path.
+MODEL_HELP = (
+    "'bundled', a Hub id (owner/name, always fetched from the Hub), a model folder (one named like a Hub id "
+    "is written as a path: ./owner/name) or a .gguf file"
+)
 DEVICE = re.compile(r"auto|cpu|mps|cuda(:\d+)?")
 
 
@@ -21,7 +27,10 @@ class Parser(argparse.ArgumentParser):
     """argparse with its refusals in one line (no usage block): bad values get one sentence, exit 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"ticket-triage: {message.splitlines()[0] if message else 'bad arguments'}\n")
+        line = message.splitlines()[0] if message else "bad arguments"
+        if len(line) > ECHO_LIMIT:  # 5,000 stray arguments were echoed as one 174 KB line
+            line = f"{line[:ECHO_LIMIT].rstrip()}… ({len(line) - ECHO_LIMIT:,} more characters not shown)"
+        self.exit(2, f"ticket-triage: {line}\n")
 
 
 def between(high: int) -> Callable[[str], int]:
@@ -83,9 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument(
         "--prompt", type=given, help="prompt profile (.json); default: the bundled support-triage profile"
     )
-    common.add_argument(
-        "--model", type=given, default="bundled", help="'bundled', a Hub id, a model folder or a .gguf file"
-    )
+    common.add_argument("--model", type=given, default="bundled", help=MODEL_HELP)
     common.add_argument("--device", default="auto", type=device, help="auto, cpu, cuda, cuda:N or mps")
     common.add_argument("--threads", type=between(1024), help="CPU threads (default: physical cores)")
     common.add_argument(
@@ -203,7 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     gui = sub.add_parser("gui", help="open the window (the default)")
-    gui.add_argument("--model", type=given, help="'bundled', a Hub id, a model folder or a .gguf file")
+    gui.add_argument("--model", type=given, help=MODEL_HELP)
     gui.add_argument("--device", default="auto", type=device, help="auto, cpu, cuda, cuda:N or mps")
     gui.add_argument(
         "--encoder", default="bundled", type=given, help="sentence encoder: 'bundled', a Hub id, a folder, or 'none'"

@@ -19,6 +19,12 @@ def progress_line(done: int, total: int, started: float, extra: str = "") -> Non
     _open[0] = True
 
 
+def status_line(text: str) -> None:
+    """A progress line of words (``\r12,288 rows read…``) on stderr, rewritten in place."""
+    print(f"\r{text}", end="", file=sys.stderr, flush=True)
+    _open[0] = True
+
+
 def end_line() -> None:
     """End an open progress line (nothing where none is open)."""
     if _open[0]:

@@ -11,12 +11,14 @@ import argparse
 import contextlib
 import os
 import shutil
+import signal
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 
-from .console import end_line, progress_line
+from .console import end_line, progress_line, status_line
 from .engine.table import TicketTable
 
 STDIN = "standard input"
@@ -37,14 +39,57 @@ def ticket_file(path: str) -> Iterator[str]:
         print("reading tickets from standard input (end with Ctrl+D)", file=sys.stderr)
     folder = tempfile.mkdtemp(prefix="triage-stdin-")
     try:
-        try:
-            with open(os.path.join(folder, STDIN), "wb") as handle:
-                shutil.copyfileobj(stream, handle)
-        except OSError as exc:
-            raise ValueError(f"Cannot keep standard input in a temporary file: {exc.strerror or exc}.") from None
-        yield os.path.join(folder, STDIN)
+        with _terminate_as_exit():  # SIGTERM while standard input stalls: the copy is removed all the same
+            try:
+                with open(os.path.join(folder, STDIN), "wb") as handle:
+                    _copy_bounded(stream, handle)
+            except OSError as exc:
+                raise ValueError(f"Cannot keep standard input in a temporary file: {exc.strerror or exc}.") from None
+            yield os.path.join(folder, STDIN)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+# The most standard input ``classify -`` keeps: ``yes … | classify -`` filled 2.2 GB of the temporary folder
+# in 3 s. A bigger backlog is a file, read in place with no copy.
+STDIN_LIMIT = 1 << 30
+_CHUNK = 1 << 20
+PROGRESS_BYTES = 64 << 20  # a progress line per this much standard input copied
+
+
+def _copy_bounded(stream, handle) -> None:
+    """Copy standard input up to STDIN_LIMIT, a progress line every PROGRESS_BYTES; past it, one sentence."""
+    copied, started = 0, time.perf_counter()
+    while chunk := stream.read(_CHUNK):
+        copied += len(chunk)
+        if copied > STDIN_LIMIT:
+            end_line()
+            raise ValueError(
+                f"Standard input holds more than {STDIN_LIMIT / 2**30:g} GB of tickets; save them to a file and "
+                "give its name instead of -."
+            )
+        handle.write(chunk)
+        if copied % PROGRESS_BYTES < len(chunk):
+            status_line(f"{copied >> 20:,} MB read from standard input ({time.perf_counter() - started:.0f} s)")
+    end_line()
+
+
+@contextlib.contextmanager
+def _terminate_as_exit() -> Iterator[None]:
+    """SIGTERM raises SystemExit (143) here, so the ``finally`` above removes the copy; outside the main
+    thread (no signal handlers there) nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def read_input(path: str, column: str | None, sheet: str | None = None) -> tuple[TicketTable, str, str]:
@@ -52,8 +97,20 @@ def read_input(path: str, column: str | None, sheet: str | None = None) -> tuple
     column's name and the summary (:func:`engine.tickets.read_table`)."""
     from .engine.tickets import read_table
 
+    started = time.perf_counter()
+    shown = [started]
+
+    def progress(rows: int) -> None:  # a line once a second, and only for a file that takes a while
+        now = time.perf_counter()
+        if now - shown[0] >= 1.0:
+            shown[0] = now
+            status_line(f"{rows:,} rows read ({now - started:.0f} s)")
+
     with ticket_file(path) as name:
-        return read_table(name, column, sheet)
+        try:
+            return read_table(name, column, sheet, progress)
+        finally:
+            end_line()
 
 
 def load_encoder_for(args: argparse.Namespace):

@@ -18,6 +18,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import HashingVectorizer
 
+from ...defaults import LABEL_CHARS
+
 N_FEATURES = 2**16  # fits uint16 indices
 KINDS = ("word", "char")
 
@@ -27,7 +29,13 @@ def _vectorizer(kind: str) -> HashingVectorizer:
         options = {"analyzer": "word", "ngram_range": (1, 2)}
     else:
         options = {"analyzer": "char_wb", "ngram_range": (3, 5)}
-    return HashingVectorizer(n_features=N_FEATURES, alternate_sign=False, norm=None, lowercase=True, **options)
+    return HashingVectorizer(n_features=N_FEATURES, alternate_sign=False, norm=None, preprocessor=_cut_lower, **options)
+
+
+def _cut_lower(text: str) -> str:
+    """The one cut of the n-gram heads' text: its first LABEL_CHARS characters, lower-cased (what
+    ``lowercase=True`` did). A 20 MB ticket's character 3-5-grams took 4.3 GB, its words 0.8 GB."""
+    return text[:LABEL_CHARS].lower()
 
 
 class _Rows:

@@ -143,7 +143,14 @@ def _compile(source: str | None):
     def tojson(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
         return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
 
-    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[Generation, loopcontrols])
+    env = ImmutableSandboxedEnvironment(
+        trim_blocks=True,
+        lstrip_blocks=True,
+        extensions=[Generation, loopcontrols],
+        # No templates besides this one: ``{% include %}`` / ``{% import %}`` are TemplateNotFound (a Jinja
+        # error said in one sentence), not "TypeError: no loader for this environment specified".
+        loader=jinja2.DictLoader({}),
+    )
     env.filters["tojson"] = tojson
     env.globals["raise_exception"] = raise_exception
     env.globals["strftime_now"] = lambda fmt: datetime.now().strftime(fmt)

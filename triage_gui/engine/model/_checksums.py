@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -31,7 +32,7 @@ import numpy as np
 
 from ...paths import cache_dir
 from ..files import atomic_write_text
-from ._integrity import MANIFEST, file_sha256
+from ._integrity import MANIFEST, file_sha256, own_file, read_small
 
 if TYPE_CHECKING:
     import torch
@@ -48,8 +49,13 @@ def _stamp_key(path: Path) -> tuple[str, dict]:
 
 
 def _read_stamps() -> dict:
+    """The stamps, where they are this account's own (or root's): a stamp vouches that a file was hashed,
+    so one written by another account in a shared cache would skip the check for whatever it names."""
+    path = cache_dir() / STAMPS
     try:
-        stamps = json.loads((cache_dir() / STAMPS).read_text(encoding="utf-8"))
+        if not own_file(os.stat(path)):
+            return {}
+        stamps = json.loads(read_small(path))
     except (OSError, ValueError):
         return {}
     return stamps if isinstance(stamps, dict) else {}
@@ -89,19 +95,19 @@ def recorded_checksums(folder: Path) -> dict[str, tuple[str, str]]:
     """File name -> (SHA-256, where it is recorded), for what ``folder`` records of itself."""
     found: dict[str, tuple[str, str]] = {}
     with contextlib.suppress(OSError, ValueError, AttributeError, TypeError):
-        files = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))["files"]
+        files = json.loads(read_small(folder / MANIFEST))["files"]
         for name, entry in files.items():
             found[name] = (str(entry["sha256"]).lower(), MANIFEST)
     for sums in SUM_FILES:
         with contextlib.suppress(OSError, UnicodeDecodeError):
-            for line in (folder / sums).read_text(encoding="utf-8").splitlines():
+            for line in read_small(folder / sums).splitlines():
                 if match := _LINE.match(line):
                     found[match.group(2).removeprefix("./")] = (match.group(1).lower(), sums)
     for path in folder.glob("*.sha256"):
         if path.name in SUM_FILES:
             continue
         with contextlib.suppress(OSError, UnicodeDecodeError):
-            if match := _HEX.match(path.read_text(encoding="utf-8").strip()):
+            if match := _HEX.match(read_small(path).strip()):
                 found[path.name.removesuffix(".sha256")] = (match.group(0).lower(), path.name)
     for path in folder.iterdir():
         if path.is_symlink() and _HEX.fullmatch(Path(path.readlink()).name):  # a Hub cache blob

@@ -32,6 +32,7 @@ import json
 import os
 import shutil
 import socket
+import stat
 import time
 import zlib
 from collections.abc import Mapping
@@ -46,6 +47,33 @@ if TYPE_CHECKING:
 MANIFEST = "triage-manifest.json"
 MANIFEST_FORMAT = 1
 _CHUNK = 1 << 20
+SMALL_FILE = 8 << 20  # the most a cache's own record (stamps, manifest, sums) is read to: ours are < 100 KB
+
+
+class NotSmallFile(OSError):
+    """A cache record that is not a small regular file: a FIFO, a device, a 2 GB sparse file."""
+
+
+def own_file(info: os.stat_result) -> bool:
+    """Whether a cache file is this account's (or root's). The checksums guard against accidents only:
+    whoever can write a file can recompute its checksum, so in a cache shared with other accounts a
+    record that vouches for something (a stamp, a stored prefix) counts only where this account or root
+    wrote it. Systems without user ids (Windows) have no shared-cache story here: every file counts."""
+    getuid = getattr(os, "getuid", None)
+    return getuid is None or info.st_uid in (getuid(), 0)
+
+
+def read_small(path: Path, limit: int = SMALL_FILE) -> str:
+    """A small cache record's text, or OSError. Opened non-blocking and regular files only: the stamp file
+    made a FIFO hung ``classify`` in ``open``, and made a 2 GB sparse file it was read whole (4.3 GB)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise NotSmallFile(f"{path.name} is not a regular file")
+        if info.st_size > limit:
+            raise NotSmallFile(f"{path.name} is {info.st_size:,} bytes, more than a record of ours ever is")
+        return handle.read(limit + 1)[:limit].decode("utf-8")
 
 
 def tensors_checksum(tensors: Mapping[str, torch.Tensor]) -> str:
@@ -107,7 +135,7 @@ def check_manifest(folder: Path, full: bool = False) -> str | None:
     ``full``. Times that moved over unchanged contents are recorded (best effort) for the next start.
     """
     try:
-        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        manifest = json.loads(read_small(folder / MANIFEST))
         files: dict[str, dict[str, Any]] = manifest["files"]
         if manifest.get("format") != MANIFEST_FORMAT or not files:
             return f"{MANIFEST} is of an unknown format"

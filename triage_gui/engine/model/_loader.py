@@ -63,12 +63,16 @@ class LoadedModel:
 
 
 def is_hub_id(spec: str) -> bool:
-    """``owner/name`` that is not a path on this machine: the one rule for "is this a Hub id"."""
+    """``owner/name``: the one rule for "is this a Hub id", by its shape alone.
+
+    A folder of the same name in the current folder does not make it a path: ``--model Qwen/Qwen2.5-0.5B``
+    run from a folder holding a planted ``Qwen/Qwen2.5-0.5B`` loaded that instead of the Hub model. A
+    local folder of that shape is written as a path (``./Qwen/Qwen2.5-0.5B`` or an absolute one)."""
     spec = spec.strip()
     if spec.count("/") != 1 or spec.startswith((".", "/", "~")) or "\\" in spec or spec.lower().endswith(".gguf"):
         return False
     owner, name = spec.split("/")
-    return bool(owner and name) and not Path(spec).expanduser().exists()
+    return bool(owner and name)
 
 
 def bundled_gguf() -> Path:
@@ -192,8 +196,13 @@ def _dequantize(gguf: Path, folder: Path, report: Progress) -> None:
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
     report(0.85, "Saving the converted model to the cache…")
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
+    try:
+        model.save_pretrained(folder)
+        tokenizer.save_pretrained(folder)
+    except OSError:
+        raise  # said by _convert, with the cache folder's name
+    except Exception as exc:  # safetensors' SafetensorError on a full disk ("No space left on device")
+        raise OSError(_short(exc)) from exc
 
 
 def _discard(target: Path, gguf: Path, problem: str, report: Progress) -> None:
@@ -243,6 +252,8 @@ def _resolve(spec: str | None, report: Progress) -> _Source:
         gguf = bundled_gguf()
         folder, repaired = _converted(gguf, report)
         return _Source(str(folder), BUNDLED_NAME, BUNDLED_LICENCE, gguf, repaired)
+    if is_hub_id(spec):
+        return _Source(str(_hub_snapshot(spec)), spec, "see the model's card on the Hugging Face Hub")
     path = Path(spec).expanduser()
     if spec.lower().endswith(".gguf"):
         if not path.is_file():
@@ -255,9 +266,21 @@ def _resolve(spec: str | None, report: Progress) -> _Source:
         if problem := checksums.folder_problem(path):
             raise ModelLoadError(f"The model in {path} is damaged ({problem}): copy or download it again.")
         return _Source(str(path), path.name, "see the model's card")
-    if is_hub_id(spec):
-        return _Source(spec, spec, "see the model's card on the Hugging Face Hub")
     raise ModelLoadError(f"Model not found: {spec!r} is neither a file, a folder nor a Hub id.")
+
+
+def _hub_snapshot(repo_id: str) -> Path:
+    """The Hub model's own downloaded folder (absolute): transformers given the bare id would load a
+    same-named folder under the current folder first."""
+    try:
+        from huggingface_hub import snapshot_download
+
+        return Path(snapshot_download(repo_id)).resolve()
+    except Exception as exc:  # offline, no such repo, a gated repo: all the same to a user
+        raise ModelLoadError(
+            f"Cannot load {repo_id!r}: the Hugging Face Hub could not provide it ({type(exc).__name__}; no network, "
+            f"or no such model); a local folder of that name is written as a path (./{repo_id})."
+        ) from exc
 
 
 DTYPES = ("float32", "bfloat16")

@@ -14,6 +14,10 @@ products) stayed at 3-5e-5. The thread count (1 or 2), a prefix read back rather
 other load on the CPU changed no bit of either path in the fresh processes measured, so none of those
 is in the key.
 
+An entry another account wrote (a cache shared through TRIAGE_GUI_CACHE_DIR) is never used: its crc32
+proves nothing against a forger, who can recompute it, and checking the values means recomputing the
+prefix, the 0.3-0.5 s the store saves; so it is said, and recomputed.
+
 Every entry carries a crc32 of its tensors in its own metadata, written in the same atomic file
 replace (:func:`integrity.tensors_checksum`; 2.5 ms for the default 170-token prefix). An entry that
 is unreadable, short or fails its checksum is damaged: it is logged, deleted, never used, and the
@@ -161,6 +165,17 @@ def read(loaded: LoadedModel, ids: list[int]) -> Lookup:
     path = _folder() / f"{name}.safetensors" if name else None
     if path is None or not path.is_file():
         return Lookup()
+    try:
+        theirs = not (integrity.own_file(path.lstat()) and integrity.own_file(path.stat()))
+    except OSError:
+        return Lookup()
+    if theirs:  # a forged entry would pass its crc32 (anyone can recompute it) and change every label
+        problem = (
+            f"The stored prompt prefix {path.name} was written by another account, so it was not used (a prefix "
+            "cannot be checked without recomputing it); it was recomputed."
+        )
+        log.warning("%s", problem)
+        return Lookup(problem=problem)
     try:
         layers = _read_verified(path, name or "", len(ids))
     except Exception as exc:  # truncated, foreign or altered: recomputed by the caller and stored again

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ...defaults import LABEL_CHARS
 from ._profile import PromptProfile
 
 _SENTINEL = "\ue000{}\ue001"
@@ -171,7 +172,9 @@ class PromptLayout:
                     )
                 raise
         except Exception as exc:
-            if not type(exc).__module__.startswith("jinja2"):
+            # transformers' own Jinja environment has no loader: ``{% include %}`` there is a TypeError
+            no_loader = isinstance(exc, TypeError) and "no loader" in str(exc)
+            if not type(exc).__module__.startswith("jinja2") and not no_loader:
                 raise
             reason = str(exc).splitlines()[0].rstrip(".") if str(exc) else type(exc).__name__
             raise LayoutError(
@@ -277,8 +280,9 @@ class PromptLayout:
     def encode_ticket(self, text: str) -> EncodedTicket:
         """Canonical ids for a ticket, with the longest cache prefix that is token-clean for it."""
         text = text.strip()
+        truncated = len(text) > LABEL_CHARS  # tokenizing a 20 MB ticket whole, only to cut it, took gigabytes
+        text = text[:LABEL_CHARS].rstrip()
         ticket_ids = self._plain(text)
-        truncated = False
         if len(ticket_ids) > self.max_ticket_tokens:
             text = self._cut(text, self.max_ticket_tokens)
             truncated = True

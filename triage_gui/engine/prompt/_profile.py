@@ -10,6 +10,7 @@ import stat
 import unicodedata
 from dataclasses import asdict, dataclass, field
 
+from ...defaults import LABEL_CHARS
 from ...paths import resources_dir
 from ..files import atomic_write_text, check_links
 from ._checked import CheckRecord, read_checks, write_checks
@@ -110,13 +111,25 @@ class PromptProfile:
                 found.append(Problem(where, f"Label {i + 1} {name.strip()!r} contains a line break or tab."))
             key = label_key(name)
             if key in seen:
-                found.append(Problem(where, f"Label {i + 1} {name.strip()!r} duplicates label {seen[key] + 1}."))
+                other = self.label_names[seen[key]].strip()
+                alike = "" if other.casefold() == name.strip().casefold() else " (they only look alike)"
+                found.append(
+                    Problem(where, f"Label {i + 1} {name.strip()!r} duplicates label {seen[key] + 1} {other!r}{alike}.")
+                )
             else:
                 seen[key] = i
         names = set(self.label_names)
         for i, example in enumerate(self.examples):
             if not example.text.strip():
                 found.append(Problem(f"examples[{i}].text", f"Example {i + 1} has no ticket text."))
+            elif len(example.text) > LABEL_CHARS:  # rendered into the prompt whole: 15 MB took 3.4 GB to tokenize
+                found.append(
+                    Problem(
+                        f"examples[{i}].text",
+                        f"Example {i + 1} is {len(example.text):,} characters long; a prompt example can be at "
+                        f"most {LABEL_CHARS:,} (tickets are labelled from their first {LABEL_CHARS:,}).",
+                    )
+                )
             if example.label not in names:
                 found.append(Problem(f"examples[{i}].label", f"Example {i + 1} uses unknown label {example.label!r}."))
         return found
@@ -234,9 +247,19 @@ def label_key(name: str) -> str:
     joiners, soft hyphen, byte-order mark: every format character, and the blank letters) removed, runs
     of whitespace as one space, case folded; "café" typed two ways, "tech  support" and "tech support",
     "billing" and "bill\u200bing" are one label."""
-    text = unicodedata.normalize("NFC", name)
+    text = unicodedata.normalize("NFKC", name)  # full-width "ｂｉｌｌｉｎｇ" is "billing"
     text = "".join(c for c in text if c not in _BLANK_LETTERS and unicodedata.category(c) != "Cf")
-    return " ".join(text.split()).casefold()
+    return " ".join(text.split()).casefold().translate(_LOOKALIKES)
+
+
+# Greek and Cyrillic letters drawn like Latin ones (Unicode's confusables, the letters a keyboard gives):
+# "Αccount" with a Greek capital alpha and "Account" read as one label, so two labels that only look alike
+# are refused as duplicates. Applied after case folding; one Latin letter per script, so two labels written
+# wholly in Greek or wholly in Cyrillic still differ wherever they differ.
+_LOOKALIKES = str.maketrans(
+    "αβεζηικμνορτυχ" + "авеіјкмнорстухѕ",
+    "abezhikmnoptyx" + "abeijkmhopctyxs",
+)
 
 
 # A taught ticket is learned from its first MAX_TAUGHT_CHARS characters (a support ticket's topic is in

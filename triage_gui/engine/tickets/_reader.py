@@ -15,11 +15,13 @@ import csv
 import io
 import json
 import os
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...defaults import LABEL_CHARS
 from ...words import counted
 from ..table import BLANK
 from ._records import fold_extra, json_integer, read_records, unique_names, uses_quoting, without_surrogates
@@ -48,6 +50,16 @@ from ._workbook import XLSX, choose_sheet, is_workbook, sheet_sample
 CSV_LIKE, JSON_LINES, JSON_ARRAY = (".csv", ".tsv", ".tab", ".txt"), (".jsonl", ".ndjson"), (".json",)
 SUPPORTED = (*CSV_LIKE, *JSON_LINES, *JSON_ARRAY, *XLSX)
 FILE_FILTER = f"Ticket files ({' '.join(f'*{ext}' for ext in SUPPORTED)});;All files (*)"  # a Qt dialog's
+
+
+# The problem of a workbook row whose ticket cell is a formula Excel never saved a value for.
+FORMULA = "formula without a saved value (open and save the workbook in Excel to store its text)"
+
+
+def is_blank(text: str) -> bool:
+    """No text to label: whitespace only, or zero-width and other format characters (Unicode category Cf,
+    such as U+200B) only, which show as nothing; a ticket of them alone was labelled as if it said something."""
+    return all(char.isspace() or unicodedata.category(char) == "Cf" for char in text)
 
 
 @dataclass
@@ -79,6 +91,7 @@ class TicketSource:
     notes: list[str] = field(default_factory=list)
     empty_lines: int = 0
     blank_text: int = 0
+    long_text: int = 0  # tickets longer than LABEL_CHARS: labelled from their beginning, kept whole
     bad_lines: list[int] = field(default_factory=list)
     ragged_rows: int = 0  # short rows, padded
     long_rows: int = 0  # rows with more fields than the header, the extra ones kept in the text
@@ -98,15 +111,19 @@ class TicketSource:
     def batches(self, size: int = 256, text_column: int | None = None) -> Iterator[list[Ticket]]:
         """Yield every record in file order, ``size`` at a time; unscorable ones carry a ``problem``."""
         column = self.text_column if text_column is None else text_column
-        self.empty_lines = self.blank_text = self.ragged_rows = self.long_rows = self.rows_read = self.surrogates = 0
+        self.empty_lines = self.blank_text = self.long_text = self.ragged_rows = self.long_rows = self.rows_read = (
+            self.surrogates
+        ) = 0
         self.bad_lines, self.quote_lines = [], []
         batch: list[Ticket] = []
         for number, values, problem in self._records(column):
             self.rows_read += 1
             text = values[column].strip() if column < len(values) and problem is None else ""
-            if problem is None and not text:
+            if problem is None and is_blank(text):
+                text = ""
                 problem = BLANK
                 self.blank_text += 1
+            self.long_text += len(text) > LABEL_CHARS
             batch.append(Ticket(number, values, text, problem))
             if len(batch) >= size:
                 yield batch
@@ -124,6 +141,10 @@ class TicketSource:
         parts[0] += ")"
         if self.blank_text:
             parts.append(f"{self.blank_text} with blank text (kept, unlabelled)")
+        if self.long_text:
+            parts.append(
+                f"{counted(self.long_text, 'ticket')} cut to {LABEL_CHARS:,} characters for labelling (kept whole)"
+            )
         if self.bad_lines:
             shown = ", ".join(str(n) for n in self.bad_lines[:10])
             more = "…" if len(self.bad_lines) > 10 else ""
@@ -169,7 +190,7 @@ class TicketSource:
                         continue
                     yield self._json_values(number, _json_value(line), column)
         elif self.kind == "xlsx":
-            yield from self._sheet_records()
+            yield from self._sheet_records(column)
         elif self.kind == "json":
             for number, value in enumerate(self.records or [], start=1):
                 yield self._json_values(number, value, column)
@@ -222,19 +243,27 @@ class TicketSource:
             except csv.Error as exc:
                 raise TicketFileError(f"{_name(self.path)}: cannot read line {number + 1} ({exc}).") from None
 
-    def _sheet_records(self) -> Iterator[tuple[int, list[str], str | None]]:
+    def _sheet_records(self, column: int) -> Iterator[tuple[int, list[str], str | None]]:
         """A sheet's rows, as a CSV's records: rows wider than the columns so far add columns, as JSON
-        keys do; the empty rows between records are counted (trailing ones are no rows)."""
+        keys do; the empty rows between records are counted (trailing ones are no rows). A row whose
+        ticket cell is a formula without a saved value says so rather than "blank ticket text"."""
+        from ._sheet_xml import column_of
         from ._workbook import sheet_rows
 
         header_pending, last = self.has_header, max(self.first_row - 1, 0)
-        for number, values in sheet_rows(self.path, self.sheet, self.notes, self.first_row):
+        formulas: list[str] = []  # filled by the sheet reader as it goes: cells of formulas without a value
+        seen, pending = 0, set[tuple[str, int]]()
+        for number, values in sheet_rows(self.path, self.sheet, self.notes, self.first_row, formulas):
             self.empty_lines, last = self.empty_lines + number - last - 1, number
+            pending.update((ref.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ"), column_of(ref)) for ref in formulas[seen:])
+            seen = len(formulas)
             if header_pending:
                 header_pending = False  # sniffing took the first row with a value as the header
                 continue
             self.columns.extend(f"column {i + 1}" for i in range(len(self.columns), len(values)))
-            yield number, self._kept(values) + [""] * (len(self.columns) - len(values)), None
+            blank = column < len(values) and is_blank(values[column].strip())
+            problem = FORMULA if blank and (str(number), column + 1) in pending else None
+            yield number, self._kept(values) + [""] * (len(self.columns) - len(values)), problem
 
 
 def check_file(path: str | os.PathLike[str]) -> list[str]:

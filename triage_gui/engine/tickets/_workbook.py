@@ -239,13 +239,18 @@ def _converter(book: Book, archive: zipfile.ZipFile, name: str) -> Callable[[str
 
 
 def sheet_rows(
-    path: str | os.PathLike[str], sheet: str, notes: list[str] | None = None, first: int = 0
+    path: str | os.PathLike[str],
+    sheet: str,
+    notes: list[str] | None = None,
+    first: int = 0,
+    formulas: list[str] | None = None,
 ) -> Iterator[tuple[int, list[str]]]:
     """(row number, cell texts without trailing empty cells) for every row of the sheet that holds a
     value, from row ``first`` on, streamed; the row numbers are the sheet's (the gaps are its empty rows).
 
     Where the whole sheet was read, ``notes`` gets what the lead should know: formulas without a
-    saved value (read as empty), cells whose shared string is missing (read as empty).
+    saved value (read as empty), cells whose shared string is missing (read as empty); ``formulas``, where
+    given, is the list the reader appends those formulas' cells to as it reads.
     """
     name = file_name(Path(path))
     number = 0
@@ -259,6 +264,8 @@ def sheet_rows(
                 with Limited(archive, book.strings, name, "shared-string table", "strings") as stream:
                     strings = shared_strings(stream)
             reader = SheetRows(strings, _converter(book, archive, name))
+            if formulas is not None:  # the caller sees each formula without a value as its row comes
+                reader.formulas = formulas
             with Limited(archive, book.members[sheet], name, f"sheet {sheet!r}", "sheet") as stream:
                 for number, values in reader.read(stream, name, sheet):
                     if number >= first:
