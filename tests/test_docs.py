@@ -63,4 +63,7 @@ def test_a_missing_page_or_heading_is_reported(tmp_path):
         "# Here\n",
         encoding="utf-8",
     )
-    assert broken_links(page) == ["page.md: missing.md (no such file)", "page.md: there.md#third-part (no such heading)"]
+    assert broken_links(page) == [
+        "page.md: missing.md (no such file)",
+        "page.md: there.md#third-part (no such heading)",
+    ]

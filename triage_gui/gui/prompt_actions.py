@@ -80,13 +80,13 @@ class PromptActions:
 
     def focus_editor(self) -> None:
         """Ctrl+1: the keyboard's way into the editor, its instruction first."""
-        self.editor.instruction.setFocus()
+        self.editor.focus_instruction()
 
     def edited(self) -> None:
         self.document.edit(self.editor.profile())
 
     def _show_state(self, status: DocumentStatus) -> None:
-        self.editor.state_label.setText(f"{status.name} — {'unsaved changes' if status.dirty else 'saved'}")
+        self.editor.show_state(f"{status.name} — {'unsaved changes' if status.dirty else 'saved'}")
 
     # ------------------------------------------------------------- saving
 
@@ -216,8 +216,8 @@ class PromptActions:
 
     def applied(self) -> None:
         version = self.session.prompt_status.version
-        if self.session.profile is not None:
-            self.document.applied(version, self.session.profile)
+        if (profile := self.session.prompt_in_use) is not None:
+            self.document.applied(version, profile)
         self.evaluation.version_applied(version)
         self.session.refresh_checks()  # the estimate says whether a newer version is in use than it checked
         self.refresh_versions()
