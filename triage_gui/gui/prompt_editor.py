@@ -64,8 +64,8 @@ class PromptEditor(QWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.undo_stack = QUndoStack(self)
-        self.undo_stack.indexChanged.connect(lambda _index: self.steps_changed.emit())
-        self.undo_stack.cleanChanged.connect(lambda _clean: self.steps_changed.emit())
+        self.undo_stack.indexChanged.connect(self.steps_changed)  # signal to signal: Qt drops both with the editor
+        self.undo_stack.cleanChanged.connect(self.steps_changed)
         self._state = PromptProfile("", []).to_dict()
         self._restoring = False
         self._snapshot_timer = QTimer(self, singleShot=True, interval=300)

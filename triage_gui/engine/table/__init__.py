@@ -10,22 +10,18 @@ from __future__ import annotations
 from ._batch import Applied, ScoredBatch, apply_batch
 from ._features import BLOCK, FeatureRows
 from ._results import TicketScore, calibrated_probs, logprob_difference
-from ._rows import NewRow
-from ._table import BLANK, FIRST, LEARNED, NONE, PROMPT, SOURCE_NAMES, TAUGHT, TicketTable
+from ._rows import NewRow, Source
+from ._table import BLANK, NONE, TicketTable
 
 __all__ = [
     "BLANK",
     "BLOCK",
-    "FIRST",
-    "LEARNED",
     "NONE",
-    "PROMPT",
-    "SOURCE_NAMES",
-    "TAUGHT",
     "Applied",
     "FeatureRows",
     "NewRow",
     "ScoredBatch",
+    "Source",
     "TicketScore",
     "TicketTable",
     "apply_batch",
