@@ -1,7 +1,6 @@
 """Ticket files in and out: sniffing (encoding, text or binary, delimiter, header, the text column), the
-streaming reader for the formats in one table (``FORMATS``: CSV, TSV, TXT, JSON, JSONL, workbooks read under
-size limits), the exports (CSV and
-.xlsx, every input record 1:1), and taught tickets as files.
+streaming reader for the formats in one table (``FORMATS``: CSV, TSV, TXT, JSON, JSONL, workbooks read
+under size limits), the exports (CSV and .xlsx, every input record 1:1), and taught tickets as files.
 
 Imports :mod:`..files`, :mod:`..table` (the export writes a table) and :mod:`..prompt` (taught files match
 label names as the prompt compares them).
