@@ -81,7 +81,7 @@ class TicketSource:
     first_row: int = 0  # the sheet's row its header is on where title rows are above it (0: none)
     surrogates: int = 0  # lone surrogates (JSON "\ud800", Excel "_xD800_") read as U+FFFD, the one change
     # Its format's reader (``_formats.FORMATS``, by ``kind``), set where the file is opened.
-    reader: Callable[[TicketSource, int], Iterator[Record]] | None = None
+    reader: Callable[[TicketSource, int], Iterator[Record]] | None = field(default=None, repr=False, compare=False)
 
     @property
     def text_column_name(self) -> str:
