@@ -1,7 +1,9 @@
 """The layers you can see from the tree: engine < session < gui, leaves below all, nothing imports the
-command line, no import circles (type-only imports included), no module over 450 lines, no function
-that takes the main window as a parameter (nor under the name ``parent``), the window asking the session
-and the ticket area through their methods, not their parts and widgets; inside the engine, its parts
+command line, no import circles (type-only imports included), no module over 600 lines and none over 450
+unless named with a reason, no function that takes the main window as a parameter (nor under the name
+``parent``), the window reading only the names its three doors offer (session, prompt document,
+evaluation) and asking the ticket area, the editor and the results area through their methods, not their
+widgets; inside the engine, its parts
 (sub-packages) and the edges allowed between them, each part's modules private behind its ``__init__``."""
 
 from __future__ import annotations
@@ -120,9 +122,28 @@ def test_the_engine_and_the_session_import_no_qt():
             assert not any(n.startswith(("PySide6", "qasync")) for n in names), f"{name} imports Qt"
 
 
+# A module over 450 lines is a smell, not a fault: one named here, with why it is one piece, may run to
+# 600. Splitting such a class across files whose state is declared twice (a mixin restating another
+# class's attributes for the type checker) read worse than one longer module.
+SOFT_CAP, HARD_CAP = 450, 600
+LONG_MODULES: dict[str, str] = {}  # "triage_gui.session.teaching": "why it is one piece"
+
+
+def lines(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines())
+
+
 @pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: p.name)
-def test_no_module_over_450_lines(path):
-    assert len(path.read_text(encoding="utf-8").splitlines()) <= 450
+def test_no_module_over_600_lines_nor_over_450_unless_named_with_a_reason(path):
+    assert lines(path) <= HARD_CAP
+    assert lines(path) <= SOFT_CAP or module_name(path) in LONG_MODULES, (
+        f"{module_name(path)} has {lines(path)} lines: split it, or name it in LONG_MODULES with why it is one piece"
+    )
+
+
+def test_the_long_modules_named_are_still_long():
+    for name, reason in LONG_MODULES.items():
+        assert name in MODULES and lines(MODULES[name]) > SOFT_CAP and reason.strip(), name
 
 
 def test_no_function_takes_the_main_window():
@@ -307,3 +328,101 @@ def test_the_window_uses_the_ticket_areas_methods_not_its_widgets():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         bad = [(line, attr) for line, attr in reaches(tree, "tickets") if attr in widgets]
         assert not bad, f"{name} reaches into the ticket area: " + ", ".join(f"line {n}: {a}" for n, a in sorted(bad))
+
+
+# The window's three doors and what it may read of each, by attribute name: the session's intent methods,
+# read-only properties, statuses and events (session/intents.py, session/session.py), the prompt
+# document (session/prompt_document.py) and the evaluation (session/evaluation.py). An allow-list, so a
+# new reach-through (``session.scorer``, ``session.encoder``) fails here until its owner offers a narrow
+# method or property and it is named below. The names are what the window reads today: a test below
+# keeps the list no longer than that.
+WINDOW_READS = {
+    "session": {
+        "accept", "add_taught", "busy", "cancel_load", "check_records", "check_status", "checks_changed",
+        "clear", "columns", "compares_baseline", "draw_checks", "file_changed", "forget_all", "has_model",
+        "head_changed", "head_status", "history", "in_background", "labels", "learn_from", "load_model",
+        "message", "model_changed", "model_spec", "model_status", "next_to_check", "next_to_teach",
+        "number_checks", "open_file", "paste", "prompt_changed", "prompt_in_use", "prompt_status", "reading",
+        "refresh_checks", "restore_kept", "resume", "rows_added", "rows_changed", "run_changed", "run_status",
+        "running", "save_taught", "set_baseline", "set_calibration", "set_prompt", "set_text_column",
+        "shutdown", "stop", "suggested", "table", "table_reset", "taught", "taught_items", "teach",
+        "text_column", "ticket_count",
+    },
+    "document": {
+        "adopt", "applied", "changed", "close", "dirty", "draft", "draft_taught", "edit", "failed", "flush",
+        "history", "keep_checks", "keep_taught", "merged", "number", "path", "read", "save", "saved", "scored",
+        "start", "status", "stranded", "version_profile", "write_draft",
+    },
+    "evaluation": {
+        "choose", "cleared", "comparison", "detect", "flips", "gold", "gold_changed", "mappings",
+        "needs_mapping", "numbering", "record", "scored", "version_applied",
+    },
+}  # fmt: skip
+
+
+def _names_the_door(value: ast.expr, door: str) -> bool:
+    return (isinstance(value, ast.Attribute) and value.attr == door) or (
+        isinstance(value, ast.Name) and value.id == door
+    )
+
+
+def door_reads(tree: ast.Module, door: str) -> set[tuple[int, str]]:
+    """Every ``door.name``, ``self.door.name`` and ``alias.name`` (``s = self.session`` in the same function,
+    or at the module's top) in a module: (line, name). Aliases are per function, so ``s = self.settings``
+    in one method is not taken for the session another method calls ``s``."""
+    found = set()
+    functions = [f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)]
+    for scope, statements in [(tree, tree.body), *((f, list(ast.walk(f))) for f in functions)]:
+        names = {door}
+        for node in statements:
+            single = isinstance(node, ast.Assign) and len(node.targets) == 1
+            if single and isinstance(node.targets[0], ast.Name) and _names_the_door(node.value, door):
+                names.add(node.targets[0].id)
+        for node in ast.walk(scope):
+            if isinstance(node, ast.Attribute) and (
+                (isinstance(node.value, ast.Name) and node.value.id in names)
+                or (isinstance(node.value, ast.Attribute) and node.value.attr == door)
+            ):
+                found.add((node.lineno, node.attr))
+    return found
+
+
+@pytest.mark.parametrize("door", sorted(WINDOW_READS))
+@pytest.mark.parametrize("name", sorted(GUI))
+def test_the_window_reads_only_what_its_doors_offer(name, door):
+    tree = ast.parse(GUI[name].read_text(encoding="utf-8"))
+    bad = sorted((line, attr) for line, attr in door_reads(tree, door) if attr not in WINDOW_READS[door])
+    where = ", ".join(f"line {n}: {door}.{a}" for n, a in bad)
+    assert not bad, f"{name} reads past its door: {where} (give the owner a narrow method, and list it)"
+
+
+def test_every_name_the_doors_list_is_read_by_the_window():
+    for door, allowed in WINDOW_READS.items():
+        read = {attr for path in GUI.values() for _, attr in door_reads(ast.parse(path.read_text("utf-8")), door)}
+        assert allowed <= read, f"{door}: no longer read, drop from WINDOW_READS: {sorted(allowed - read)}"
+
+
+def test_a_door_read_is_found_through_an_alias_but_not_through_another_functions_name():
+    tree = ast.parse(
+        "def a(self):\n    s = self.session\n    s.scorer\n"
+        "def b(self):\n    s = self.settings\n    s.sync()\n    self.session.profile\n"
+    )
+    assert door_reads(tree, "session") == {(3, "scorer"), (7, "profile")}
+
+
+@pytest.mark.parametrize(
+    ("module", "cls", "alias"),
+    [("prompt_editor", "PromptEditor", "editor"), ("results_area", "ResultsArea", "results")],
+)
+def test_the_window_uses_the_editors_and_the_results_areas_methods_not_their_widgets(module, cls, alias):
+    """``prompt_actions`` set ``editor.state_label``, ``undo_actions`` drove ``editor.undo_stack`` and the
+    summary fed ``results.chart``; each now asks its owner (``show_state``, ``undo_edit``/``edit_steps``,
+    ``show_latencies``)."""
+    path = next(p for n, p in GUI.items() if n.endswith(f".{module}"))
+    widgets = widget_attributes(path, cls)
+    for name, other in GUI.items():
+        if other == path:
+            continue
+        tree = ast.parse(other.read_text(encoding="utf-8"))
+        bad = sorted((line, attr) for line, attr in door_reads(tree, alias) if attr in widgets)
+        assert not bad, f"{name} reaches into the {cls}: " + ", ".join(f"line {n}: {a}" for n, a in bad)

@@ -83,7 +83,10 @@ def test_binary_file_is_refused(tmp_path):
 
 
 def test_bench_prints_the_table(loaded):
-    result = run_cli("bench", "--tickets", str(SAMPLE), "--n", "6", "--batch-size", "4")
+    """``--quick`` leaves out only what repeats work other tests do: the refit on 100,000 rows (the same code
+    as on 1,000) and two ``classify`` processes of one ticket (which the classify tests run). The two bench
+    tests were the slowest of a CI run (270 s and 257 s on 2 cores) before it."""
+    result = run_cli("bench", "--tickets", str(SAMPLE), "--n", "6", "--batch-size", "4", "--quick")
     assert result.returncode == 0, result.stderr
     out = result.stdout
     for path in (
@@ -99,10 +102,13 @@ def test_bench_prints_the_table(loaded):
     assert "prefix cache build" in out and "peak RSS" in out
     assert "sentence encoder all-MiniLM-L6-v2:" in out and "ms/ticket" in out and "with it" in out
     assert "refit after a correction with 1,000 loaded tickets" in out and "5 heads" in out
+    assert "100,000 loaded tickets" not in out and "new process to first label" in out
+    assert "not measured (--quick)" in out
 
 
 def test_bench_bfloat16_reports_agreement_with_float32(loaded):
-    result = run_cli("bench", "--tickets", str(SAMPLE), "--n", "4", "--batch-size", "4", "--dtype", "bfloat16")
+    args = ("--tickets", str(SAMPLE), "--n", "4", "--batch-size", "4", "--dtype", "bfloat16", "--quick")
+    result = run_cli("bench", *args)
     assert result.returncode == 0, result.stderr
     assert "naive full re-encode, transformers modules (float32)" in result.stdout
     assert "batches of 4 (bfloat16)" in result.stdout and "/4 (max" in result.stdout

@@ -66,8 +66,10 @@ def check_all_paths(scorer: Scorer, texts: list[str]):
 
 
 def test_bundled_smollm2_on_banking77(loaded, profile):
+    """Six tickets spread over the BANKING77 test set and five edge cases, each on every path against a
+    per-label reference: twelve tickets took 202 s of a 2-core CI run for the same proof."""
     scorer = Scorer(loaded, profile)
-    check_all_paths(scorer, banking_tickets(12) + EDGE_TICKETS[:5])
+    check_all_paths(scorer, banking_tickets(6) + EDGE_TICKETS[:5])
 
 
 def test_bundled_smollm2_long_ticket_truncated(loaded, profile):

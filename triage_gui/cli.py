@@ -84,6 +84,8 @@ def counts(value: str) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .engine.tickets import FORMAT_NAMES  # the one table of formats (no model or torch imported)
+
     parser = Parser(prog="ticket-triage", description="Label support tickets with a small local language model.")
     parser.add_argument("--version", action="store_true", help="print versions and exit")
     sub = parser.add_subparsers(dest="command")
@@ -116,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     classify = sub.add_parser("classify", parents=[common], help="label every ticket in a file")
     classify.add_argument(
-        "file", type=given, help="CSV, TSV, TXT (one ticket a line), JSONL or Excel (.xlsx); - reads standard input"
+        "file", type=given, help=f"{FORMAT_NAMES}; - reads standard input"
     )
     classify.add_argument(
         "--column", type=given, help="column holding the ticket text (default: detected); subject,body reads both"
@@ -196,6 +198,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--n", type=between(1_000_000), default=64, help="distinct tickets to score on every path (default 64)"
     )
     bench.add_argument("--batch-size", type=between(4096), default=BATCH_SIZE)
+    bench.add_argument(
+        "--quick",
+        action="store_true",
+        help="skip the 100,000-row refit and the two new-process starts (what the tests use)",
+    )
 
     discover = sub.add_parser("discover", help="suggest labels: group the tickets by meaning, name each group")
     discover.add_argument("file", type=given, help="a ticket file; - reads standard input")

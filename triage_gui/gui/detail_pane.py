@@ -20,16 +20,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..engine.table import TicketTable
+from ..engine.table import Source, TicketTable
 from .flow_layout import FlowLayout
 from .ticket_model import is_dark, label_color, label_slot
 
 SOURCE_TEXT = {
-    "prompt": "from the prompt (calibrated label scores)",
-    "learned": "learned from the prompt's examples and label descriptions",
-    "first pass": "the classifier's first pass, from the prompt's examples and label descriptions (the language "
+    Source.PROMPT.shown: "from the prompt (calibrated label scores)",
+    Source.LEARNED.shown: "learned from the prompt's examples and label descriptions",
+    Source.FIRST.shown: "the classifier's first pass, from the prompt's examples and label descriptions (the language "
     "model has not read this ticket yet; its label is refined when it has)",
-    "taught": "taught by you",
+    Source.TAUGHT.shown: "taught by you",
 }
 
 
@@ -227,10 +227,10 @@ class DetailPane(QWidget):
             return f"<b>{label}</b> is from the previous prompt version; the new label is on its way."
         source = table.source(row)
         parts = [f"<b>{label}</b>, {SOURCE_TEXT.get(source, source)}"]
-        if source in ("learned", "first pass") and self.taught_count:
+        if source in (Source.LEARNED.shown, Source.FIRST.shown) and self.taught_count:
             tickets = f"{self.taught_count} ticket{'s' if self.taught_count != 1 else ''}"
             parts[0] = f"<b>{label}</b>, learned from the {tickets} you taught and the prompt's examples"
-            if source == "first pass":
+            if source == Source.FIRST.shown:
                 parts[0] += " (first pass: the language model has not read this ticket yet)"
         confidence = table.confidence(row)
         if confidence is not None and table.taught_label(row) is None:

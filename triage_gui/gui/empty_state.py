@@ -11,6 +11,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from ..engine.tickets import FORMAT_NAMES
+
 
 class EmptyState(QWidget):
     """See the module docstring."""
@@ -25,7 +27,7 @@ class EmptyState(QWidget):
         self.setAccessibleName("No tickets yet")
         title = QLabel("<h3>No tickets yet</h3>")
         text = QLabel(
-            "Drop a CSV, Excel (.xlsx), TSV, TXT or JSONL file of tickets on this window, paste tickets with Ctrl+V, "
+            f"Drop a {FORMAT_NAMES} file of tickets on this window, paste tickets with Ctrl+V, "
             "or open a file with Ctrl+O (File › Open recent has the last ones). Every ticket gets a label as soon "
             "as it is read."
         )

@@ -7,9 +7,11 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
 
-STEPS = """<h3>Ticket Triage in five steps</h3>
+from ..engine.tickets import FORMAT_NAMES
+
+STEPS = f"""<h3>Ticket Triage in five steps</h3>
 <ol>
-<li><b>Tickets in:</b> drop a CSV, TSV, TXT, JSONL or Excel (.xlsx) file on the window, paste with Ctrl+V, or open
+<li><b>Tickets in:</b> drop a {FORMAT_NAMES} file on the window, paste with Ctrl+V, or open
 with Ctrl+O. Every ticket gets a label as it is read.</li>
 <li><b>Check:</b> pick the column of correct labels as <i>Gold</i> to see accuracy, per-label precision and recall,
 and the confusion matrix (click a cell to list its tickets).</li>

@@ -224,7 +224,7 @@ class MainWindow(QMainWindow):
             if self.freeze_gc:
                 gc.collect(1)
                 gc.freeze()  # torch's long-lived objects out of the collector's full passes
-        elif status.state == "failed" and self.session.model is None:
+        elif status.state == "failed" and not self.session.has_model:
             self.model_status.setText("No model")
             self.prompt_status.setText("No model: labels cannot be made")
 

@@ -116,14 +116,14 @@ class PromptActions:
 
     def focus_editor(self) -> None:
         """Ctrl+1: the keyboard's way into the editor, its instruction first."""
-        self.editor.instruction.setFocus()
+        self.editor.focus_instruction()
 
     def edited(self) -> None:
         self.document.edit(self.editor.profile())
 
     def _show_state(self, status: DocumentStatus) -> None:
         # The state first: at 1024 px the file name's end is what gives way ("Unsaved: new-prompt.j…").
-        self.editor.state_label.setText(f"{'Unsaved' if status.dirty else 'Saved'}: {status.name}")
+        self.editor.show_state(f"{'Unsaved' if status.dirty else 'Saved'}: {status.name}")
 
     # ------------------------------------------------------------- saving
 
@@ -277,8 +277,8 @@ class PromptActions:
 
     def applied(self) -> None:
         version = self.session.prompt_status.version
-        if self.session.profile is not None:
-            self.document.applied(version, self.session.profile)
+        if (profile := self.session.prompt_in_use) is not None:
+            self.document.applied(version, profile)
         self.evaluation.version_applied(version)
         self.session.refresh_checks()  # the estimate says whether a newer version is in use than it checked
         self.refresh_versions()

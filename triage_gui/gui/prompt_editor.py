@@ -60,10 +60,13 @@ class PromptEditor(QWidget):
     save_requested = Signal()
     import_taught = Signal()
     export_taught = Signal()
+    steps_changed = Signal()  # what undo and redo of a prompt edit would do changed (the Edit menu's words)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.undo_stack = QUndoStack(self)
+        self.undo_stack.indexChanged.connect(self.steps_changed)  # signal to signal: Qt drops both with the editor
+        self.undo_stack.cleanChanged.connect(self.steps_changed)
         self._state = PromptProfile("", []).to_dict()
         self._restoring = False
         self._snapshot_timer = QTimer(self, singleShot=True, interval=300)
@@ -172,6 +175,24 @@ class PromptEditor(QWidget):
     def set_taught_count(self, count: int) -> None:
         self._taught = count
         self._show_taught()
+
+    def focus_instruction(self) -> None:
+        self.instruction.setFocus()
+
+    def show_state(self, text: str) -> None:
+        """The line under the editor: the prompt's name and whether it has unsaved changes."""
+        self.state_label.setText(text)
+
+    def undo_edit(self) -> None:
+        self.flush_snapshot()  # an edit typed just now is undone too
+        self.undo_stack.undo()
+
+    def redo_edit(self) -> None:
+        self.undo_stack.redo()
+
+    def edit_steps(self) -> tuple[bool, bool]:
+        """Whether a prompt edit can be undone, and redone."""
+        return self.undo_stack.canUndo(), self.undo_stack.canRedo()
 
     def set_estimate(self, text: str) -> None:
         """The random checks' estimate ("Accuracy 87% (95% interval 74-94%), from 30 random checks")."""

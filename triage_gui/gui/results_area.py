@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..engine.scoring import GoldReport, LatencySummary
+from ..engine.tickets import FORMAT_NAMES
 from ..words import counted, plural
 from .latency_chart import BASELINE_COLOR, CACHED_COLOR, LatencyChart
 
@@ -144,7 +145,7 @@ class ResultsArea(QTabWidget):
     ) -> None:
         if not total and not problems:
             self.stats.setText(
-                "No tickets yet. Drop a CSV, Excel, TSV, TXT or JSONL file on the window, or paste tickets."
+                f"No tickets yet. Drop a {FORMAT_NAMES} file on the window, or paste tickets."
             )
             return
         parts = [f"<b>{labelled}</b> of {counted(total, 'ticket')} labelled."]
@@ -171,6 +172,10 @@ class ResultsArea(QTabWidget):
         self.stats.setText(" ".join(parts))
 
     # -------------------------------------------------------------- accuracy
+
+    def show_latencies(self, cached: list[float], baseline: list[float]) -> None:
+        """The latency chart's series: each ticket's cached-path time and the baseline's where it ran."""
+        self.chart.set_series(cached, baseline)
 
     def show_gold(self, report: GoldReport | None, since: str = "", note: str = "") -> None:
         """The accuracy against gold; ``since``: the change since the previous version, or why there is none."""

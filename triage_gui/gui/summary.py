@@ -78,7 +78,7 @@ class Summary:
         if fallback:
             notes.append(f"{fallback} used the shorter clean prefix.")
         head = self.session.head_status
-        learning = learned_from(head.taught, self.session.profile) if head.state == "ready" else ""
+        learning = learned_from(head.taught, self.session.prompt_in_use) if head.state == "ready" else ""
         self.results.show_stats(
             run.labelled,
             run.total,
@@ -90,7 +90,7 @@ class Summary:
             " ".join(notes),
             run.classified,
         )
-        self.results.chart.set_series(latencies[-2000:].tolist(), base[-2000:])
+        self.results.show_latencies(latencies[-2000:].tolist(), base[-2000:])
         self.tickets.show_refinement(self.refinement(short=True))
         self.refresh_gold()
         self.tickets.refresh_label_filter()

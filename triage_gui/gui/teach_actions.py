@@ -153,7 +153,7 @@ class TeachActions:
         label descriptions ("the prompt's examples" was said of a prompt that has only descriptions)."""
         if taught:
             return f"{taught} taught ticket{'s' if taught != 1 else ''}"
-        profile = self.session.profile
+        profile = self.session.prompt_in_use
         examples = bool(profile and profile.examples)
         described = bool(profile and any(label.description.strip() for label in profile.labels))
         if examples and described:

@@ -271,17 +271,17 @@ class TicketActions:
         """Every row, in table order, atomically, with the user's normal file permissions. A workbook is
         written on the file thread from a snapshot of the rows (seconds for 100,000 rows); the status bar
         says when it is done. False: refused or failed at once (said)."""
-        table, profile = self.session.table, self.session.profile
+        table, profile = self.session.table, self.session.prompt_in_use
         prompt_hash = profile.content_hash() if profile else ""
         try:
             if output_format(path) == "xlsx":  # .xls/.xlsm refused; any other name is CSV
                 sheet = self.last_sheet or None  # the input workbook's ("Messages"), not a name of ours
-                workbook = ExcelExport(table, prompt_hash, self.session.baseline, sheet).snapshot()
+                workbook = ExcelExport(table, prompt_hash, self.session.compares_baseline, sheet).snapshot()
                 self.notify(f"Exporting {counted(len(table), 'ticket')} to {path}…", 0)
                 job = self.session.in_background(workbook.write, path)
                 job.add_done_callback(lambda done: self._exported(path, len(table), done))
                 return True
-            labelled = write_results(path, table, prompt_hash, self.session.baseline)
+            labelled = write_results(path, table, prompt_hash, self.session.compares_baseline)
         except (OSError, ValueError) as exc:  # ValueError: more rows than a workbook holds
             self._failed(path, exc)
             return False

@@ -197,8 +197,7 @@ class TicketTableModel(QAbstractTableModel):
         return True
 
     def is_low_confidence(self, row: int) -> bool:
-        confidence = self.table.confidence(row)
-        return confidence is not None and confidence < self.low_confidence and self.table.taught_label(row) is None
+        return self.table.is_low_confidence(row, self.low_confidence)
 
     def _display(self, row: int, name: Col):
         table = self.table

@@ -35,9 +35,7 @@ class UndoRouter(QObject):
 
     def bind(self, undo: QAction, redo: QAction) -> None:
         self.actions = (undo, redo)
-        stack = self.editor.undo_stack
-        stack.indexChanged.connect(self.refresh)
-        stack.cleanChanged.connect(self.refresh)
+        self.editor.steps_changed.connect(self.refresh)
         self.history.changed.connect(self.refresh)
         cast(QApplication, QApplication.instance()).focusChanged.connect(self._focus_changed)
         self.refresh()
@@ -51,8 +49,7 @@ class UndoRouter(QObject):
 
     def undo(self) -> None:
         if self.prompt_focused():
-            self.editor.flush_snapshot()  # an edit typed just now is undone too
-            self.editor.undo_stack.undo()
+            self.editor.undo_edit()
         else:
             step = self.history.undo()
             if step is not None:
@@ -61,7 +58,7 @@ class UndoRouter(QObject):
 
     def redo(self) -> None:
         if self.prompt_focused():
-            self.editor.undo_stack.redo()
+            self.editor.redo_edit()
         else:
             step = self.history.redo()
             if step is not None:
@@ -71,8 +68,8 @@ class UndoRouter(QObject):
     def texts(self) -> tuple[str, str]:
         """What undo and redo would do now ("" for nothing)."""
         if self.prompt_focused():
-            stack = self.editor.undo_stack
-            return ("prompt edit" if stack.canUndo() else "", "prompt edit" if stack.canRedo() else "")
+            can_undo, can_redo = self.editor.edit_steps()
+            return ("prompt edit" if can_undo else "", "prompt edit" if can_redo else "")
         return self.history.undo_text, self.history.redo_text
 
     def refresh(self) -> None:

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..engine.prompt import CheckRecord
 from ..engine.scoring import wilson_interval
-from ..engine.table import TicketTable
+from ..engine.table import Source, TicketTable
 from .events import Event
 from .undo import Step
 
@@ -211,7 +211,7 @@ class RandomChecks:
             taught = (min(c.taught for c in checks), max(c.taught for c in checks))
             status = CheckStatus(tuple(self.queue), len(checks), correct, low, high, versions, taught, last.at)
             together = next((i for i, c in enumerate(reversed(checks)) if c.taught != last.taught), len(checks))
-            first = sum(c.stage == "first pass" for c in checks)
+            first = sum(c.stage == Source.FIRST.shown for c in checks)
             self.status = replace(status, since=self._since(versions[1], last.taught, together), first_pass=first)
         self.changed.emit(self.status)
 

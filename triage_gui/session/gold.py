@@ -143,8 +143,7 @@ def row_mask(table: TicketTable, filters: Filters, gold: GoldColumn | None) -> n
     if filters.label is not None:
         mask &= ids == (table.vocab_id(filters.label) if filters.label in table.label_vocab else NONE - 1)
     if filters.below_confidence is not None:
-        conf = np.nan_to_num(table.confidences(), nan=1.0)
-        mask &= (conf < filters.below_confidence) & (ids != NONE) & ~table.taught_mask()
+        mask &= table.low_confidence_mask(filters.below_confidence)
     if filters.disagreements:
         bad = np.zeros(n, dtype=bool)
         for row in table.baseline:

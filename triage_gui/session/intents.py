@@ -3,21 +3,22 @@
 The session keeps its parts (the teaching, the random checks, the worker threads) to itself: the window
 says what the lead meant ("teach these rows", "draw a sample", "restore what the prompt file keeps") and
 reads what it shows through the methods and read-only properties here, plus the session's own state
-(statuses, ``profile``, ``text_column``, ``running``) and ``table``, the read model its views draw and
-never write. So a part can change shape (the taught set, the checks' queue) without the window noticing,
-and a test of the window reads like what a user does. :class:`session.Session` inherits this.
+(statuses, ``text_column``, ``running``) and ``table``, the read model its views draw and never write;
+``tests/test_architecture.py`` lists every name the window reads (``WINDOW_READS``). So a part can
+change shape (the taught set, the checks' queue) without the window noticing, and a test of the window
+reads like what a user does. :class:`session.Session` inherits this.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 if TYPE_CHECKING:
     from ..engine.grouping import Grouping
     from ..engine.learning import RefinementVerdict
-    from ..engine.prompt import CheckRecord
+    from ..engine.prompt import CheckRecord, PromptProfile
     from ..engine.table import TicketTable
     from .checks import CheckStatus, RandomChecks
     from .events import Event
@@ -40,6 +41,9 @@ class Intents:
     file_thread: WorkerThread
     engine_thread: WorkerThread
     prompt_status: PromptStatus
+    profile: PromptProfile | None
+    model: Any
+    baseline: bool
 
     # ------------------------------------------------------------- reading
 
@@ -47,6 +51,22 @@ class Intents:
     def ticket_count(self) -> int:
         """The tickets loaded."""
         return len(self.table)
+
+    @property
+    def prompt_in_use(self) -> PromptProfile | None:
+        """The prompt the labels in the table are made with (None before the first is built): the window
+        records it as a version, stamps its hash on exports and words its hints from it, never edits it."""
+        return self.profile
+
+    @property
+    def has_model(self) -> bool:
+        """Whether a language model is loaded (a failed first load leaves none)."""
+        return self.model is not None
+
+    @property
+    def compares_baseline(self) -> bool:
+        """Whether the naive full re-encode runs beside the cached path (the exports then carry it)."""
+        return self.baseline
 
     @property
     def labels(self) -> list[str]:

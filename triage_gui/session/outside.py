@@ -44,7 +44,7 @@ class OutsideTickets:
         have any feature yet (width-0 or NaN values where one is missing); ``now``: what is in use (scorer,
         encoder), captured on the loop's thread. A new prompt version cancels the refit awaiting this, and
         the scoring task it starts."""
-        from ..engine.learning import embed_each, features_of
+        from ..engine.learning import EMBEDDINGS, HIDDEN, PROMPT_SCORES, embed_each, features_of
 
         k = len(table.labels)
         missing = [t for t in texts if t not in self.embedded]
@@ -71,5 +71,5 @@ class OutsideTickets:
             if embedding is not None or llm is not None:
                 hidden, prompt = llm if llm is not None else (none, np.full(k, np.nan, np.float32))
                 embedded = none if embedding is None else embedding
-                out[text] = {"hidden": hidden, "prompt": prompt, "embeddings": embedded}
+                out[text] = {HIDDEN.name: hidden, PROMPT_SCORES.name: prompt, EMBEDDINGS.name: embedded}
         return out

@@ -204,7 +204,7 @@ class PromptDocument:
         history = self._with_version(profile, list(self.history))
         ours = replace(  # the prompt from the editor; every other field as this document holds it
             self.saved,
-            **{k: getattr(profile, k) for k in ("name", "instruction", "labels", "examples")},
+            **{k: getattr(profile, k) for k in ("name", *PROMPT_KEYS)},
             taught=[Example(t, label) for t, label in pairs.items()],
             history=history,
             checks=self.checks,

@@ -215,11 +215,13 @@ class Refitting:
     def _relabel_late(self, source) -> None:
         """Rows scored or embedded while a fit ran (after the rows it saw, or among them but without those
         features when it started): label them with the new head, from their LLM scores too."""
+        from ..engine.learning import EMBEDDINGS, HIDDEN
+
         table = self.table
         now, embedded = table.scored_mask(), table.embedded_mask()
-        late = np.flatnonzero(now[: source.n] & ~source.present["hidden"]).tolist()
+        late = np.flatnonzero(now[: source.n] & ~source.present[HIDDEN.name]).tolist()
         late += [r for r in range(source.n, len(table)) if now[r]]
-        first = np.flatnonzero(embedded[: source.n] & ~source.present["embeddings"] & ~now[: source.n]).tolist()
+        first = np.flatnonzero(embedded[: source.n] & ~source.present[EMBEDDINGS.name] & ~now[: source.n]).tolist()
         first += [r for r in range(source.n, len(table)) if embedded[r] and not now[r]]
         if first:
             self.rows_embedded(first)
@@ -227,11 +229,11 @@ class Refitting:
             self.rows_scored(late)
 
     async def _suggest(self, fit: Fit, source) -> None:
-        from ..engine.learning import suggest
+        from ..engine.learning import EMBEDDINGS, suggest
 
         table = self.table
         candidates = ~table.taught_mask()[: len(fit.probs)]
-        embeddings = source.values("embeddings") if source.values("embeddings").shape[1] else None
+        embeddings = source.values(EMBEDDINGS.name) if source.values(EMBEDDINGS.name).shape[1] else None
         taught = table.taught_rows()
         taught = taught[taught < len(fit.probs)]
         picked = await self.thread.run(suggest, fit.probs, candidates, embeddings, taught, SUGGESTIONS)

@@ -17,7 +17,18 @@ if TYPE_CHECKING:
     from ._combination import describe
     from ._examples import Examples, RowSource, Scaler
     from ._first_pass import embed_table, first_block
-    from ._head_table import HeadRow, NGrams, TableFeatures, heads, in_words, llm_heads, table_sources
+    from ._head_table import (
+        EMBEDDINGS,
+        HIDDEN,
+        PROMPT_SCORES,
+        HeadRow,
+        NGrams,
+        TableFeatures,
+        heads,
+        in_words,
+        llm_heads,
+        table_sources,
+    )
     from ._heads import Fit, Head, fit_all, out_of_fold
     from ._lexical import LexicalStore
     from ._refinement import RefinementVerdict, refinement_verdict
@@ -43,7 +54,18 @@ __getattr__ = lazy_face(
         "_combination": ["describe"],
         "_first_pass": ["embed_table", "first_block"],
         "_examples": ["Examples", "RowSource", "Scaler"],
-        "_head_table": ["HeadRow", "NGrams", "TableFeatures", "heads", "in_words", "llm_heads", "table_sources"],
+        "_head_table": [
+            "EMBEDDINGS",
+            "HIDDEN",
+            "PROMPT_SCORES",
+            "HeadRow",
+            "NGrams",
+            "TableFeatures",
+            "heads",
+            "in_words",
+            "llm_heads",
+            "table_sources",
+        ],
         "_heads": ["Fit", "Head", "fit_all", "out_of_fold"],
         "_lexical": ["LexicalStore"],
         "_refinement": ["RefinementVerdict", "refinement_verdict"],
@@ -65,6 +87,9 @@ __getattr__ = lazy_face(
 )
 
 __all__ = [
+    "EMBEDDINGS",
+    "HIDDEN",
+    "PROMPT_SCORES",
     "Examples",
     "Fit",
     "Head",

@@ -56,7 +56,8 @@ EMBEDDINGS = TableFeatures(
     lambda t: t.embedded_mask(),
     encoder=True,
 )
-PROMPT = TableFeatures(
+# The prompt's calibrated label scores as features (not the label-source code ``table.Source.PROMPT``).
+PROMPT_SCORES = TableFeatures(
     "prompt", lambda t, n: t.prompt_probs(np.arange(n)), lambda t, rows: t.prompt_probs(rows), lambda t: t.scored_mask()
 )
 
@@ -102,7 +103,7 @@ HEADS: list[HeadRow] = [
     HeadRow("word", NGrams("word", 1), "words", "word", 0.1, 0.3, c=10.0, labels=False),
     # character n-grams seen in one ticket only are noise
     HeadRow("char", NGrams("char", 2), "characters", "character", 0.15, 0.3, c=10.0, labels=False),
-    HeadRow("prompt", PROMPT, "prompt", "prompt", 0.05, 0.1, llm=True, labels=False),
+    HeadRow("prompt", PROMPT_SCORES, "prompt", "prompt", 0.05, 0.1, llm=True, labels=False),
 ]
 
 

@@ -47,7 +47,8 @@ class TextFeatures:
 
     def by_source(self) -> dict[str, np.ndarray]:
         """By the table sources' names (:mod:`head_table`), as ``Examples`` carry them."""
-        return {"hidden": self.hidden, "prompt": self.prompt, "embeddings": self.embeddings}
+        hidden, prompt, embeddings = heads.HIDDEN.name, heads.PROMPT_SCORES.name, heads.EMBEDDINGS.name
+        return {hidden: self.hidden, prompt: self.prompt, embeddings: self.embeddings}
 
 
 def features_of(
@@ -171,8 +172,8 @@ def baseline_labels(table: TicketTable, head: Head, store: LexicalStore, rows: I
         if feats is None:
             continue
         values = row_values(table, np.array([row]))
-        values["hidden"] = feats[None].astype(np.float32)  # the full re-encode's, for the scored ones
-        values["prompt"] = np.array([table.baseline[row].probs], dtype=np.float32)
+        values[heads.HIDDEN.name] = feats[None].astype(np.float32)  # the full re-encode's, for the scored ones
+        values[heads.PROMPT_SCORES.name] = np.array([table.baseline[row].probs], dtype=np.float32)
         probs = head.predict_texts(values, [table.texts[row]], store)
         if not np.isnan(probs[0, 0]):
             found[row] = int(probs.argmax())
@@ -214,8 +215,8 @@ class Teacher:
         if outside_texts:
             found = features_of(self.scorer, None, outside_texts, k)
             embedded = embed_each(self.encoder, outside_texts) if self.encoder is not None else found.embeddings
-            outside = {t: {"hidden": found.hidden[i], "prompt": found.prompt[i], "embeddings": embedded[i]}
-                       for i, t in enumerate(outside_texts)}  # fmt: skip
+            outside = {t: {heads.HIDDEN.name: found.hidden[i], heads.PROMPT_SCORES.name: found.prompt[i],
+                           heads.EMBEDDINGS.name: embedded[i]} for i, t in enumerate(outside_texts)}  # fmt: skip
         for text, label in taught:
             row = loaded.get(text)
             if row is not None:

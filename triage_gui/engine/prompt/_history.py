@@ -24,7 +24,9 @@ from ._checked import count
 log = logging.getLogger(__name__)
 MAX_VERSIONS = 100
 MAX_SCORES = 20  # scores kept per version (files and taught sets it was measured on), oldest dropped
-PROMPT_KEYS = ("instruction", "labels", "examples")  # what the model reads; the name is shown too
+# What the model reads: the one list (the content hash, a version's prompt, the merge's "prompt itself",
+# the prompt document's save); the name is shown beside it and merged with it, but read by no model.
+PROMPT_KEYS = ("instruction", "labels", "examples")
 
 
 @dataclass(frozen=True)

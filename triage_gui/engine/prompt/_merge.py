@@ -30,11 +30,11 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 from ._checked import CheckRecord
-from ._history import MAX_VERSIONS, VersionRecord
+from ._history import MAX_VERSIONS, PROMPT_KEYS, VersionRecord
 from ._profile import Example, PromptProfile
 
 # The fields merged part by part below; any other field of the profile is merged as a whole, side by side.
-MERGED_FIELDS = ("name", "instruction", "labels", "examples", "taught", "history", "checks", "extra")
+MERGED_FIELDS = ("name", *PROMPT_KEYS, "taught", "history", "checks", "extra")
 
 
 class PromptConflict(Exception):
@@ -54,13 +54,9 @@ class Merged:
 
 
 def prompt_part(profile: PromptProfile) -> tuple:
-    """What "the prompt itself" is when comparing sides: name, instruction, labels and examples."""
-    return (
-        profile.name,
-        profile.instruction,
-        [asdict(x) for x in profile.labels],
-        [asdict(x) for x in profile.examples],
-    )
+    """What "the prompt itself" is when comparing sides: its name and what the model reads."""
+    parts = (getattr(profile, k) for k in PROMPT_KEYS)
+    return (profile.name, *([asdict(x) for x in part] if isinstance(part, list) else part for part in parts))
 
 
 def read_current(path: str | os.PathLike[str]) -> PromptProfile | None:

@@ -14,7 +14,7 @@ from ...defaults import LABEL_CHARS
 from ...paths import resources_dir
 from ..files import atomic_write_text, check_links
 from ._checked import CheckRecord, read_checks, write_checks
-from ._history import VersionRecord, read_history, write_history
+from ._history import PROMPT_KEYS, VersionRecord, read_history, write_history
 
 SCHEMA_VERSION = 2  # 2 added the taught tickets; version 1 files still load
 KNOWN_FIELDS = ("schema_version", "name", "instruction", "labels", "examples", "taught", "history", "checks")
@@ -158,7 +158,7 @@ class PromptProfile:
     def content_hash(self) -> str:
         """Short stable hash of what the model sees; stamped on exports so results trace to a prompt.
         The name and the taught tickets are not part of it: changing them re-labels nothing."""
-        data = {k: v for k, v in self.to_dict().items() if k in ("instruction", "labels", "examples")}
+        data = {k: v for k, v in self.to_dict().items() if k in PROMPT_KEYS}
         blob = json.dumps(data, sort_keys=True, ensure_ascii=False).encode("utf-8")
         return hashlib.sha256(blob).hexdigest()[:12]
 

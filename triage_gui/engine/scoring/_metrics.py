@@ -27,17 +27,10 @@ class GoldReport:
         return self.correct / self.total if self.total else 0.0
 
 
-def gold_report(labels: list[str], gold: list[str], predicted: list[str]) -> GoldReport:
-    """Compare predictions with gold labels; gold values match label names ignoring case and spaces."""
-    index = {name.strip().casefold(): i for i, name in enumerate(labels)}
-    g = np.array([index.get(v.strip().casefold(), -1) for v in gold], dtype=np.int64)
-    p = np.array([index.get(v.strip().casefold(), -1) for v in predicted], dtype=np.int64)
-    return report_from_ids(labels, g, p)
-
-
 def report_from_ids(labels: list[str], gold: np.ndarray, predicted: np.ndarray) -> GoldReport:
-    """The same from label indices (-1: no gold or no prediction, not counted); vectorised, so the
-    window can recount 200,000 rows between two frames."""
+    """Compare predictions with gold labels, as label indices (-1: no gold or no prediction, not counted;
+    matching gold values to label names is the caller's, ``session.gold``);
+    vectorised, so the window can recount 200,000 rows between two frames."""
     n = len(labels)
     valid = (gold >= 0) & (predicted >= 0) & (gold < n) & (predicted < n)
     g, p = gold[valid], predicted[valid]

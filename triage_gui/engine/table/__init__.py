@@ -10,23 +10,19 @@ from __future__ import annotations
 from ._batch import Applied, ScoredBatch, apply_batch
 from ._features import BLOCK, FeatureRows
 from ._results import TicketScore, calibrated_probs, logprob_difference
-from ._rows import NewRow
-from ._table import BLANK, FIRST, LEARNED, NONE, PROMPT, SEVERAL, SOURCE_NAMES, TAUGHT, TicketTable, text_parts
+from ._rows import NewRow, Source
+from ._table import BLANK, NONE, SEVERAL, TicketTable, text_parts
 
 __all__ = [
     "BLANK",
     "BLOCK",
-    "FIRST",
-    "LEARNED",
     "NONE",
-    "PROMPT",
     "SEVERAL",
-    "SOURCE_NAMES",
-    "TAUGHT",
     "Applied",
     "FeatureRows",
     "NewRow",
     "ScoredBatch",
+    "Source",
     "TicketScore",
     "TicketTable",
     "apply_batch",

@@ -4,13 +4,28 @@ where a label came from."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import IntEnum
 
 import numpy as np
 
-# Where a row's label came from; 0: no label yet. FIRST: the classifier's first pass (the prompt-free heads,
-# before the language model has read the ticket); LEARNED: the classifier with the language model's heads.
-PROMPT, LEARNED, TAUGHT, FIRST = 1, 2, 3, 4
-SOURCE_NAMES = {0: "", PROMPT: "prompt", LEARNED: "learned", TAUGHT: "taught", FIRST: "first pass"}
+
+class Source(IntEnum):
+    """Where a row's label came from, as the table keeps it (one int8 a row), and ``shown``, the words the
+    table's column, the exports' ``label_source``, the detail pane and the random checks use. Not to be
+    confused with the heads' feature sources (``engine.learning``), one of which is also the prompt's."""
+
+    UNLABELLED = 0
+    PROMPT = 1  # the language model's calibrated label scores
+    LEARNED = 2  # the classifier, with the language model's heads
+    TAUGHT = 3  # the lead's own label
+    FIRST = 4  # the classifier's first pass: its prompt-free heads, before the language model read the ticket
+
+    @property
+    def shown(self) -> str:
+        return SOURCE_NAMES[self]
+
+
+SOURCE_NAMES = ("", "prompt", "learned", "taught", "first pass")  # by code: read for every row shown or exported
 NONE = -1  # no label / no version
 BLANK = "blank ticket text"  # the problem of a record with no text (the reader's and the table's)
 

@@ -17,7 +17,7 @@ import numpy as np
 from ._columns import WholeColumns
 from ._features import FeatureStore, roundtrip
 from ._results import TicketScore, calibrated_probs
-from ._rows import BLANK, FIRST, LEARNED, NONE, PROMPT, SOURCE_NAMES, TAUGHT, Grow, NewRow
+from ._rows import BLANK, NONE, SOURCE_NAMES, Grow, NewRow, Source
 
 
 class TicketTable(WholeColumns):
@@ -313,12 +313,12 @@ class TicketTable(WholeColumns):
         rows = idx[scored]
         if len(rows):
             probs = self.prompt_probs(rows)
-            source = np.full(len(rows), PROMPT, dtype=np.int8)
+            source = np.full(len(rows), Source.PROMPT, dtype=np.int8)
             if self.head_active:
                 learned = self._head_probs.data[rows]
                 usable = ~np.isnan(learned[:, 0])
                 probs[usable] = learned[usable]
-                source[usable] = LEARNED
+                source[usable] = Source.LEARNED
             best = probs.argmax(axis=1)
             self._auto.data[rows] = self._final.data[rows] = self._label_ids[best]
             self._confidence.data[rows] = probs[np.arange(len(rows)), best]
@@ -331,7 +331,7 @@ class TicketTable(WholeColumns):
             best = learned.argmax(axis=1)
             self._auto.data[rows] = self._final.data[rows] = self._label_ids[best]
             self._confidence.data[rows] = learned[np.arange(len(rows)), best]
-            self._final_source.data[rows] = FIRST
+            self._final_source.data[rows] = Source.FIRST
             self._first.data[rows] = self._label_ids[best]
             self._first_conf.data[rows] = self._confidence.data[rows]
             self.first_stamp += bool(len(rows))
@@ -340,7 +340,7 @@ class TicketTable(WholeColumns):
         if mask.any():
             rows = idx[mask]
             self._final.data[rows] = taught[mask]
-            self._final_source.data[rows] = TAUGHT
+            self._final_source.data[rows] = Source.TAUGHT
             self._confidence.data[rows] = 1.0
 
     # ------------------------------------------------------------- reading
@@ -364,6 +364,20 @@ class TicketTable(WholeColumns):
 
     def source(self, row: int) -> str:
         return SOURCE_NAMES[int(self._final_source.data[row])]
+
+    def is_low_confidence(self, row: int, threshold: float) -> bool:
+        """The table's ⚠ mark: see :meth:`low_confidence_mask`."""
+        return bool(self._low_confidence(slice(row, row + 1), threshold)[0])
+
+    def low_confidence_mask(self, threshold: float) -> np.ndarray:
+        """Every row the *Confidence below* filter keeps: see :meth:`_low_confidence`."""
+        return self._low_confidence(slice(0, self._n), threshold)
+
+    def _low_confidence(self, rows: slice, threshold: float) -> np.ndarray:
+        """One rule for the mark and the filter: a label whose confidence is under ``threshold``, not taught
+        (a taught label is the lead's own, whatever the classifier thought)."""
+        below = self._confidence.data[rows] < threshold  # NaN (no confidence) is never below
+        return below & (self._final.data[rows] != NONE) & (self._taught.data[rows] == NONE)
 
     def confidence(self, row: int) -> float | None:
         c = float(self._confidence.data[row])

@@ -1,6 +1,6 @@
 """Ticket files in and out: sniffing (encoding, text or binary, delimiter, header, the text column), the
-streaming reader for CSV/TSV/TXT/JSONL/JSON and workbooks (read under size limits), the exports (CSV and
-.xlsx, every input record 1:1), and taught tickets as files.
+streaming reader for the formats in one table (``FORMATS``: CSV, TSV, TXT, JSON, JSONL, workbooks read
+under size limits), the exports (CSV and .xlsx, every input record 1:1), and taught tickets as files.
 
 Imports :mod:`..files`, :mod:`..table` (the export writes a table) and :mod:`..prompt` (taught files match
 label names as the prompt compares them).
@@ -18,19 +18,23 @@ from ._export import (
     write_csv,
     write_results,
 )
+from ._formats import FILE_FILTER, FORMAT_NAMES, FORMATS, SUPPORTED, XLSX, Format, check_file, open_tickets
 from ._into_table import read_table, rows_of
-from ._reader import FILE_FILTER, SUPPORTED, Ticket, TicketSource, check_file, open_tickets, tickets_from_text
+from ._reader import Ticket, TicketSource, tickets_from_text
 from ._sniff import SAMPLE_BYTES, TicketFileError, choose_text_column, detect_encoding
 from ._taught import read_taught, usable_taught, write_taught
-from ._workbook import XLSX, sheet_sizes
+from ._workbook import sheet_sizes
 
 __all__ = [
     "FILE_FILTER",
+    "FORMATS",
+    "FORMAT_NAMES",
     "SAMPLE_BYTES",
     "SUPPORTED",
     "XLSX",
     "ExcelExport",
     "ExportCounts",
+    "Format",
     "Ticket",
     "TicketFileError",
     "TicketSource",

@@ -11,7 +11,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..table import SEVERAL, NewRow, TicketTable
-from ._reader import Ticket, open_tickets
+from ._formats import open_tickets
+from ._reader import Ticket
 
 
 def rows_of(columns: Sequence[str], tickets: Sequence[Ticket], origin: str) -> list[NewRow]:

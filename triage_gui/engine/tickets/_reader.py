@@ -14,9 +14,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,30 +25,21 @@ from ...words import counted
 from ..table import BLANK
 from ._records import fold_extra, json_integer, read_records, unique_names, uses_quoting, without_surrogates
 from ._sniff import (
-    MIXED_UTF8,
     SAMPLE_BYTES,
     TicketFileError,
     choose_text_column,
     csv_rows,
     has_content,
     has_header,
-    is_tab_table,
     looks_jsonl,
-    read_head,
     reading,
-    scan_whole_file,
     sniff_delimiter,
-    text_encoding,
     text_sample,
 )
 from ._sniff import file_name as _name
-from ._workbook import XLSX, choose_sheet, is_workbook, sheet_sample
+from ._workbook import choose_sheet, sheet_sample
 
-# The formats read, by the file name's ending: the one list (the reader's choice below, the Open and
-# Import dialogs' filters, what a drop accepts). A file under another name is sniffed like a CSV.
-CSV_LIKE, JSON_LINES, JSON_ARRAY = (".csv", ".tsv", ".tab", ".txt"), (".jsonl", ".ndjson"), (".json",)
-SUPPORTED = (*CSV_LIKE, *JSON_LINES, *JSON_ARRAY, *XLSX)
-FILE_FILTER = f"Ticket files ({' '.join(f'*{ext}' for ext in SUPPORTED)});;All files (*)"  # a Qt dialog's
+Record = tuple[int, list[str], str | None]  # (line number, values padded to the columns, problem)
 
 
 # The problem of a workbook row whose ticket cell is a formula Excel never saved a value for.
@@ -103,6 +93,8 @@ class TicketSource:
     sheet: str = ""  # the workbook's sheet read (kind "xlsx")
     first_row: int = 0  # the sheet's row its header is on where title rows are above it (0: none)
     surrogates: int = 0  # lone surrogates (JSON "\ud800", Excel "_xD800_") read as U+FFFD, the one change
+    # Its format's reader (``_formats.FORMATS``, by ``kind``), set where the file is opened.
+    reader: Callable[[TicketSource, int], Iterator[Record]] | None = field(default=None, repr=False, compare=False)
 
     @property
     def text_column_name(self) -> str:
@@ -167,35 +159,36 @@ class TicketSource:
 
     # ----------------------------------------------------------------- readers
 
-    def _records(self, column: int) -> Iterator[tuple[int, list[str], str | None]]:
-        """(line number, values padded to the columns, problem) for every record; empty lines are skipped."""
-        width = len(self.columns)
-        if self.kind == "txt":
-            with reading(self.path, self.encoding, self.errors) as handle:
-                for number, line in enumerate(handle, start=1):
-                    line = line.rstrip("\r\n")
-                    if not line:
-                        self.empty_lines += 1
-                        continue
-                    yield number, [line], None
-        elif self.kind == "jsonl":
-            with reading(self.path, self.encoding, self.errors) as handle:
-                for number, line in enumerate(handle, start=1):
-                    line = line.rstrip("\r\n")
-                    if not line:
-                        self.empty_lines += 1
-                        continue
-                    if not line.strip():
-                        yield number, [""] * len(self.columns), None  # blank, like a blank CSV row
-                        continue
-                    yield self._json_values(number, _json_value(line), column)
-        elif self.kind == "xlsx":
-            yield from self._sheet_records(column)
-        elif self.kind == "json":
-            for number, value in enumerate(self.records or [], start=1):
-                yield self._json_values(number, value, column)
-        else:
-            yield from self._csv_records(width, column)
+    def _records(self, column: int) -> Iterator[Record]:
+        """Every record, by the reader of the file's format; empty lines are skipped."""
+        if self.reader is None:
+            raise TypeError("a TicketSource is made by open_tickets, which sets its format's reader")
+        return self.reader(self, column)
+
+    def _txt_records(self, column: int) -> Iterator[Record]:
+        with reading(self.path, self.encoding, self.errors) as handle:
+            for number, line in enumerate(handle, start=1):
+                line = line.rstrip("\r\n")
+                if not line:
+                    self.empty_lines += 1
+                    continue
+                yield number, [line], None
+
+    def _jsonl_records(self, column: int) -> Iterator[Record]:
+        with reading(self.path, self.encoding, self.errors) as handle:
+            for number, line in enumerate(handle, start=1):
+                line = line.rstrip("\r\n")
+                if not line:
+                    self.empty_lines += 1
+                    continue
+                if not line.strip():
+                    yield number, [""] * len(self.columns), None  # blank, like a blank CSV row
+                    continue
+                yield self._json_values(number, _json_value(line), column)
+
+    def _json_records(self, column: int) -> Iterator[Record]:
+        for number, value in enumerate(self.records or [], start=1):
+            yield self._json_values(number, value, column)
 
     def _json_values(self, number: int, value: object, column: int) -> tuple[int, list[str], str | None]:
         """One JSON record's values: keys first seen here become new columns (the union over the whole
@@ -218,7 +211,8 @@ class TicketSource:
         self.surrogates += found
         return values
 
-    def _csv_records(self, width: int, column: int) -> Iterator[tuple[int, list[str], str | None]]:
+    def _csv_records(self, column: int) -> Iterator[Record]:
+        width = len(self.columns)
         with reading(self.path, self.encoding, self.errors) as handle:
             header_pending = self.has_header
             number = 0
@@ -243,7 +237,7 @@ class TicketSource:
             except csv.Error as exc:
                 raise TicketFileError(f"{_name(self.path)}: cannot read line {number + 1} ({exc}).") from None
 
-    def _sheet_records(self, column: int) -> Iterator[tuple[int, list[str], str | None]]:
+    def _sheet_records(self, column: int) -> Iterator[Record]:
         """A sheet's rows, as a CSV's records: rows wider than the columns so far add columns, as JSON
         keys do; the empty rows between records are counted (trailing ones are no rows). A row whose
         ticket cell is a formula without a saved value says so rather than "blank ticket text"."""
@@ -264,52 +258,6 @@ class TicketSource:
             blank = column < len(values) and is_blank(values[column].strip())
             problem = FORMULA if blank and (str(number), column + 1) in pending else None
             yield number, self._kept(values) + [""] * (len(self.columns) - len(values)), problem
-
-
-def check_file(path: str | os.PathLike[str]) -> list[str]:
-    """What the window checks before it asks whether a file replaces the loaded tickets: that the file
-    is there, readable and in a format we read (the cheap part of :func:`open_tickets`; the whole-file
-    checks run when it is read). Returns a workbook's sheets that hold data ([] for a text file)."""
-    path = Path(path)
-    raw = read_head(path)
-    if is_workbook(path, raw):
-        return choose_sheet(path, None)[1]
-    text_encoding(path, raw)
-    return []
-
-
-def open_tickets(path: str | os.PathLike[str], sheet: str | None = None) -> TicketSource:
-    """Sniff a ticket file: encoding, format, delimiter, header and the ticket text column; for a
-    workbook, ``sheet`` (default: the first that holds data)."""
-    path = Path(path)
-    raw = read_head(path)
-    if is_workbook(path, raw):
-        return _open_xlsx(path, sheet)
-    encoding, note, sample = text_encoding(path, raw)
-    notes = [note] if note else []
-    errors = "replace"
-    if len(raw) >= SAMPLE_BYTES:  # the rest of the file is held to what the sample decided
-        nul_line, bad_line, bad = scan_whole_file(path, encoding)
-        if nul_line is not None:
-            raise TicketFileError(
-                f"{_name(path)} is not a text file (line {nul_line} holds a NUL byte); export the tickets as CSV."
-            )
-        if bad_line is not None:
-            errors = MIXED_UTF8
-            notes.append(f"{counted(bad, 'byte')} not UTF-8 (the first on line {bad_line}): read as cp1252")
-    suffix = path.suffix.lower()
-    if suffix in JSON_ARRAY or (suffix not in SUPPORTED and sample.lstrip("\ufeff \t\r\n").startswith("[")):
-        source = _open_json(path, encoding, notes, sample)
-    elif suffix in JSON_LINES or (suffix not in CSV_LIKE and looks_jsonl(sample)):
-        source = _open_jsonl(path, encoding, text_sample(path, encoding)[0], notes)
-    else:
-        text, complete = text_sample(path, encoding)
-        if suffix == ".txt" and not is_tab_table(text, complete):
-            source = TicketSource(path, "txt", encoding, ["text"], 0, has_header=False, notes=notes)
-        else:  # a .txt that is a table is Excel's "Unicode text" export: tab-separated
-            source = _open_csv(path, encoding, text, complete, notes, ".tsv" if suffix == ".txt" else suffix)
-    source.errors = errors
-    return source
 
 
 _INVALID, _TOO_DEEP = object(), object()  # what _json_value returns for a line that is not JSON, or too deep

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from ...words import counted, plural
 from ..files import atomic_open
 from ..prompt import MAX_TAUGHT_CHARS, Example, label_key
-from ._reader import open_tickets
+from ._formats import open_tickets
 
 LABEL_COLUMN_NAMES = ("label", "labels", "queue", "team", "category", "class", "intent", "group")
 

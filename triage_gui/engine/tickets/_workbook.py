@@ -26,10 +26,9 @@ from xml.parsers import expat
 from ._sheet_xml import Limited, SheetRows, damaged, date_styles, holds_value, shared_strings, whole
 from ._sniff import TicketFileError, file_name
 
-XLSX = (".xlsx", ".xlsm")
 OLD_EXCEL = ".xls"
-_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the old binary .xls (and a password-protected .xlsx)
-_ZIP_MAGIC = b"PK\x03\x04"
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the old binary .xls (and a password-protected .xlsx)
+ZIP_MAGIC = b"PK\x03\x04"
 _RELS = "/officeDocument/2006/relationships/"  # a relationship's type ends in this plus its kind
 _REL_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
 _INTEGER = re.compile(r"-?\d+")
@@ -47,16 +46,14 @@ _FAILURES = (
 )
 
 
-def is_workbook(path: Path, raw: bytes) -> bool:
-    """Whether the file (its first bytes ``raw``) is a workbook: by its name, or a zip under another
-    name. An old-format (.xls) or password-protected one is refused here, with what to do instead."""
-    suffix = path.suffix.lower()
-    if raw.startswith(_OLE_MAGIC) or (suffix == OLD_EXCEL and not raw.startswith(_ZIP_MAGIC)):
+def refuse_old_excel(path: Path, raw: bytes) -> None:
+    """An old-format (.xls) or password-protected workbook (its first bytes ``raw``) is refused in one
+    sentence, with what to do instead; a zip under the name .xls is a workbook and read as one."""
+    if raw.startswith(OLE_MAGIC) or (path.suffix.lower() == OLD_EXCEL and not raw.startswith(ZIP_MAGIC)):
         raise TicketFileError(
             f"{file_name(path)} is an old-format (.xls) or password-protected Excel workbook, which cannot be "
             "read; save it as .xlsx (without a password) or as CSV and open that."
         )
-    return suffix in XLSX or suffix == OLD_EXCEL or raw.startswith(_ZIP_MAGIC)
 
 
 def _damaged(name: str, exc: BaseException) -> TicketFileError:
