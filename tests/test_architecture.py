@@ -126,7 +126,18 @@ def test_the_engine_and_the_session_import_no_qt():
 # 600. Splitting such a class across files whose state is declared twice (a mixin restating another
 # class's attributes for the type checker) read worse than one longer module.
 SOFT_CAP, HARD_CAP = 450, 600
-LONG_MODULES: dict[str, str] = {}  # "triage_gui.session.teaching": "why it is one piece"
+# Modules over the soft cap, each with why it is one piece (a mixin that restates another class's state for
+# the type checker is harder to read than one longer module).
+LONG_MODULES: dict[str, str] = {
+    "triage_gui.session.teaching": "the taught set and its refit are one class: the refit reads and writes two "
+    "dozen of its attributes, which a refit mixin in its own module restated for the type checker",
+    "triage_gui.gui.prompt_editor": "the prompt editor is one widget: its three tables, their undo snapshots and "
+    "their keys (Tab, row moves) all read and write the same tables and the same undo stack",
+    "triage_gui.session.prompt_document": "the prompt file's one owner: open, save, new, the draft and the taught "
+    "set's background writes, whose bookkeeping is settled in one place (round five's lost tickets came from two)",
+    "triage_gui.engine.table._table": "the row store is one class: its columns, their writes and their whole-column "
+    "reads, which a read-only mixin in its own module restated (seventeen columns) for the type checker",
+}
 
 
 def lines(path: Path) -> int:
@@ -338,24 +349,25 @@ def test_the_window_uses_the_ticket_areas_methods_not_its_widgets():
 # keeps the list no longer than that.
 WINDOW_READS = {
     "session": {
-        "accept", "add_taught", "busy", "cancel_load", "check_records", "check_status", "checks_changed",
-        "clear", "columns", "compares_baseline", "draw_checks", "file_changed", "forget_all", "has_model",
-        "head_changed", "head_status", "history", "in_background", "labels", "learn_from", "load_model",
-        "message", "model_changed", "model_spec", "model_status", "next_to_check", "next_to_teach",
-        "number_checks", "open_file", "paste", "prompt_changed", "prompt_in_use", "prompt_status", "reading",
-        "refresh_checks", "restore_kept", "resume", "rows_added", "rows_changed", "run_changed", "run_status",
-        "running", "save_taught", "set_baseline", "set_calibration", "set_prompt", "set_text_column",
-        "shutdown", "stop", "suggested", "table", "table_reset", "taught", "taught_items", "teach",
-        "text_column", "ticket_count",
+        "accept", "add_taught", "cancel_load", "check_records", "check_status", "checks_changed", "clear",
+        "columns", "compares_baseline", "draw_checks", "edit_groups", "file_changed", "forget_all",
+        "has_model", "head_changed", "head_status", "history", "in_background", "labels", "learn_from",
+        "load_model", "message", "model_changed", "model_spec", "model_status", "next_to_check",
+        "next_to_teach", "number_checks", "open_file", "paste", "prompt_changed", "prompt_in_use",
+        "prompt_status", "reading", "refinement", "refresh_checks", "restore_kept", "resume", "rows_added",
+        "rows_changed", "run_changed", "run_status", "running", "save_taught", "set_baseline",
+        "set_calibration", "set_prompt", "set_text_column", "shutdown", "stop", "suggest_groups",
+        "suggested", "table", "table_reset", "taught", "taught_items", "teach", "text_column",
+        "ticket_count",
     },
     "document": {
         "adopt", "applied", "changed", "close", "dirty", "draft", "draft_taught", "edit", "failed", "flush",
-        "history", "keep_checks", "keep_taught", "merged", "number", "path", "read", "save", "saved", "scored",
+        "history", "keep_checks", "keep_taught", "merged", "new", "number", "path", "read", "save", "saved", "scored",
         "start", "status", "stranded", "version_profile", "write_draft",
     },
     "evaluation": {
         "choose", "cleared", "comparison", "detect", "flips", "gold", "gold_changed", "mappings",
-        "needs_mapping", "numbering", "record", "scored", "version_applied",
+        "needs_mapping", "numbering", "scored", "version_applied",
     },
 }  # fmt: skip
 

@@ -223,11 +223,7 @@ class PromptActions:
         self.editor.clear_problems()
         self.editor.set_profile(blank)
         self.session.restore_kept([], [])
-        labels = self.editor.labels
-        labels.setFocus()
-        labels.setCurrentCell(0, 0)
-        if (first := labels.item(0, 0)) is not None:
-            labels.editItem(first)  # the first label's name, ready to type
+        self.editor.edit_first_label()
         self.notify(f"New prompt: name its labels, then Save (it is kept as {path.name}).", 10000)
         return True
 

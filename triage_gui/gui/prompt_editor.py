@@ -176,6 +176,13 @@ class PromptEditor(QWidget):
         self._taught = count
         self._show_taught()
 
+    def edit_first_label(self) -> None:
+        """The first label's name, ready to type (a new prompt starts there)."""
+        self.labels.setFocus()
+        self.labels.setCurrentCell(0, 0)
+        if (first := self.labels.item(0, 0)) is not None:
+            self.labels.editItem(first)
+
     def focus_instruction(self) -> None:
         self.instruction.setFocus()
 
