@@ -131,8 +131,8 @@ SOFT_CAP, HARD_CAP = 450, 600
 LONG_MODULES: dict[str, str] = {
     "triage_gui.session.teaching": "the taught set and its refit are one class: the refit reads and writes two "
     "dozen of its attributes, which a refit mixin in its own module restated for the type checker",
-    "triage_gui.gui.prompt_editor": "the prompt editor is one widget: its three tables, their undo snapshots and "
-    "their keys (Tab, row moves) all read and write the same tables and the same undo stack",
+    "triage_gui.gui.prompt.prompt_editor": "the prompt editor is one widget: its three tables, their undo snapshots "
+    "and their keys (Tab, row moves) all read and write the same tables and the same undo stack",
     "triage_gui.session.prompt_document": "the prompt file's one owner: open, save, new, the draft and the taught "
     "set's background writes, whose bookkeeping is settled in one place (round five's lost tickets came from two)",
     "triage_gui.engine.table._table": "the row store is one class: its columns, their writes and their whole-column "
@@ -331,7 +331,8 @@ def test_the_window_uses_the_ticket_areas_methods_not_its_widgets():
     """``main_window`` set ``tickets.gold_combo``, ``tickets.threshold`` and ``tickets.baseline_toggle``
     itself; the ticket area now says what it offers (``show_gold``, ``set_threshold``, ``show_baseline``,
     ``focus_table``, its forwarded signals). Tests may still click its widgets, as a user would."""
-    widgets = widget_attributes(PACKAGE / "gui" / "ticket_area.py", "TicketArea") - {"suggested", "to_check"}
+    area = PACKAGE / "gui" / "tickets" / "ticket_area.py"
+    widgets = widget_attributes(area, "TicketArea") - {"suggested", "to_check"}
     assert {"gold_combo", "threshold", "baseline_toggle", "table", "empty", "proxy"} <= widgets
     for name, path in GUI.items():
         if name.endswith(".ticket_area"):

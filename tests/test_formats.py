@@ -60,9 +60,9 @@ def test_the_dialogs_filter_is_every_ending_in_the_table():
 
 def test_every_help_text_names_every_format(qtbot):
     from triage_gui.cli import build_parser
-    from triage_gui.gui.empty_state import EmptyState
     from triage_gui.gui.guide import guide_html
-    from triage_gui.gui.results_area import ResultsArea
+    from triage_gui.gui.results.results_area import ResultsArea
+    from triage_gui.gui.tickets.empty_state import EmptyState
 
     empty = EmptyState()
     results = ResultsArea()

@@ -78,7 +78,7 @@ def test_a_sixth_head_in_the_table_is_fitted_weighted_evaluated_and_shown(sixth)
 def test_the_status_bar_names_the_tables_heads(sixth, qapp):
     from PySide6.QtWidgets import QLabel
 
-    from triage_gui.gui.teach_actions import TeachActions
+    from triage_gui.gui.actions.teach_actions import TeachActions
     from triage_gui.session.status import HeadStatus
 
     label = QLabel()

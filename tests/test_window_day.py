@@ -85,7 +85,7 @@ def test_export_mid_run_warns_and_starts_beside_the_input(qtbot, window, tmp_pat
         QMessageBox, "question", lambda parent, title, text, *a: asked.append(text) or QMessageBox.StandardButton.Yes
     )
     monkeypatch.setattr(
-        "triage_gui.gui.ticket_actions.QFileDialog.getSaveFileName", lambda *a: offered.append(a[2]) or ("", "")
+        "triage_gui.gui.actions.ticket_actions.QFileDialog.getSaveFileName", lambda *a: offered.append(a[2]) or ("", "")
     )
     window.ticket_actions.export_dialog()
     assert asked and "not read by the language model yet" in asked[0]  # each has its first-pass label

@@ -128,8 +128,8 @@ def test_the_calibration_menu_goes_through_the_session(qtbot, window, monkeypatc
 
 
 def test_columns_are_found_by_role_not_by_their_title(qtbot, window):
-    from triage_gui.gui.ticket_columns import FLOORS
-    from triage_gui.gui.ticket_model import Col
+    from triage_gui.gui.tickets.ticket_columns import FLOORS
+    from triage_gui.gui.tickets.ticket_model import Col
 
     window.ticket_actions.paste_text("text,Label\nmy card is lost,billing\nthe app crashes,technical")
     qtbot.waitUntil(lambda: window.session.table.count_scored() == 2, timeout=10_000)

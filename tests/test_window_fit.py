@@ -205,7 +205,7 @@ def test_headers_and_painted_text_are_whole(qtbot, window, size, baseline):
 def test_the_bars_elide_long_names_and_keep_text_off_the_bars():
     from PySide6.QtGui import QFont, QFontMetrics
 
-    from triage_gui.gui.detail_pane import bar_layout
+    from triage_gui.gui.results.detail_pane import bar_layout
 
     bold = QFont()
     bold.setBold(True)
@@ -353,7 +353,7 @@ def test_the_focused_table_is_ringed_in_the_highlight_colour(qtbot, window, sche
 
 
 def test_a_label_keeps_its_colour_whatever_the_other_labels_and_their_order():
-    from triage_gui.gui.ticket_model import LABEL_HUES, color_slots, label_slot
+    from triage_gui.gui.tickets.ticket_model import LABEL_HUES, color_slots, label_slot
 
     billing = label_slot("billing", ["billing", "technical"])
     assert label_slot("billing", ["technical", "account", "billing"]) == billing
@@ -374,9 +374,12 @@ def test_label_colours_are_the_same_in_another_process():
     import subprocess
     import sys
 
-    from triage_gui.gui.ticket_model import color_slots
+    from triage_gui.gui.tickets.ticket_model import color_slots
 
-    code = "from triage_gui.gui.ticket_model import color_slots; import sys; print(color_slots(tuple(sys.argv[1:])))"
+    code = (
+        "from triage_gui.gui.tickets.ticket_model import color_slots; import sys; "
+        "print(color_slots(tuple(sys.argv[1:])))"
+    )
     for seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
         out = subprocess.run([sys.executable, "-c", code, *FIVE], env=env, capture_output=True, text=True, check=True)
@@ -384,7 +387,7 @@ def test_label_colours_are_the_same_in_another_process():
 
 
 def test_the_table_and_the_bars_colour_a_label_by_its_name(qtbot, window):
-    from triage_gui.gui.ticket_model import Col, label_color, label_slot
+    from triage_gui.gui.tickets.ticket_model import Col, label_color, label_slot
 
     five_labels_loaded(qtbot, window, False)
     table, model = window.session.table, window.model

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QAbstractItemView, QApplication, QDialog, QMessage
 from window_fakes import close_fake, fake_window
 
 from triage_gui.engine.table import NewRow
-from triage_gui.gui.ticket_model import Col
+from triage_gui.gui.tickets.ticket_model import Col
 
 
 @pytest.fixture

@@ -233,7 +233,7 @@ def test_eleven_labels_show_five_rows_at_1024x640_and_the_editor_has_a_splitter(
 
 
 def test_the_run_bar_and_the_status_bar_cut_between_words_with_the_whole_text_in_a_tooltip(qtbot, window):
-    from triage_gui.gui.elided_label import ELLIPSIS
+    from triage_gui.gui.widgets.elided_label import ELLIPSIS
 
     window.resize(1024, 640)
     qtbot.waitUntil(lambda: window.width() == 1024, timeout=2_000)

@@ -70,7 +70,7 @@ def test_the_summary_and_the_run_bar_count_the_same_while_streaming(qtbot, windo
 
 
 def test_the_summary_counts_examples_and_descriptions_apart(qtbot, window):
-    from triage_gui.gui.summary import learned_from
+    from triage_gui.gui.results.summary import learned_from
 
     profile = window.session.profile
     assert profile is not None

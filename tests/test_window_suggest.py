@@ -11,7 +11,7 @@ from test_grouping import TOPICS, blobs
 from triage_gui.engine.grouping import find_groups
 from triage_gui.engine.prompt import default_profile
 from triage_gui.engine.table import NewRow
-from triage_gui.gui.suggest_dialog import SuggestDialog
+from triage_gui.gui.prompt.suggest_dialog import SuggestDialog
 
 
 def loaded(window) -> list[str]:

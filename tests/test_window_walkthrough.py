@@ -76,7 +76,7 @@ def test_the_first_pass_in_progress_is_counted_not_shown_as_a_stalled_rate(qtbot
 def test_the_summary_and_the_quit_question_say_every_ticket_has_a_label(qtbot, window):
     """The summary said "111 of 2000 tickets labelled" and the quit question "1537 tickets to go" while every
     ticket had the first pass's label."""
-    from triage_gui.gui.ticket_actions import running_text
+    from triage_gui.gui.actions.ticket_actions import running_text
 
     window.results.show_stats(111, 2000, 0, None, None, None, classified=2000)
     stats = window.results.stats.text()

@@ -8,7 +8,7 @@ import dataclasses
 from PySide6.QtWidgets import QLabel
 
 from triage_gui.engine.table import NewRow
-from triage_gui.gui.results_area import distinct_elided
+from triage_gui.gui.results.results_area import distinct_elided
 from triage_gui.session.status import HeadStatus, ModelStatus
 
 

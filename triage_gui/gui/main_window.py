@@ -21,22 +21,22 @@ from ..session.prompt_document import DocumentStatus, PromptDocument
 from ..session.session import Session
 from ..session.status import FileStatus, HeadStatus, ModelStatus, PromptStatus, RunStatus
 from ..words import counted
-from .app_actions import AppActions
-from .detail_pane import DetailPane
-from .elided_label import ElidedLabel, WordStatusBar
+from .actions.app_actions import AppActions
+from .actions.menus import Actions
+from .actions.prompt_actions import PromptActions
+from .actions.teach_actions import TeachActions
+from .actions.ticket_actions import TicketActions
+from .actions.undo_actions import UndoRouter
+from .actions.window_actions import Handlers, action_table
 from .geometry import first_size, on_screen
-from .menus import Actions
-from .prompt_actions import PromptActions
-from .prompt_editor import PromptEditor
-from .results_area import ResultsArea
+from .prompt.prompt_editor import PromptEditor
+from .results.detail_pane import DetailPane
+from .results.results_area import ResultsArea
+from .results.summary import Summary
 from .settings import AppSettings
-from .summary import Summary
-from .teach_actions import TeachActions
-from .ticket_actions import TicketActions
-from .ticket_area import TicketArea
-from .ticket_model import TicketTableModel
-from .undo_actions import UndoRouter
-from .window_actions import Handlers, action_table
+from .tickets.ticket_area import TicketArea
+from .tickets.ticket_model import TicketTableModel
+from .widgets.elided_label import ElidedLabel, WordStatusBar
 
 log = logging.getLogger(__name__)
 SPLITS = (("main_split", [380, 900]), ("right_split", [340, 340]), ("bottom_split", [560, 340]))  # default sizes

@@ -6,8 +6,8 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QProgressBar, QPushButton
 
-from ..session.status import RunStatus
-from .elided_label import ElidedLabel
+from ...session.status import RunStatus
+from ..widgets.elided_label import ElidedLabel
 
 
 class RunBar(QObject):

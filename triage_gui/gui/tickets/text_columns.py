@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QLabel, QListWidget, QListWidgetItem, QVBoxLayout
 
-from ..engine.table import SEVERAL, text_parts
+from ...engine.table import SEVERAL, text_parts
 
 CHOOSE_SEVERAL = "Several columns…"
 

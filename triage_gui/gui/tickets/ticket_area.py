@@ -26,13 +26,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..defaults import LOW_CONFIDENCE
-from ..engine.table import text_parts
-from ..session.gold import Filters
-from ..session.status import RunStatus
+from ...defaults import LOW_CONFIDENCE
+from ...engine.table import text_parts
+from ...session.gold import Filters
+from ...session.status import RunStatus
+from ..widgets.flow_layout import FlowLayout
 from . import text_columns
 from .empty_state import EmptyState
-from .flow_layout import FlowLayout
 from .label_picker import LabelDelegate
 from .run_bar import RunBar
 from .ticket_columns import fit_ticket_column, size_columns

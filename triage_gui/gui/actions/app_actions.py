@@ -13,10 +13,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDialog, QProgressDialog, QWidget
 
-from ..session.session import Session
-from ..session.status import ModelStatus
-from . import dialogs, guide, theme
-from .settings import AppSettings
+from ...session.session import Session
+from ...session.status import ModelStatus
+from .. import dialogs, guide, theme
+from ..settings import AppSettings
 
 
 class AppActions:

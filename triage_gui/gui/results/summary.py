@@ -7,15 +7,15 @@ final (on this tick, it was once taken mid-run)."""
 
 from __future__ import annotations
 
-from ..engine.prompt import PromptProfile
-from ..engine.scoring import latency_summary
-from ..session.checks import CheckStatus
-from ..session.evaluation import Evaluation, VersionScoring
-from ..session.gold import gold_report, row_mask
-from ..session.refinement import refinement_changes
-from ..session.session import Session
+from ...engine.prompt import PromptProfile
+from ...engine.scoring import latency_summary
+from ...session.checks import CheckStatus
+from ...session.evaluation import Evaluation, VersionScoring
+from ...session.gold import gold_report, row_mask
+from ...session.refinement import refinement_changes
+from ...session.session import Session
+from ..tickets.ticket_area import TicketArea
 from .results_area import NO_GOLD_TEXT, ResultsArea
-from .ticket_area import TicketArea
 
 TAUGHT_NOTE = "Taught tickets count with the label the classifier gives them when not trained on them."
 

@@ -20,9 +20,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..engine.table import Source, TicketTable
-from .flow_layout import FlowLayout
-from .ticket_model import is_dark, label_color, label_slot
+from ...engine.table import Source, TicketTable
+from ..tickets.ticket_model import is_dark, label_color, label_slot
+from ..widgets.flow_layout import FlowLayout
 
 SOURCE_TEXT = {
     Source.PROMPT.shown: "from the prompt (calibrated label scores)",

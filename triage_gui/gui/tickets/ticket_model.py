@@ -18,8 +18,8 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication
 
-from ..defaults import LOW_CONFIDENCE
-from ..engine.table import NONE, TicketTable
+from ...defaults import LOW_CONFIDENCE
+from ...engine.table import NONE, TicketTable
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 NOT_TAUGHT = "(not taught)"

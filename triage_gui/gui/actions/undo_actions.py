@@ -17,8 +17,8 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QMenu, QMenuBar, QWidget
 from shiboken6 import isValid
 
-from ..session.undo import TaughtHistory
-from .prompt_editor import PromptEditor
+from ...session.undo import TaughtHistory
+from ..prompt.prompt_editor import PromptEditor
 
 
 class UndoRouter(QObject):

@@ -12,7 +12,7 @@ import time
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QAbstractItemDelegate, QComboBox, QListView, QStyledItemDelegate, QWidget
 
-from ..engine.table import TicketTable
+from ...engine.table import TicketTable
 from .ticket_model import NOT_TAUGHT
 from .ticket_view import key_of_label_slot
 

@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..engine.prompt import Example, Label, Problem, PromptProfile
-from ..session.checks import CheckStatus
+from ...engine.prompt import Example, Label, Problem, PromptProfile
+from ...session.checks import CheckStatus
 from .prompt_cells import LabelChoice, MultiLine, TabOn
 
 ERROR_BRUSH = QBrush(QColor(230, 60, 60, 90))

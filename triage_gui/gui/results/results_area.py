@@ -21,9 +21,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..engine.scoring import GoldReport, LatencySummary
-from ..engine.tickets import FORMAT_NAMES
-from ..words import counted, plural
+from ...engine.scoring import GoldReport, LatencySummary
+from ...engine.tickets import FORMAT_NAMES
+from ...words import counted, plural
 from .latency_chart import BASELINE_COLOR, CACHED_COLOR, LatencyChart
 
 NO_FLIPS_YET = "No earlier version to compare with yet: labels that change between prompt versions are listed here."

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from ..engine.tickets import FORMAT_NAMES
+from ...engine.tickets import FORMAT_NAMES
 
 
 class EmptyState(QWidget):

@@ -26,9 +26,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..engine.grouping import Grouping, as_profile
-from ..engine.prompt import ProfileError, PromptProfile
-from ..words import counted
+from ...engine.grouping import Grouping, as_profile
+from ...engine.prompt import ProfileError, PromptProfile
+from ...words import counted
 
 Edit = Callable[..., Awaitable[Grouping]]  # (fn, *args) -> the new grouping, run off the GUI thread
 NAME, DESCRIPTION, SIZE, WORDS, TAKES = range(5)

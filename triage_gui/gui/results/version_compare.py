@@ -11,7 +11,7 @@ from html import escape
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
 
-from ..engine.prompt import PromptProfile, VersionRecord
+from ...engine.prompt import PromptProfile, VersionRecord
 
 
 @dataclass(frozen=True)

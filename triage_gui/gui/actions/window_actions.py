@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 from PySide6.QtGui import QKeySequence
 
-from ..session.evaluation import Evaluation
-from ..session.session import Session
-from . import theme
+from ...session.evaluation import Evaluation
+from ...session.session import Session
+from .. import theme
 from .app_actions import AppActions
 from .menus import ActionSpec
 from .prompt_actions import PromptActions

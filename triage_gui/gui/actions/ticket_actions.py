@@ -15,8 +15,8 @@ from pathlib import Path
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
-from ..engine.files import shown
-from ..engine.tickets import (
+from ...engine.files import shown
+from ...engine.tickets import (
     FILE_FILTER,
     XLSX,
     ExcelExport,
@@ -30,15 +30,15 @@ from ..engine.tickets import (
     tickets_from_text,
     write_results,
 )
-from ..paths import sample_tickets
-from ..session.evaluation import Evaluation
-from ..session.gold import gold_teaching
-from ..session.session import Session
-from ..session.status import RunStatus
-from ..words import counted, plural
-from . import dialogs
-from .settings import AppSettings
-from .ticket_area import TicketArea
+from ...paths import sample_tickets
+from ...session.evaluation import Evaluation
+from ...session.gold import gold_teaching
+from ...session.session import Session
+from ...session.status import RunStatus
+from ...words import counted, plural
+from .. import dialogs
+from ..settings import AppSettings
+from ..tickets.ticket_area import TicketArea
 
 CSV_FILTER, EXCEL_FILTER = "CSV files (*.csv)", "Excel workbooks (*.xlsx)"
 

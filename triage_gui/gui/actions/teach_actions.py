@@ -8,12 +8,12 @@ from collections.abc import Callable
 
 from PySide6.QtWidgets import QLabel, QMessageBox
 
-from ..engine.learning import in_words  # the heads' table (numpy only: scikit-learn stays out of the start)
-from ..session.checks import CheckStatus
-from ..session.session import Session
-from ..session.status import HeadStatus
-from .prompt_editor import PromptEditor
-from .ticket_area import TicketArea
+from ...engine.learning import in_words  # the heads' table (numpy only: scikit-learn stays out of the start)
+from ...session.checks import CheckStatus
+from ...session.session import Session
+from ...session.status import HeadStatus
+from ..prompt.prompt_editor import PromptEditor
+from ..tickets.ticket_area import TicketArea
 
 MANY_ROWS = 20  # a teach key on more selected tickets than this asks first (Ctrl+A then 3 taught 20,000)
 

@@ -21,16 +21,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..engine.prompt import Label, Measure, Problem, ProfileError, PromptProfile, default_profile
-from ..engine.tickets import read_taught, write_taught
-from ..session.evaluation import Evaluation, Score
-from ..session.prompt_document import DocumentStatus, PromptConflict, PromptDocument
-from ..session.session import Session
-from ..session.status import PromptStatus
-from ..words import counted, plural
-from .prompt_editor import PromptEditor
-from .results_area import ResultsArea
-from .version_compare import Side, compare_dialog
+from ...engine.prompt import Label, Measure, Problem, ProfileError, PromptProfile, default_profile
+from ...engine.tickets import read_taught, write_taught
+from ...session.evaluation import Evaluation, Score
+from ...session.prompt_document import DocumentStatus, PromptConflict, PromptDocument
+from ...session.session import Session
+from ...session.status import PromptStatus
+from ...words import counted, plural
+from ..prompt.prompt_editor import PromptEditor
+from ..results.results_area import ResultsArea
+from ..results.version_compare import Side, compare_dialog
 
 Notify = Callable[[str, int], None]
 Warn = Callable[[str, str], None]
@@ -70,8 +70,8 @@ class PromptActions:
         self.suggest_task = asyncio.ensure_future(self._suggest(poorly_fitted))
 
     async def _suggest(self, poorly_fitted: bool) -> None:
-        from ..engine.grouping import NotEmbedded
-        from .suggest_dialog import SuggestDialog
+        from ...engine.grouping import NotEmbedded
+        from ..prompt.suggest_dialog import SuggestDialog
 
         self.notify("Grouping the tickets by meaning…", 5000)
         try:
@@ -329,7 +329,7 @@ class PromptActions:
     # ------------------------------------------------------ taught tickets
 
     def import_taught(self) -> None:
-        from ..engine.tickets import FILE_FILTER
+        from ...engine.tickets import FILE_FILTER
 
         path, _ = QFileDialog.getOpenFileName(self.parent, "Import taught tickets", "", FILE_FILTER)
         if not path:

@@ -1,0 +1,1 @@
+"""Small general widgets the rooms share."""
