@@ -3,7 +3,7 @@
 import multiprocessing
 import sys
 
-from triage_gui.cli import main
+from triage_gui.commands import main
 
 if __name__ == "__main__":
     multiprocessing.freeze_support()

@@ -31,7 +31,7 @@ def layer(name: str) -> str:
     for part in ("engine", "session", "gui"):
         if name.startswith(f"triage_gui.{part}"):
             return part
-    return "top"  # cli, classify, evaluate, bench, cluster, __main__
+    return "top"  # commands (the command line), ray (the scale-out path), __main__
 
 
 def imports(path: Path) -> set[str]:
@@ -88,7 +88,7 @@ def test_no_arrow_runs_back_up(name):
     for target in GRAPH[name]:
         assert ORDER.index(layer(target)) <= mine, f"{name} ({layer(name)}) imports {target} ({layer(target)})"
         if name != "triage_gui.__main__":  # ``python -m triage_gui``: the entry point runs the command line
-            assert target != "triage_gui.cli", f"{name} imports the command line"
+            assert target != "triage_gui.commands", f"{name} imports the command line"
 
 
 def test_exceptions_still_exist():
@@ -111,6 +111,19 @@ def test_no_import_circles():
     for name in sorted(GRAPH):
         if name not in state:
             visit(name, [])
+
+
+# The top's packages: the command line may use the scale-out path; the scale-out path imports nothing of the
+# command line (its progress line is handed to it), and nothing below the top imports either.
+TOP_EDGES = {"triage_gui.commands": {"triage_gui.ray"}, "triage_gui.ray": set()}
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if layer(n) == "top" and n != "triage_gui.__main__"))
+def test_the_commands_and_the_ray_path_import_only_their_edges(name):
+    own = next(p for p in TOP_EDGES if name == p or name.startswith(p + "."))
+    for target in imports(MODULES[name]):
+        other = next((p for p in TOP_EDGES if target == p or target.startswith(p + ".")), None)
+        assert other in (None, own, *TOP_EDGES[own]), f"{name} imports {target}"
 
 
 def test_the_engine_and_the_session_import_no_qt():

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from triage_gui.cli import parse_args
+from triage_gui.commands import parse_args
 from triage_gui.engine.prompt import PromptProfile, default_profile, label_key
 
 
@@ -179,7 +179,8 @@ def test_a_library_error_keeps_its_traceback_while_our_own_checks_are_one_line(m
     import numpy as np
     import pytest
 
-    from triage_gui import cli, evaluate
+    from triage_gui import commands as cli
+    from triage_gui.commands import evaluate
 
     def broken(args):
         np.zeros(3).reshape(2, 2)  # ValueError from numpy's own frames

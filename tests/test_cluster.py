@@ -111,7 +111,7 @@ def test_classify_fast_on_a_cluster_runs_its_first_pass_here_with_the_same_label
 
 
 def test_a_worker_killed_mid_job_is_restarted_and_its_block_scored_again(tickets, one_process, cluster, tmp_path):
-    from triage_gui.cluster_worker import FAULT_ENV
+    from triage_gui.ray.worker import FAULT_ENV
 
     marker = tmp_path / "killed"
     out = tmp_path / "out.csv"
@@ -152,7 +152,7 @@ def test_the_prompts_taught_set_gives_the_same_labels_on_ray(tickets, cluster, t
 
 
 def test_a_block_failing_three_times_stops_with_one_sentence(tickets, cluster, tmp_path):
-    from triage_gui.cluster_worker import FAULT_ENV
+    from triage_gui.ray.worker import FAULT_ENV
 
     out = tmp_path / "out.csv"
     env = {**os.environ, FAULT_ENV: "raise"}  # every block fails on the worker (a death is tested above)
@@ -230,8 +230,8 @@ def test_a_ray_address_where_nothing_listens_answers_within_seconds(tmp_path, ad
 
 
 def test_without_ray_one_sentence_says_how_to_install_it(monkeypatch):
-    from triage_gui.cluster import score_on_ray
     from triage_gui.engine.table import TicketTable
+    from triage_gui.ray.driver import score_on_ray
 
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray now raises ImportError
     args = argparse.Namespace(ray="local", ray_actors=None, threads=None)
@@ -243,9 +243,9 @@ def test_without_ray_one_sentence_says_how_to_install_it(monkeypatch):
 
 
 def test_blocks_are_whole_micro_batches_and_scores_travel_exactly():
-    from triage_gui.cluster import BLOCK_TICKETS, block_size
-    from triage_gui.cluster_worker import PackedScores
     from triage_gui.engine.table import TicketScore
+    from triage_gui.ray.driver import BLOCK_TICKETS, block_size
+    from triage_gui.ray.worker import PackedScores
 
     assert block_size(40, 2, 8) == 8  # five blocks: both workers busy, a lost block costs little
     assert block_size(512, 2, 32) == 64

@@ -181,7 +181,7 @@ def test_classify_refuses_what_excel_cannot_hold_before_scoring(tmp_path, monkey
     """16,400 columns or a 40,000-character ticket were scored for minutes, then written as a file Excel refuses."""
     import argparse
 
-    from triage_gui import classify as classify_module
+    from triage_gui.commands import classify as classify_module
 
     wide = tmp_path / "wide.csv"
     wide.write_text(",".join(["text", *[f"c{i}" for i in range(16_400)]]) + "\n" + "a ticket" + "," * 16_400 + "\n")

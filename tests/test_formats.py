@@ -59,7 +59,7 @@ def test_the_dialogs_filter_is_every_ending_in_the_table():
 
 
 def test_every_help_text_names_every_format(qtbot):
-    from triage_gui.cli import build_parser
+    from triage_gui.commands import build_parser
     from triage_gui.gui.guide import guide_html
     from triage_gui.gui.results.results_area import ResultsArea
     from triage_gui.gui.tickets.empty_state import EmptyState

@@ -128,7 +128,7 @@ def test_a_table_is_grouped_from_its_stored_first_pass_embeddings():
 
 
 def test_discover_writes_every_row_with_its_group_and_a_prompt_the_window_opens(tmp_path):
-    from triage_gui.cli import main
+    from triage_gui.commands import main
 
     tickets = [*banking_tickets(60), ""]  # a row without text keeps its place, with no group
     path = write_tickets(tmp_path / "in.csv", tickets, ("id", [str(i) for i in range(len(tickets))]))

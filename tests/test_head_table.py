@@ -10,11 +10,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from triage_gui.commands.evaluate import Dev, head_parts, heads_alone
 from triage_gui.engine.learning import Examples, LexicalStore, row_source
 from triage_gui.engine.learning import _head_table as head_table
 from triage_gui.engine.learning._combination import PULL, STEP, choose_weights, combine, describe
 from triage_gui.engine.table import NewRow, TicketTable
-from triage_gui.evaluate import Dev, head_parts, heads_alone
 
 LABELS = ["billing", "technical", "account"]
 

@@ -11,11 +11,11 @@ import types
 
 import pytest
 
-from triage_gui.cli import main
+from triage_gui.commands import main
+from triage_gui.commands._steps import read_input as read_table
 from triage_gui.engine.prompt import Example, default_profile
 from triage_gui.engine.tickets import ExportCounts, check_output
 from triage_gui.gui.actions.ticket_actions import export_question
-from triage_gui.steps import read_input as read_table
 from triage_gui.words import counted, plural
 
 TICKETS = ["my card was charged twice", "I cannot log in to my account", "where is my refund"]

@@ -12,7 +12,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from triage_gui.cli import parse_args
+from triage_gui.commands import parse_args
 from triage_gui.engine.model import is_hub_id
 from triage_gui.engine.prompt import default_profile, label_key
 from triage_gui.engine.tickets import open_tickets
@@ -541,7 +541,7 @@ class _Stdin:
 def test_standard_input_past_its_limit_is_one_sentence_and_leaves_no_copy(tmp_path, monkeypatch, capsys):
     import tempfile
 
-    from triage_gui import steps
+    from triage_gui.commands import _steps as steps
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setattr(steps, "STDIN_LIMIT", 3 << 20)

@@ -255,7 +255,7 @@ def test_one_taught_ticket_does_not_pull_a_whole_label_to_it():
 
 
 def test_eval_strategy_gives_the_worst_single_step_and_no_step_costs_a_point():
-    from triage_gui.evaluate import Dev, print_curves, simulate
+    from triage_gui.commands.evaluate import Dev, print_curves, simulate
 
     texts, labels, pseudo, source, store = described_tickets()
     dev = Dev(texts, ["billing", "technical", "account"], labels, source, pseudo, store)

@@ -111,7 +111,7 @@ def test_a_name_too_long_for_the_file_system_is_refused_before_scoring(tmp_path)
 
 
 def test_the_summary_counts_rows_read_labelled_and_why_not():
-    from triage_gui.classify import row_counts
+    from triage_gui.commands.classify import row_counts
 
     t = TicketTable()
     t.add(

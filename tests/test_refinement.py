@@ -129,7 +129,7 @@ def test_the_verdict_leaves_out_tickets_without_a_label_and_says_when_nothing_ch
 
 
 def test_eval_prints_the_first_pass_and_the_refined_labels_at_every_k():
-    from triage_gui.evaluate import print_refinement
+    from triage_gui.commands.evaluate import print_refinement
 
     results = {
         "this app (encoder on)": {0: [(0.80, 0.7)], 10: [(0.90, 0.8), (0.88, 0.8)]},

@@ -32,7 +32,7 @@ def test_a_missing_field_is_one_sentence(tmp_path):
 
 
 def test_one_row_is_one_row_in_the_summary(capsys):
-    from triage_gui.classify import report, row_counts
+    from triage_gui.commands.classify import report, row_counts
     from triage_gui.engine.table import NewRow, TicketTable
 
     t = TicketTable()

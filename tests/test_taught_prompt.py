@@ -7,7 +7,7 @@ import io
 
 from helpers import SAMPLE
 
-from triage_gui.cli import main
+from triage_gui.commands import main
 from triage_gui.engine.learning import prompt_examples
 from triage_gui.engine.prompt import Example, default_profile
 

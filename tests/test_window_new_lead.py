@@ -177,7 +177,7 @@ def test_tab_in_the_labels_table_moves_to_the_next_cell_and_adds_a_row_at_the_en
 
 
 def test_subject_and_body_read_together_as_the_ticket_text(qtbot, window, monkeypatch, tmp_path):
-    from triage_gui.gui import text_columns
+    from triage_gui.gui.tickets import text_columns
 
     path = tmp_path / "shop.csv"
     path.write_text("subject,body,queue\nOrder 1182,it never came,delivery\nRefund,,billing\n", encoding="utf-8")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from triage_gui.engine.prompt import PromptProfile
-from triage_gui.gui import prompt_actions
+from triage_gui.gui.actions import prompt_actions
 
 
 def settle(qtbot, window) -> None:

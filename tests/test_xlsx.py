@@ -142,7 +142,7 @@ def test_the_first_sheet_with_data_is_read_unless_one_is_named(tmp_path):
 
 
 def test_the_command_line_reads_the_sheet_it_is_given(tmp_path):
-    from triage_gui.cli import build_parser
+    from triage_gui.commands import build_parser
     from triage_gui.engine.tickets import read_table
 
     path = write_xlsx(tmp_path / "book.xlsx", {"A": [["text"], ["first"]], "B": [["text"], ["second"]]})

@@ -24,7 +24,7 @@ def _drop_current_folder() -> None:
 
 _drop_current_folder()
 
-from triage_gui.cli import main  # noqa: E402  (after the current folder is gone from sys.path)
+from triage_gui.commands import main  # noqa: E402  (after the current folder is gone from sys.path)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -18,8 +18,8 @@ import threading
 import time
 from collections.abc import Iterator
 
-from .console import end_line, progress_line, status_line
-from .engine.table import TicketTable
+from ..engine.table import TicketTable
+from ._console import end_line, progress_line, status_line
 
 STDIN = "standard input"
 
@@ -95,7 +95,7 @@ def _terminate_as_exit() -> Iterator[None]:
 def read_input(path: str, column: str | None, sheet: str | None = None) -> tuple[TicketTable, str, str]:
     """The file (a workbook's ``sheet``; ``-``: standard input) as a table (every record), the text
     column's name and the summary (:func:`engine.tickets.read_table`)."""
-    from .engine.tickets import read_table
+    from ..engine.tickets import read_table
 
     started = time.perf_counter()
     shown = [started]
@@ -118,7 +118,7 @@ def load_encoder_for(args: argparse.Namespace):
     spec = getattr(args, "encoder", "bundled") or "bundled"
     if spec == "none":
         return None
-    from .engine.model import load_encoder
+    from ..engine.model import load_encoder
 
     encoder = load_encoder(spec, "cpu")
     print(f"sentence encoder {encoder.name} loaded in {encoder.load_seconds:.2f} s", file=sys.stderr)
@@ -127,7 +127,7 @@ def load_encoder_for(args: argparse.Namespace):
 
 def first_pass(encoder, table: TicketTable) -> None:
     """Every row through the sentence encoder, in the aligned blocks the window uses (same features)."""
-    from .engine.learning import embed_table
+    from ..engine.learning import embed_table
 
     def progress(done: int, total: int, started: float) -> None:
         progress_line(done, total, started, " embedded (first pass)")
@@ -139,7 +139,7 @@ def first_pass(encoder, table: TicketTable) -> None:
 def score_local(scorer, table: TicketTable, batch_size: int, baseline: bool, encoder=None) -> None:
     """Score every scorable row in this process (and embed it, given an ``encoder``: the first pass has
     usually embedded every row already), streaming progress to stderr."""
-    from .engine.scoring import score_table
+    from ..engine.scoring import score_table
 
     started = time.perf_counter()
     score_table(scorer, table, batch_size, baseline, encoder, lambda done, total: progress_line(done, total, started))

@@ -28,15 +28,15 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .cluster_worker import FAULT_ENV, ScoredBlock, ScoringWorker, WorkerOptions, first_line
-from .engine.table import ScoredBatch, TicketTable, apply_batch
-from .words import counted
+from ..engine.table import ScoredBatch, TicketTable, apply_batch
+from ..words import counted
+from .worker import FAULT_ENV, ScoredBlock, ScoringWorker, WorkerOptions, first_line
 
 NEEDS_RAY = "classify --ray needs Ray: pip install 'triage-gui[cluster]' (or pip install 'ray>=2.60,<2.61')."
 BLOCK_TICKETS = 256  # upper bound; small jobs use smaller blocks so every actor gets several
@@ -68,9 +68,10 @@ def block_size(pending: int, actors: int, batch_size: int) -> int:
     return max(1, -(-target // batch_size)) * batch_size
 
 
-def score_on_ray(args: argparse.Namespace, table: TicketTable) -> None:
+def score_on_ray(args: argparse.Namespace, table: TicketTable, console: Console | None = None) -> None:
     """Score every pending row of ``table`` on Ray actors, as :func:`engine.scoring.score_table` would in one
-    process (same scores, features and baseline, applied under ``table.version``).
+    process (same scores, features and baseline, applied under ``table.version``). ``console``: where the
+    progress line goes (the command line's; None: none).
 
     ``args.ray`` is ``"local"`` (start a Ray instance on this machine, shut it down at the end) or a
     cluster address (connect, leave the cluster running). Ctrl+C kills the actors, shuts down what we
@@ -80,7 +81,7 @@ def score_on_ray(args: argparse.Namespace, table: TicketTable) -> None:
         import ray
     except ImportError:
         raise ValueError(NEEDS_RAY) from None
-    from .engine.prompt import load_profile
+    from ..engine.prompt import load_profile
 
     actors_wanted = getattr(args, "ray_actors", None)
     if any(value is not None and value < 1 for value in (actors_wanted, args.threads)):
@@ -93,7 +94,7 @@ def score_on_ray(args: argparse.Namespace, table: TicketTable) -> None:
     started_ray = _connect(ray, args.ray, actors_wanted, args.threads)
     up_s = time.perf_counter() - connecting
     with terminate_as_interrupt():  # set after ray.init, which installs a SIGTERM handler of its own
-        _run_job(ray, args, table, rows, profile, started_ray, actors_wanted, up_s)
+        _run_job(ray, args, table, rows, profile, started_ray, actors_wanted, up_s, console or Console())
 
 
 def _run_job(
@@ -105,6 +106,7 @@ def _run_job(
     started_ray: bool,
     actors_wanted: int | None,
     up_s: float,
+    console: Console,
 ) -> None:
     """The job once connected: actors made, blocks scored, actors killed and what we started shut down."""
     slots: list[_Slot] = []
@@ -134,7 +136,7 @@ def _run_job(
         )
         slots = [_Slot(remote.remote(options)) for _ in range(actors)]
         blocks = [rows[i : i + size] for i in range(0, len(rows), size)]
-        job = _Job(ray, table, slots, blocks)
+        job = _Job(ray, table, slots, blocks, console)
         job.run()
     except KeyboardInterrupt:
         print("Ray: interrupted; cancelling the outstanding blocks and stopping the workers", file=sys.stderr)
@@ -212,11 +214,22 @@ def _connect(ray: Any, address: str, actors: int | None, threads: int | None) ->
         raise ValueError(f"Cannot {where}: {first_line(exc)}") from None
 
 
+@dataclass(frozen=True)
+class Console:
+    """Where the driver's progress goes: the command line hands its progress line (``done, total, started,
+    extra``) and the call that ends it, so the scale-out path imports nothing of the command line."""
+
+    progress: Callable[[int, int, float, str], None] = lambda done, total, started, extra: None
+    end: Callable[[], None] = lambda: None
+
+
 class _Job:
     """The driver's loop: hand blocks to idle actors, apply results, resubmit blocks lost with a worker."""
 
-    def __init__(self, ray: Any, table: TicketTable, slots: list[_Slot], blocks: list[list[int]]) -> None:
-        self.ray, self.table, self.slots, self.blocks = ray, table, slots, blocks
+    def __init__(
+        self, ray: Any, table: TicketTable, slots: list[_Slot], blocks: list[list[int]], console: Console
+    ) -> None:
+        self.ray, self.table, self.slots, self.blocks, self.console = ray, table, slots, blocks, console
         self.queue = collections.deque(range(len(blocks)))
         self.failures: collections.Counter[int] = collections.Counter()
         self.calls: dict[Any, tuple[_Slot, int]] = {}  # ref -> (slot, block; -1 for an info call)
@@ -227,8 +240,7 @@ class _Job:
         self.first_ready: float | None = None  # when the first actor had its model: scoring starts
 
     def run(self) -> None:
-        from .console import end_line, progress_line
-
+        progress_line, end_line = self.console.progress, self.console.end
         for slot in self.slots:
             self._ask_info(slot)
         started = self.last_answer = time.perf_counter()
@@ -364,8 +376,8 @@ class _Job:
 
 def _user_error(exc: BaseException | None) -> bool:
     """Failures that would be the same on any worker and in one process (a damaged model, a bad layout)."""
-    from .engine.model import ModelLoadError
-    from .engine.prompt import LayoutError
-    from .engine.scoring import ScoringError
+    from ..engine.model import ModelLoadError
+    from ..engine.prompt import LayoutError
+    from ..engine.scoring import ScoringError
 
     return isinstance(exc, ScoringError | LayoutError | ModelLoadError)

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .engine.table import TicketScore
+from ..engine.table import TicketScore
 
 # Test-only: a marker file path (the first block any worker starts makes it and kills that worker), or "raise".
 FAULT_ENV = "TRIAGE_GUI_TEST_KILL_WORKER"
@@ -103,8 +103,8 @@ class ScoringWorker:
         self.encoder: Any = None
         self.load_s, self.prefix_s, self.prefix_stored = 0.0, 0.0, False
         try:
-            from .engine.model import load_model
-            from .engine.scoring import Scorer
+            from ..engine.model import load_model
+            from ..engine.scoring import Scorer
 
             loaded = load_model(options.model, options.device, None, options.threads, options.dtype)
             self.load_s = time.perf_counter() - started
@@ -112,7 +112,7 @@ class ScoringWorker:
             self.prefix_s = self.scorer.prefix.build_seconds
             self.prefix_stored = self.scorer.prefix_from_disk
             if options.encoder != "none":
-                from .engine.model import load_encoder
+                from ..engine.model import load_encoder
 
                 self.encoder = load_encoder(options.encoder, "cpu")
         except Exception as exc:  # reported by info(), so the driver stops with the worker's reason
@@ -129,7 +129,7 @@ class ScoringWorker:
         }
 
     def score(self, block: int, rows: np.ndarray, texts: list[str]) -> ScoredBlock:
-        from .engine.scoring import score_stream
+        from ..engine.scoring import score_stream
 
         _test_fault()
         started = time.perf_counter()

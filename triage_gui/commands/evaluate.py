@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from .engine.scoring import macro_f1, report_from_ids
-from .words import counted, plural
+from ..engine.scoring import macro_f1, report_from_ids
+from ..words import counted, plural
 
 STRATEGIES = ("random", "suggested")
 Results = dict[str, dict[int, list[tuple[float, float]]]]
@@ -72,7 +72,7 @@ class Dev:
     store: Any  # lexical.LexicalStore
 
     def taught(self, rows: np.ndarray) -> Any:
-        from .engine.learning import Examples
+        from ..engine.learning import Examples
 
         values = {name: np.asarray(v[rows]) if v.shape[1] else np.zeros((len(rows), 0), np.float32)
                   for name, v in self.source.features.items()}  # fmt: skip
@@ -80,7 +80,7 @@ class Dev:
 
     def without_encoder(self) -> Dev:
         """The same set with every source the sentence encoder computes emptied (width 0)."""
-        from .engine.learning import table_sources
+        from ..engine.learning import table_sources
 
         off = [s.name for s in table_sources().values() if s.encoder]
         n, m = self.source.n, len(self.pseudo)
@@ -90,7 +90,7 @@ class Dev:
 
     def teach(self, rows: np.ndarray, weights: dict[str, float] | None = None) -> tuple[Any, Any]:
         """The app's steps (classify, the window): fit, choose the weights out of fold, predict again."""
-        from .engine.learning import fit_all, out_of_fold, reweigh
+        from ..engine.learning import fit_all, out_of_fold, reweigh
 
         taught = self.taught(rows)
         fit = fit_all(taught, self.pseudo, self.source, self.store, len(self.labels), weights)
@@ -99,12 +99,12 @@ class Dev:
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    from .engine.learning import LexicalStore, features_of, llm_heads, prompt_examples, pseudo_set, row_source
-    from .engine.model import load_model
-    from .engine.prompt import load_profile
-    from .engine.scoring import Scorer
-    from .session.gold import GoldColumn
-    from .steps import first_pass, load_encoder_for, read_input, score_local
+    from ..engine.learning import LexicalStore, features_of, llm_heads, prompt_examples, pseudo_set, row_source
+    from ..engine.model import load_model
+    from ..engine.prompt import load_profile
+    from ..engine.scoring import Scorer
+    from ..session.gold import GoldColumn
+    from ._steps import first_pass, load_encoder_for, read_input, score_local
 
     if args.batch_size < 1:
         raise ValueError("--batch-size must be at least 1")
@@ -196,7 +196,7 @@ def run_eval(args: argparse.Namespace) -> int:
 
 def head_parts(head: Any, source: Any, store: Any) -> dict[str, np.ndarray]:
     """Every head's probabilities on a dev set's rows (``learning.Head``, ``RowSource``, ``LexicalStore``)."""
-    from .engine.learning import NGrams, heads
+    from ..engine.learning import NGrams, heads
 
     n = source.n
     values = {name: np.asarray(v[0:n]) if v.shape[1] else np.zeros((n, 0), np.float32)
@@ -208,7 +208,7 @@ def head_parts(head: Any, source: Any, store: Any) -> dict[str, np.ndarray]:
 
 def heads_alone(head: Any, parts: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """``eval``'s row for each fitted head of the table alone ("encoder head alone", …): its labels."""
-    from .engine.learning import heads
+    from ..engine.learning import heads
 
     return {row.alone: _labels(parts[row.name]) for row in heads() if row.name in head.linear}
 
@@ -223,7 +223,7 @@ def simulate(
     """A lead teaching one ticket at a time with gold, refitting after each as the window does (weights
     chosen out of fold every fifth ticket), the next ticket drawn at random or the first suggestion.
     Accuracy on every ticket not taught yet, at each step in ``steps``."""
-    from .engine.learning import suggest
+    from ..engine.learning import suggest
 
     out: dict[str, dict[int, list[float]]] = {}
     last = max(steps)
@@ -238,7 +238,7 @@ def simulate(
                 rows = np.array(taught, dtype=np.int64)
                 fit, chosen = dev.teach(rows, weights) if step % 5 == 0 else (None, None)
                 if fit is None:
-                    from .engine.learning import fit_all
+                    from ..engine.learning import fit_all
 
                     fit = fit_all(dev.taught(rows), dev.pseudo, dev.source, dev.store, len(dev.labels), weights)
                 elif chosen is not None:

@@ -12,18 +12,18 @@ import sys
 import time
 from pathlib import Path
 
-from .console import end_line, progress_line
-from .engine.table import TicketTable
-from .steps import first_pass, load_encoder_for, read_input, score_local
-from .words import counted
+from ..engine.table import TicketTable
+from ..words import counted
+from ._console import end_line, progress_line
+from ._steps import first_pass, load_encoder_for, read_input, score_local
 
 
 def run(args: argparse.Namespace) -> int:
     """Two passes, as in the window: every row embedded and labelled by the classifier's prompt-free heads
     first, then (unless ``--fast``) the language model's scores and the full combination."""
-    from .engine.files import shown
-    from .engine.prompt import load_profile
-    from .engine.tickets import check_fits_excel, output_format, write_csv, write_results
+    from ..engine.files import shown
+    from ..engine.prompt import load_profile
+    from ..engine.tickets import check_fits_excel, output_format, write_csv, write_results
 
     if args.batch_size < 1:
         raise ValueError("--batch-size must be at least 1")
@@ -50,9 +50,9 @@ def run(args: argparse.Namespace) -> int:
     if encoder is not None:
         first_pass(encoder, table)
     if scorer is not None and getattr(args, "ray", None):
-        from .cluster import score_on_ray
+        from ..ray.driver import Console, score_on_ray
 
-        score_on_ray(args, table)
+        score_on_ray(args, table, Console(progress_line, end_line))
     elif scorer is not None:
         score_local(scorer, table, args.batch_size, args.baseline)
     elif getattr(args, "ray", None):
@@ -73,8 +73,8 @@ def run(args: argparse.Namespace) -> int:
 
 def load_scorer(args: argparse.Namespace, profile):
     """The language model and the prompt's prefix, their load said on stderr."""
-    from .engine.model import load_model
-    from .engine.scoring import Scorer
+    from ..engine.model import load_model
+    from ..engine.scoring import Scorer
 
     def progress(fraction: float, message: str) -> None:
         print(message, file=sys.stderr)
@@ -91,7 +91,7 @@ def load_scorer(args: argparse.Namespace, profile):
 def check_ray(args: argparse.Namespace) -> None:
     """A cluster address where nothing listens is refused in seconds, before the model loads."""
     if getattr(args, "ray", None):
-        from .cluster import probe_address
+        from ..ray.driver import probe_address
 
         probe_address(args.ray)
 
@@ -99,7 +99,7 @@ def check_ray(args: argparse.Namespace) -> None:
 def output_path(args: argparse.Namespace) -> str | None:
     """The checked output file (a symlink's target), or None for standard output; refuses, before any
     scoring, an output that is any file the run reads (input, prompt, --train), a device, a FIFO…"""
-    from .engine.tickets import check_output
+    from ..engine.tickets import check_output
 
     if args.out is None:
         if sys.stdout is None or sys.stdout.closed:  # started with stdout closed (``>&-``): print had no file
@@ -112,7 +112,7 @@ def taught_tickets(args: argparse.Namespace, profile) -> list[tuple[str, str]]:
     """The taught set as the window has it: the tickets the lead taught, saved with the prompt (unless
     ``--no-taught``), then ``--train``'s; a later label for the same text replaces an earlier one. So the
     same taught tickets give the same labels whether they come from ``--prompt P`` or ``--train``."""
-    from .engine.tickets import usable_taught
+    from ..engine.tickets import usable_taught
 
     saved, notes = usable_taught([] if getattr(args, "no_taught", False) else profile.taught, profile.label_names)
     merged = dict(saved)
@@ -127,7 +127,7 @@ def taught_tickets(args: argparse.Namespace, profile) -> list[tuple[str, str]]:
 
 
 def read_train(args: argparse.Namespace, labels: list[str]) -> list[tuple[str, str]]:
-    from .engine.tickets import read_taught
+    from ..engine.tickets import read_taught
 
     if args.train == "-":
         raise ValueError("--train reads a labelled file; standard input (-) is only for the tickets to label.")
@@ -162,7 +162,7 @@ class TeachingProgress:
 def teaching_total(table: TicketTable, taught: list[tuple[str, str]], profile) -> int:
     """Texts the taught classifier must score: the prompt's pseudo-tickets and the taught tickets that
     are not loaded rows (these have their features from labelling already)."""
-    from .engine.learning import prompt_examples
+    from ..engine.learning import prompt_examples
 
     loaded = {table.texts[r] for r in range(len(table)) if table.scored(r) or table.embedded(r)}
     return len(prompt_examples(profile)) + len({text for text, _ in taught if text not in loaded})
@@ -170,7 +170,7 @@ def teaching_total(table: TicketTable, taught: list[tuple[str, str]], profile) -
 
 def learn(scorer, table: TicketTable, taught: list[tuple[str, str]], profile, encoder=None) -> None:
     """Fit the taught classifier (taught tickets plus the prompt's own examples) and relabel with it."""
-    from .engine.learning import Teacher
+    from ..engine.learning import Teacher
 
     total = teaching_total(table, taught, profile)
     print(f"teaching: features of {total} taught and prompt tickets", file=sys.stderr)
@@ -209,7 +209,7 @@ def report(table: TicketTable, baseline: bool) -> None:
     if truncated:
         notes.append(f"{counted(truncated, 'ticket')} truncated to fit the model's context")
     if baseline:
-        from .engine.table import logprob_difference
+        from ..engine.table import logprob_difference
 
         agree = sum(bool(table.agree(r)) for r in table.baseline)
         worst = 0.0

@@ -14,16 +14,16 @@ import csv
 import sys
 import time
 
-from .steps import first_pass, load_encoder_for, read_input
-from .words import counted
+from ..words import counted
+from ._steps import first_pass, load_encoder_for, read_input
 
 GROUP_COLUMN = "group"
 
 
 def run_discover(args: argparse.Namespace) -> int:
-    from .engine.files import atomic_open, shown
-    from .engine.grouping import as_profile, group_table
-    from .engine.tickets import check_output
+    from ..engine.files import atomic_open, shown
+    from ..engine.grouping import as_profile, group_table
+    from ..engine.tickets import check_output
 
     inputs = {"input file": args.file}
     out = check_output(args.out, inputs)

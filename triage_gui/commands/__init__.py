@@ -1,18 +1,25 @@
-"""Command line: ``classify`` a ticket file headless, ``bench`` the scoring paths, or open the window."""
+"""The command line: the parser, the table of commands, and ``main``.
+
+One module per command (``classify``, ``evaluate`` for ``eval``, ``bench``, ``discover``; ``gui`` opens the
+window), each with its ``run``-style entry point named in :data:`COMMANDS`; their shared steps
+(:mod:`._steps`: reading a ticket file or standard input, the first pass, local scoring) and the progress line
+on the terminal (:mod:`._console`) are private to this package. The scale-out path is :mod:`triage_gui.ray`.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
-from .console import end_line
-from .defaults import BATCH_SIZE
+from ..defaults import BATCH_SIZE
+from ._console import end_line
 
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parent.parent  # triage_gui: where our own errors are raised
 
 ECHO_LIMIT = 300  # characters of a refused command line echoed back: enough to see what was typed
 # owner/name is always a Hub id: a same-named folder under the current folder is written as a path.
@@ -84,7 +91,7 @@ def counts(value: str) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .engine.tickets import FORMAT_NAMES  # the one table of formats (no model or torch imported)
+    from ..engine.tickets import FORMAT_NAMES  # the one table of formats (no model or torch imported)
 
     parser = Parser(prog="ticket-triage", description="Label support tickets with a small local language model.")
     parser.add_argument("--version", action="store_true", help="print versions and exit")
@@ -244,36 +251,33 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+# The headless commands: name -> (its module here, its entry point), imported when the command runs (torch,
+# transformers and scikit-learn load with them, not with ``--help``).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "classify": ("classify", "run"),
+    "eval": ("evaluate", "run_eval"),
+    "bench": ("bench", "run_bench"),
+    "discover": ("discover", "run_discover"),
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.version:
-        from .versions import version_text
+        from ..versions import version_text
 
         print(version_text())
         return 0
     if args.command in (None, "gui"):
-        from .gui.app import run_app
+        from ..gui.app import run_app
 
         return run_app(
             getattr(args, "model", None), getattr(args, "device", "auto"), getattr(args, "encoder", "bundled")
         )
     try:
-        if args.command == "classify":
-            from .classify import run
-
-            return run(args)
-        if args.command == "eval":
-            from .evaluate import run_eval
-
-            return run_eval(args)
-        if args.command == "discover":
-            from .discover import run_discover
-
-            return run_discover(args)
-        if args.command == "bench":
-            from .bench import run_bench
-
-            return run_bench(args)
+        module, entry = COMMANDS[args.command]
+        run: Callable[[argparse.Namespace], int] = getattr(importlib.import_module(f"{__name__}.{module}"), entry)
+        return run(args)
     except KeyboardInterrupt:
         end_line()
         print("ticket-triage: interrupted", file=sys.stderr)
@@ -284,7 +288,6 @@ def main(argv: list[str] | None = None) -> int:
         end_line()
         print(f"ticket-triage: {exc}", file=sys.stderr)
         return 2
-    return 1
 
 
 def _user_error(exc: Exception) -> bool:
@@ -294,10 +297,10 @@ def _user_error(exc: Exception) -> bool:
     in this package (our checks say what to fix, and OSError from ``open`` and friends is raised by C code
     called from our frames), not inside a library: a ValueError from numpy or scikit-learn deep in a fit
     is a programming error, and one line without a traceback hid where it came from."""
-    from .engine.model import ModelLoadError
-    from .engine.prompt import LayoutError
-    from .engine.scoring import ScoringError
-    from .engine.tickets import TicketFileError
+    from ..engine.model import ModelLoadError
+    from ..engine.prompt import LayoutError
+    from ..engine.scoring import ScoringError
+    from ..engine.tickets import TicketFileError
 
     if isinstance(exc, TicketFileError | ModelLoadError | LayoutError | ScoringError):
         return True

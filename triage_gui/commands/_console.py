@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 
-from .words import plural
+from ..words import plural
 
 # Whether a progress line is open (no newline yet): an interrupt or an error ends it first, so its
 # message gets a line of its own rather than "…embedded (first pass)ticket-triage: interrupted".

@@ -13,11 +13,11 @@ import sys
 import time
 from pathlib import Path
 
-from .paths import sample_tickets
+from ..paths import sample_tickets
 
 
 def default_tickets() -> Path:
-    banking = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "banking77" / "test.csv"
+    banking = Path(__file__).resolve().parents[3] / "shared" / "data" / "banking77" / "test.csv"
     return banking if banking.is_file() else sample_tickets()
 
 
@@ -62,10 +62,10 @@ def process_start(args: argparse.Namespace, encoder: str) -> float:
 def run_bench(args: argparse.Namespace) -> int:
     import torch
 
-    from .engine.model import load_model
-    from .engine.prompt import load_profile
-    from .engine.scoring import Scorer, score_stream
-    from .engine.tickets import open_tickets
+    from ..engine.model import load_model
+    from ..engine.prompt import load_profile
+    from ..engine.scoring import Scorer, score_stream
+    from ..engine.tickets import open_tickets
 
     path = Path(args.tickets) if args.tickets else default_tickets()
     distinct = list(dict.fromkeys(t.text for t in open_tickets(path).read_all()))
@@ -75,7 +75,7 @@ def run_bench(args: argparse.Namespace) -> int:
         raise ValueError(f"{path} holds no tickets")
     profile = load_profile(args.prompt)
 
-    from .engine.model import load_encoder
+    from ..engine.model import load_encoder
 
     cold_started = time.perf_counter()
     loaded = load_model(args.model, args.device, None, args.threads)
@@ -230,8 +230,8 @@ def run_bench(args: argparse.Namespace) -> int:
 def first_pass_ms(texts: list[str], profile, encoder) -> float:
     """ms a ticket of the first pass alone, as ``classify --fast`` runs it: every ticket embedded in aligned
     blocks, the classifier fitted on the prompt's examples and every row labelled."""
-    from .engine.learning import Teacher, embed_table
-    from .engine.table import NewRow, TicketTable
+    from ..engine.learning import Teacher, embed_table
+    from ..engine.table import NewRow, TicketTable
 
     started = time.perf_counter()
     table = TicketTable()
@@ -244,7 +244,7 @@ def first_pass_ms(texts: list[str], profile, encoder) -> float:
 
 def count_heads(encoder: bool) -> int:
     """The taught classifier's heads (its table), without those over the sentence encoder's features."""
-    from .engine.learning import heads
+    from ..engine.learning import heads
 
     return sum(1 for h in heads() if encoder or not getattr(h.source, "encoder", False))
 
@@ -263,7 +263,7 @@ def refit_timing(
     tickets per label."""
     import numpy as np
 
-    from .engine.learning import (
+    from ..engine.learning import (
         Examples,
         LexicalStore,
         features_of,
@@ -274,7 +274,7 @@ def refit_timing(
         reweigh,
         row_source,
     )
-    from .engine.table import NewRow, TicketTable
+    from ..engine.table import NewRow, TicketTable
 
     rng = np.random.default_rng(0)
     base = np.stack([s.features for s in scores]).astype(np.float32)
@@ -323,8 +323,8 @@ def transformers_scorer(loaded, profile):
     import torch
     from transformers import AutoModelForCausalLM
 
-    from .engine.model import TransformersDecoder
-    from .engine.scoring import Scorer
+    from ..engine.model import TransformersDecoder
+    from ..engine.scoring import Scorer
 
     model = AutoModelForCausalLM.from_pretrained(loaded.source, dtype=torch.float32).to(loaded.device).eval()
     reference = copy.copy(loaded)
