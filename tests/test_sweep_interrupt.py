@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from triage_gui import cli
+from triage_gui import commands as cli
 from triage_gui.commands._console import progress_line
 from triage_gui.engine.tickets import TicketFileError
 
