@@ -88,14 +88,14 @@ async def test_a_versions_score_is_its_final_accuracy_taken_when_the_labels_sett
     await until(lambda: announced)
     score, state, busy = announced[0]
     assert (state, busy) == ("done", False) and len(announced) == 1
-    assert score.accuracy == gold_report(session.table, evaluation.gold).accuracy
+    assert score.measure.accuracy == gold_report(session.table, evaluation.gold).accuracy
     session.teaching.teach([0, 1, 2, 3, 4, 5], None)  # nothing taught: no new score
     session.teaching.teach([0, 1, 2], "billing")  # a new taught set: its own score, once settled
     await idle(session)
     await until(lambda: len(announced) == 2)
     score, state, busy = announced[1]
-    assert (state, busy, score.taught) == ("done", False, 3)
-    assert score.accuracy == gold_report(session.table, evaluation.gold).accuracy
+    assert (state, busy, score.measure.taught) == ("done", False, 3)
+    assert score.measure.accuracy == gold_report(session.table, evaluation.gold).accuracy
 
 
 def _stored_engine(fake, folder):

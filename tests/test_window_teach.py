@@ -60,7 +60,7 @@ def test_teaching_ten_tickets_relabels_the_others_within_a_second(qtbot, window,
 
     version = window.session.prompt_status.version
     score = list(window.evaluation.scores[version].values())[-1]  # scored once the refits settled
-    assert score.accuracy == gold_report(table, window.evaluation.gold).accuracy and score.taught == 10
+    assert score.measure.accuracy == gold_report(table, window.evaluation.gold).accuracy and score.measure.taught == 10
     # Honest accuracy: taught rows count with their out-of-fold label, not with the label they were taught.
     assert set(table.out_of_fold) == set(chosen)
 

@@ -17,12 +17,14 @@ every gold row, against that version's score on the same gold rows with the same
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..engine.prompt import Measure
 from ..engine.table import TicketTable
 from ..words import counted
 from .events import Event
@@ -35,18 +37,16 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Score:
-    """A version's accuracy against gold, and what it was measured on (to compare like with like)."""
+    """A version's accuracy against gold: the prompt file's :class:`engine.prompt.Measure` (accuracy, taught
+    tickets, gold rows, the fingerprints that say what it was measured on, when), and the version it scores."""
 
-    accuracy: float
-    taught: int
-    rows: int
     version: int
-    gold: str = ""  # fingerprint of the gold rows (text, gold label): which file
-    taught_set: str = ""  # fingerprint of the taught set (text, label)
+    measure: Measure
 
     @property
     def key(self) -> tuple[str, str]:
-        return self.gold, self.taught_set
+        """Which file and taught set it was measured on (like is compared with like)."""
+        return self.measure.gold, self.measure.taught_set
 
 
 class Evaluation:
@@ -165,7 +165,7 @@ class Evaluation:
         if key in kept:
             return kept[key]
         report = gold_report(self.table, self.gold)
-        score = Score(report.accuracy, len(taught), rows, version, *key)
+        score = Score(version, Measure(report.accuracy, len(taught), rows, *key, time.strftime("%Y-%m-%d %H:%M")))
         kept[key] = score
         self.scored.emit(score)
         return score
@@ -188,13 +188,14 @@ class Evaluation:
         if earlier:
             same = self.scores[earlier[0]][key]
             return (
-                f"{100 * (accuracy - same.accuracy):+.1f} points since version {self.numbering(same.version)} "
+                f"{100 * (accuracy - same.measure.accuracy):+.1f} points since version {self.numbering(same.version)} "
                 "(same gold rows and taught set)"
             )
-        if (before.taught, before.rows) != (len(taught), rows):
+        then = before.measure
+        if (then.taught, then.gold_rows) != (len(taught), rows):
             return (
-                f"not comparable with version {number} ({counted(before.taught, 'taught ticket')} and "
-                f"{before.rows} gold rows then, {len(taught)} and {rows} now)"
+                f"not comparable with version {number} ({counted(then.taught, 'taught ticket')} and "
+                f"{then.gold_rows} gold rows then, {len(taught)} and {rows} now)"
             )
         return f"not comparable with version {number} (other gold rows or another taught set then, as many)"
 

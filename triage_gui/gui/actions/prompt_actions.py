@@ -9,7 +9,6 @@ for dialogs and two ways to tell the user (a status-bar note, a warning).
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...engine.prompt import Label, Measure, Problem, ProfileError, PromptProfile, default_profile
+from ...engine.prompt import Label, Problem, ProfileError, PromptProfile, default_profile
 from ...engine.tickets import read_taught, write_taught
 from ...session.evaluation import Evaluation, Score
 from ...session.prompt_document import DocumentStatus, PromptConflict, PromptDocument
@@ -284,9 +283,7 @@ class PromptActions:
         self.notify(f"Prompt not updated: {status.message}", 15000)
 
     def _scored(self, score: Score) -> None:
-        at = time.strftime("%Y-%m-%d %H:%M")
-        measure = Measure(score.accuracy, score.taught, score.rows, score.gold, score.taught_set, at)
-        self.document.scored(score.version, measure)
+        self.document.scored(score.version, score.measure)
         self.refresh_versions()
 
     def refresh_versions(self) -> None:
