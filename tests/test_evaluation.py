@@ -35,7 +35,7 @@ async def test_gold_is_detected_mapped_and_scored_per_version(session, fake):
     assert evaluation.gold.label_for("Q1", session.table.labels) == "technical"
     evaluation.choose("team")
     first = evaluation.record(session.prompt_status.version, {})
-    assert first is not None and first.rows == 30 and [c.column for c in changes] == ["team", "queue", "team"]
+    assert first is not None and first.measure.gold_rows == 30 and [c.column for c in changes] == ["team", "queue", "team"]
     session.set_prompt(other("Second version."))
     await asyncio.sleep(0)
     await idle(session)
@@ -103,13 +103,13 @@ async def test_a_version_keeps_its_first_score_for_a_file_and_taught_set(session
         evaluation_module.gold_report = real
     taught = {"ticket 3": "billing"}
     again = evaluation.record(version, taught)
-    assert again is not None and again is not first and again.taught_set == taught_print(taught)
+    assert again is not None and again is not first and again.measure.taught_set == taught_print(taught)
     session.clear()
     evaluation.cleared()
     session.add_rows(tickets(30, start=100))  # another file with as many gold rows
     await idle(session)
     evaluation.choose("team")
-    assert evaluation.gold_print() != first.gold
+    assert evaluation.gold_print() != first.measure.gold
     assert len(evaluation.scores[version]) == 2  # not scored yet under the new file: nothing written over
 
 
