@@ -35,7 +35,8 @@ async def test_gold_is_detected_mapped_and_scored_per_version(session, fake):
     assert evaluation.gold.label_for("Q1", session.table.labels) == "technical"
     evaluation.choose("team")
     first = evaluation.record(session.prompt_status.version, {})
-    assert first is not None and first.measure.gold_rows == 30 and [c.column for c in changes] == ["team", "queue", "team"]
+    assert first is not None and first.measure.gold_rows == 30
+    assert [c.column for c in changes] == ["team", "queue", "team"]
     session.set_prompt(other("Second version."))
     await asyncio.sleep(0)
     await idle(session)
