@@ -1,0 +1,84 @@
+"""Round five's fresh sweep (issue 38, "a fresh sweep of your own"): classes rounds one to five did not cover
+(``discover``'s outputs, several text columns, hostile prompt values, ``eval`` edges, the environment). Each
+test is a case that did not hold, with the safe outcome a user expects: nothing of theirs replaced or lost,
+one sentence, every input row 1:1."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from triage_gui.cli import main
+
+TICKETS = [
+    "my card was charged twice",
+    "reset my password please",
+    "where is my parcel",
+    "refund my order",
+    "cannot log in to the app",
+    "card blocked abroad",
+] * 4
+
+
+def _tickets(path: Path, header: list[str], rows: list[list[str]]) -> Path:
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+def _rows(path: Path) -> list[list[str]]:
+    with open(path, encoding="utf-8", newline="") as handle:
+        return list(csv.reader(handle))
+
+
+def test_discover_prompt_out_naming_the_new_out_file_is_refused_and_the_results_are_kept(tmp_path, capsys):
+    """``--out b.csv --prompt-out b.csv`` (b.csv not there yet) wrote the CSV, then the prompt over it: the
+    every-row results were gone, replaced by a JSON prompt. The same name twice is refused up front."""
+    path = _tickets(tmp_path / "in.csv", ["text"], [[t] for t in TICKETS])
+    out = tmp_path / "b.csv"
+    assert main(["discover", str(path), "--out", str(out), "--prompt-out", str(out)]) == 2
+    assert "--prompt-out" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_discover_prompt_out_onto_a_folder_names_the_option_that_was_wrong(tmp_path, capsys):
+    """``--prompt-out`` onto a folder (or the input) was told as "--out ... is a folder": the user looked at
+    the wrong option."""
+    path = _tickets(tmp_path / "in.csv", ["text"], [[t] for t in TICKETS])
+    (tmp_path / "fold").mkdir()
+    code = main(["discover", str(path), "--out", str(tmp_path / "o.csv"), "--prompt-out", str(tmp_path / "fold")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--prompt-out" in err and "folder" in err
+    assert main(["discover", str(path), "--out", str(tmp_path / "o.csv"), "--prompt-out", str(path)]) == 2
+    assert "--prompt-out" in capsys.readouterr().err
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_discover_keeps_an_input_column_named_group_and_adds_its_own_beside_it(tmp_path):
+    """An input with its own ``group`` column (a queue) came back with two columns named ``group``: read back
+    by name, one of them is lost."""
+    path = _tickets(tmp_path / "in.csv", ["id", "text", "group"], [[str(i), t, f"q{i}"] for i, t in enumerate(TICKETS)])
+    out = tmp_path / "o.csv"
+    assert main(["discover", str(path), "--column", "text", "--out", str(out), "--groups", "2"]) == 0
+    rows = _rows(out)
+    header = rows[0]
+    assert len(set(header)) == len(header)
+    with open(out, encoding="utf-8", newline="") as handle:
+        records = list(csv.DictReader(handle))
+    assert [r["group"] for r in records] == [f"q{i}" for i in range(len(TICKETS))]
+    found = [name for name in header if name not in ("id", "text", "group")]
+    assert len(found) == 1 and all(r[found[0]] for r in records)
+
+
+def test_discover_with_one_group_and_a_prompt_out_says_why_in_one_sentence_and_writes_nothing(tmp_path, capsys):
+    """One ticket (or ``--groups 1``) with ``--prompt-out``: the CSV was written, then the run failed with
+    "Define at least two labels." (an error about the user's labels, not the tickets), the prompt missing."""
+    path = _tickets(tmp_path / "in.csv", ["text"], [[t] for t in TICKETS])
+    out, prompt = tmp_path / "o.csv", tmp_path / "p.json"
+    assert main(["discover", str(path), "--out", str(out), "--prompt-out", str(prompt), "--groups", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "1 group" in err and "two labels" in err
+    assert not out.exists() and not prompt.exists()
