@@ -82,3 +82,24 @@ def test_discover_with_one_group_and_a_prompt_out_says_why_in_one_sentence_and_w
     err = capsys.readouterr().err
     assert "1 group" in err and "two labels" in err
     assert not out.exists() and not prompt.exists()
+
+
+def test_a_train_file_that_teaches_one_text_two_labels_says_so(tmp_path, capsys):
+    """``--train`` with the same text taught ``billing`` then ``account``: "teaching from 3 labelled tickets",
+    then "learned from 2 taught tickets", one label silently replacing the other."""
+    tickets = _tickets(tmp_path / "in.csv", ["text"], [["my card was charged twice"], ["reset my password"]])
+    train = _tickets(
+        tmp_path / "train.csv",
+        ["text", "label"],
+        [
+            ["my card was charged twice", "billing"],
+            ["my card was charged twice", "account"],
+            ["reset my pin", "account"],
+        ],
+    )
+    out = tmp_path / "o.csv"
+    assert main(["classify", str(tickets), "--fast", "--train", str(train), "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "1 ticket text in train.csv has rows with different labels" in err
+    assert "my card was charged twice" in err
+    assert [r[0] for r in _rows(out)[1:]] == ["my card was charged twice", "reset my password"]
