@@ -103,3 +103,23 @@ def test_a_train_file_that_teaches_one_text_two_labels_says_so(tmp_path, capsys)
     assert "1 ticket text in train.csv has rows with different labels" in err
     assert "my card was charged twice" in err
     assert [r[0] for r in _rows(out)[1:]] == ["my card was charged twice", "reset my password"]
+
+
+def test_column_list_with_a_space_after_the_comma_reads_both_columns(tmp_path):
+    """``--column "subject, body"`` (as one writes a list) was refused: "no column ' body'"."""
+    path = _tickets(tmp_path / "in.csv", ["subject", "body"], [["card", "charged twice"], ["login", "cannot log in"]])
+    out = tmp_path / "o.csv"
+    assert main(["classify", str(path), "--fast", "--column", "subject, body", "--out", str(out)]) == 0
+    rows = _rows(out)
+    assert [r[:2] for r in rows[1:]] == [["card", "charged twice"], ["login", "cannot log in"]]
+    assert all(r[2] for r in rows[1:])  # each row labelled
+
+
+def test_column_named_twice_is_refused_in_one_sentence(tmp_path, capsys):
+    """``--column a,a`` read each ticket twice over (its words doubled for the heads) and labelled some
+    tickets differently from ``--column a``."""
+    path = _tickets(tmp_path / "in.csv", ["a", "b"], [["my card", "charged twice"], ["reset", "password"]])
+    out = tmp_path / "o.csv"
+    assert main(["classify", str(path), "--fast", "--column", "a,a", "--out", str(out)]) == 2
+    assert "'a' twice" in capsys.readouterr().err
+    assert not out.exists()
