@@ -123,3 +123,22 @@ def test_column_named_twice_is_refused_in_one_sentence(tmp_path, capsys):
     assert main(["classify", str(path), "--fast", "--column", "a,a", "--out", str(out)]) == 2
     assert "'a' twice" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_eval_names_each_k_once_and_says_when_k_is_more_than_the_file_can_teach(tmp_path, capsys):
+    """``eval --train-per-label 50,50`` on six tickets: two identical K=50 columns, each of which taught one
+    ticket a label (one of two kept to test) while reading as fifty."""
+    rows = [
+        ["my card was charged twice", "billing"],
+        ["refund my fee", "billing"],
+        ["the app crashes", "technical"],
+        ["my transfer failed", "technical"],
+        ["change my email", "account"],
+        ["I lost my card", "account"],
+    ]
+    path = _tickets(tmp_path / "gold.csv", ["text", "label"], rows)
+    assert main(["eval", str(path), "--gold", "label", "--train-per-label", "50,50", "--draws", "1"]) == 0
+    captured = capsys.readouterr()
+    header = next(line for line in captured.out.splitlines() if line.startswith("| method |"))
+    assert header.count("K=50") == 1
+    assert "K=50: no label has more than 1 ticket to teach" in captured.err
