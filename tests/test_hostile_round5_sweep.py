@@ -142,3 +142,25 @@ def test_eval_names_each_k_once_and_says_when_k_is_more_than_the_file_can_teach(
     header = next(line for line in captured.out.splitlines() if line.startswith("| method |"))
     assert header.count("K=50") == 1
     assert "K=50: no label has more than 1 ticket to teach" in captured.err
+
+
+def test_more_groups_asked_than_different_tickets_keeps_each_text_in_one_group():
+    """``discover --groups 1000`` on 30 tickets of 6 texts made 11 groups ("Parcel" and "Parcel 2"): copies of
+    one text, whose embeddings differ in the last bits from batch to batch, were split over two groups."""
+    import numpy as np
+
+    from triage_gui.engine.grouping import find_groups
+
+    words = ["card charged twice", "reset password", "parcel late", "refund order", "cannot log in", "card abroad"]
+    rng = np.random.default_rng(0)
+    centres = rng.standard_normal((len(words), 32)).astype(np.float32)
+    texts = [words[i % len(words)] for i in range(30)]
+    noise = rng.standard_normal((30, 32)).astype(np.float32) * 1e-7  # batch-to-batch float noise
+    vectors = np.stack([centres[i % len(words)] for i in range(30)]) + noise
+    grouping = find_groups(np.arange(30), vectors, texts, groups=1000)
+    names = grouping.names_by_row()
+    by_text: dict[str, set[str]] = {}
+    for row, text in enumerate(texts):
+        by_text.setdefault(text, set()).add(names[row])
+    assert all(len(found) == 1 for found in by_text.values()), by_text
+    assert len(grouping.groups) == len(words)
