@@ -164,3 +164,16 @@ def test_more_groups_asked_than_different_tickets_keeps_each_text_in_one_group()
         by_text.setdefault(text, set()).add(names[row])
     assert all(len(found) == 1 for found in by_text.values()), by_text
     assert len(grouping.groups) == len(words)
+
+
+def test_discover_with_more_groups_than_a_prompt_holds_writes_nothing_and_says_so(tmp_path, capsys):
+    """``discover --groups 120 --prompt-out``: the CSV was written, then "120 labels defined; at most 100 are
+    allowed." of labels the user never defined, the prompt missing."""
+    topics = ["card", "refund", "password", "parcel", "login", "transfer", "fee", "pin", "address", "limit"]
+    texts = [f"question {i} about my {topics[i % 10]} and the {topics[(i // 10) % 10]} no. {i * 7}" for i in range(150)]
+    path = _tickets(tmp_path / "in.csv", ["text"], [[t] for t in texts])
+    out, prompt = tmp_path / "o.csv", tmp_path / "p.json"
+    assert main(["discover", str(path), "--out", str(out), "--prompt-out", str(prompt), "--groups", "120"]) == 2
+    err = capsys.readouterr().err
+    assert "nothing was written" in err and "at most 100" in err
+    assert not out.exists() and not prompt.exists()

@@ -24,6 +24,7 @@ GROUP_COLUMN = "group"
 def run_discover(args: argparse.Namespace) -> int:
     from .engine.files import atomic_open, shown
     from .engine.grouping import as_profile, group_table
+    from .engine.prompt import ProfileError
     from .engine.tickets import check_output
 
     inputs = {"input file": args.file}
@@ -56,7 +57,14 @@ def run_discover(args: argparse.Namespace) -> int:
                 f"the tickets formed {counted(len(grouping.groups), 'group')}; a prompt file needs at least two "
                 "labels, so nothing was written (leave --prompt-out out, or give more varied tickets)"
             )
-        profile = as_profile(grouping, table.texts)
+        try:
+            profile = as_profile(grouping, table.texts)
+        except ProfileError as exc:  # "150 labels defined" said of labels the user never defined
+            why = str(exc).rstrip(".")
+            raise ValueError(
+                f"the {counted(len(grouping.groups), 'group')} cannot make a prompt file ({why}); nothing was "
+                "written (ask for fewer --groups, or leave --prompt-out out)"
+            ) from None
     try:
         with atomic_open(out, "w", encoding="utf-8", newline="") as handle:
             writer = csv.writer(handle)
