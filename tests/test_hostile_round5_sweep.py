@@ -177,3 +177,18 @@ def test_discover_with_more_groups_than_a_prompt_holds_writes_nothing_and_says_s
     err = capsys.readouterr().err
     assert "nothing was written" in err and "at most 100" in err
     assert not out.exists() and not prompt.exists()
+
+
+def test_bench_on_a_file_of_blank_rows_says_it_holds_no_tickets(tmp_path, capsys, monkeypatch):
+    """``bench --tickets`` on a file whose only rows are blank benchmarked "1 distinct ticket" of 0 tokens
+    (and reported its cached paths disagreeing with naive, 0/1), where classify says the file holds none."""
+    import triage_gui.engine.model as model
+
+    def no_model(*args, **kwargs):
+        raise RuntimeError("the model was loaded for a file with no tickets")
+
+    monkeypatch.setattr(model, "load_model", no_model)
+    path = tmp_path / "blank.csv"
+    path.write_text("text\n\n \n\t\n", encoding="utf-8")
+    assert main(["bench", "--tickets", str(path)]) == 2
+    assert "holds no tickets" in capsys.readouterr().err
