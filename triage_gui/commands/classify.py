@@ -138,7 +138,22 @@ def read_train(args: argparse.Namespace, labels: list[str]) -> list[tuple[str, s
         f"(text {taught.text_column!r}, label {taught.label_column!r}){note}",
         file=sys.stderr,
     )
+    labels_of: dict[str, set[str]] = {}
+    for text, label in taught.items:
+        labels_of.setdefault(text.strip(), set()).add(label)
+    torn = [text for text, found in labels_of.items() if len(found) > 1]
+    if torn:  # the last row's label is taught; said, or the lead never learns the file disagrees with itself
+        print(
+            f"{counted(len(torn), 'ticket text')} in {Path(args.train).name} "
+            f"{'has' if len(torn) == 1 else 'have'} rows with different labels (such as {shown_text(torn[0])}); "
+            "the last row's label is taught",
+            file=sys.stderr,
+        )
     return taught.items
+
+
+def shown_text(text: str, limit: int = 60) -> str:
+    return repr(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 class TeachingProgress:

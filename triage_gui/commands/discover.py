@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import sys
 import time
 
@@ -23,6 +24,7 @@ GROUP_COLUMN = "group"
 def run_discover(args: argparse.Namespace) -> int:
     from ..engine.files import atomic_open, shown
     from ..engine.grouping import as_profile, group_table
+    from ..engine.prompt import ProfileError
     from ..engine.tickets import check_output
 
     inputs = {"input file": args.file}
@@ -33,9 +35,11 @@ def run_discover(args: argparse.Namespace) -> int:
         raise ValueError(f"{shown(args.out)}: discover writes CSV; give a name ending in .csv.")
     prompt_out = None
     if args.prompt_out:
-        prompt_out = check_output(args.prompt_out, {**inputs, "--out file": out})
+        prompt_out = check_output(args.prompt_out, {**inputs, "--out file": out}, "--prompt-out")
         if prompt_out is None:
             raise ValueError("--prompt-out needs a file name.")
+        if os.path.realpath(prompt_out) == os.path.realpath(out):  # a new name: samefile cannot see it
+            raise ValueError(f"--prompt-out {shown(args.prompt_out)} is the --out file; give the prompt another name.")
     if getattr(args, "encoder", "bundled") == "none":
         raise ValueError("discover groups the tickets by their sentence-encoder embeddings: it needs the encoder")
     table, column, summary = read_input(args.file, args.column, getattr(args, "sheet", None))
@@ -46,18 +50,42 @@ def run_discover(args: argparse.Namespace) -> int:
     grouping = group_table(table, args.groups, args.seed)
     seconds = time.perf_counter() - started
     names = grouping.names_by_row()
+    profile = None
+    if prompt_out is not None:  # drafted before anything is written: a prompt that cannot be made leaves no --out
+        if len(grouping.groups) < 2:
+            raise ValueError(
+                f"the tickets formed {counted(len(grouping.groups), 'group')}; a prompt file needs at least two "
+                "labels, so nothing was written (leave --prompt-out out, or give more varied tickets)"
+            )
+        try:
+            profile = as_profile(grouping, table.texts)
+        except ProfileError as exc:  # "150 labels defined" said of labels the user never defined
+            why = str(exc).rstrip(".")
+            raise ValueError(
+                f"the {counted(len(grouping.groups), 'group')} cannot make a prompt file ({why}); nothing was "
+                "written (ask for fewer --groups, or leave --prompt-out out)"
+            ) from None
     try:
         with atomic_open(out, "w", encoding="utf-8", newline="") as handle:
             writer = csv.writer(handle)
-            writer.writerow([*table.columns, GROUP_COLUMN])
+            writer.writerow([*table.columns, group_column(table.columns)])
             for row in range(len(table)):
                 writer.writerow([*table.row_values(row), names.get(row, "")])
     except OSError as exc:
         raise ValueError(f"Cannot write {shown(args.out)}: {exc.strerror or exc}") from None
-    if prompt_out is not None:
-        as_profile(grouping, table.texts).save(prompt_out)
+    if profile is not None and prompt_out is not None:
+        profile.save(prompt_out)
     report(grouping, len(table), seconds)
     return 0
+
+
+def group_column(columns: list[str]) -> str:
+    """``group``, or ``group_found`` (then ``group_found_``...) where the input already has a column of that name:
+    an input's own ``group`` column (a queue, say) and ours were two columns of one name."""
+    name = GROUP_COLUMN
+    while name in columns:
+        name = f"{name}_found" if not name.endswith("_found") else name + "_"
+    return name
 
 
 def report(grouping, rows: int, seconds: float) -> None:

@@ -108,7 +108,7 @@ def run_eval(args: argparse.Namespace) -> int:
 
     if args.batch_size < 1:
         raise ValueError("--batch-size must be at least 1")
-    ks = [int(k) for k in str(args.train_per_label).split(",") if k.strip()]
+    ks = sorted({int(k) for k in str(args.train_per_label).split(",") if k.strip()})  # "2,2": one K=2 column
     strategies = [s.strip() for s in str(args.strategy or "").split(",") if s.strip()]
     unknown = set(strategies) - set(STRATEGIES)
     if unknown:
@@ -146,6 +146,11 @@ def run_eval(args: argparse.Namespace) -> int:
     prompt = np.asarray(source.values("prompt"))
     dev = Dev(table.texts, labels, gold, source, pseudo, store)
     everyone = np.flatnonzero(gold >= 0)
+    most = int(np.bincount(gold[everyone]).max()) - 1  # draw() keeps one ticket of each label to test
+    for k in ks:
+        if k > most:  # else K=100 on a small file reads as 100 taught a label: it taught what there was
+            note = f"K={k}: no label has more than {counted(most, 'ticket')} to teach (one kept to test)"
+            print(note, file=sys.stderr)
     results: Results = {}
 
     def record(method: str, k: int, predicted: np.ndarray, rows: np.ndarray) -> None:

@@ -190,19 +190,20 @@ class ExcelExport:
 STDOUT = "-"
 
 
-def check_output(path: str, inputs: dict[str, str | os.PathLike[str] | None]) -> str | None:
+def check_output(path: str, inputs: dict[str, str | os.PathLike[str] | None], flag: str = "--out") -> str | None:
     """Where to write the results, checked before any scoring: the real path (a symlink's target), or
     None for standard output (``-``, or a name that is standard output itself, such as /dev/stdout).
 
     Refused in one sentence: any file the run reads (``inputs``: what it is -> its path, compared by real
     path, so a link or another spelling of it counts), a folder, a device or FIFO (replacing one with a
     regular file would break the system's node), a name too long for the file system, a missing or
-    unwritable folder.
+    unwritable folder. ``flag`` is the option the sentences name (``discover --prompt-out`` was told about
+    "--out").
     """
     if path == STDOUT:
         return None
     if not path:
-        raise ValueError("--out is empty; give a file name, or - for standard output.")
+        raise ValueError(f"{flag} is empty; give a file name, or - for standard output.")
     output_format(path)
     check_links(path)
     name = shown(path)
@@ -218,15 +219,15 @@ def check_output(path: str, inputs: dict[str, str | os.PathLike[str] | None]) ->
         return None
     if info is not None and not stat.S_ISREG(info.st_mode):
         if stat.S_ISDIR(info.st_mode):
-            raise ValueError(f"--out {name} is a folder; give a file name.")
+            raise ValueError(f"{flag} {name} is a folder; give a file name.")
         kind = special_kind(info.st_mode)  # the rule every write applies (files.writable_target), said for --out
-        raise ValueError(f"--out {name} is {kind}, not a regular file; give a file name, or - for standard output.")
+        raise ValueError(f"{flag} {name} is {kind}, not a regular file; give a file name, or - for standard output.")
     if path.endswith(("/", os.sep)):  # realpath drops the slash: x.csv/ was written as the file x.csv
-        raise ValueError(f"--out {name} ends in a slash, as a folder's name does; give a file name.")
+        raise ValueError(f"{flag} {name} ends in a slash, as a folder's name does; give a file name.")
     target = os.path.realpath(path)
     for what, source in inputs.items():
         if source and info is not None and os.path.exists(source) and os.path.samefile(source, target):
-            raise ValueError(f"--out {name} is the {what} itself; write the results to another file.")
+            raise ValueError(f"{flag} {name} is the {what} itself; write the results to another file.")
     folder = os.path.dirname(target) or "."
     if not os.path.isdir(folder):
         raise ValueError(f"Cannot write {name}: the folder {shown(folder)} does not exist.")

@@ -32,7 +32,10 @@ def read_table(
     index = source.text_column
     parts: list[str] = []
     if column is not None:  # "subject,body": several columns read together (one line each)
-        parts = [column] if column in source.columns else column.split(",")
+        parts = [column] if column in source.columns else [columns_part(p, source.columns) for p in column.split(",")]
+        twice = next((p for i, p in enumerate(parts) if p in parts[:i]), None)
+        if twice is not None:  # "a,a" read the ticket twice over, and the heads saw every word doubled
+            raise ValueError(f"--column names {twice!r} twice; name each column once")
         missing = [p for p in parts if p not in source.columns]
         if missing:
             raise ValueError(f"no column {missing[0]!r}; the file has: {', '.join(source.columns)}")
@@ -49,3 +52,9 @@ def read_table(
     if not table.count_scorable():
         raise ValueError(f"{name} holds no tickets ({source.summary()})")
     return table, chosen, source.summary()
+
+
+def columns_part(part: str, columns: list[str]) -> str:
+    """One name of ``--column a,b``: as given, or without the spaces around it where only that is a column
+    ("subject, body" was refused as "no column ' body'")."""
+    return part if part in columns or part.strip() not in columns else part.strip()
