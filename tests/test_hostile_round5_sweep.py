@@ -8,7 +8,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from triage_gui.cli import main
+from triage_gui.commands import main
 
 TICKETS = [
     "my card was charged twice",
