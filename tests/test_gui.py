@@ -308,7 +308,10 @@ def test_new_prompt_lists_flipped_tickets_and_accuracy_change(qtbot, window):
     # the same taught set; teaching after that is not credited to the prompt.
     window.teach([0], table.value(0, "team"))
     qtbot.waitUntil(lambda: not window.session.busy, timeout=60_000)
-    window.refresh_stats()  # version 2 scored with that taught set
+    version, scores = window.session.prompt_status.version, window.evaluation.scores
+    # version 2 scored with that taught set, once the session has settled (the session records it, not a timer)
+    qtbot.waitUntil(lambda: any(s.measure.taught == 1 for s in scores.get(version, {}).values()), timeout=60_000)
+    window.refresh_stats()
     window.editor.instruction.setPlainText(window.editor.instruction.toPlainText() + " Be brief.")
     window.prompt.save()
     qtbot.waitUntil(lambda: window.session.prompt_status.version == 2, timeout=60_000)

@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _env() -> dict[str, str]:
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    # No empty entry: Python reads one as the current folder, which would put the planted module back.
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
     return env
 
 

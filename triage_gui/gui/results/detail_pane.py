@@ -271,9 +271,9 @@ def _readings(table: TicketTable, row: int, label: str) -> str:
     """The language model's own label (its calibrated prompt scores alone) beside the final one, and the
     first pass's where the reading changed it: what the refinement did to this ticket."""
     own, first = table.llm_label(row), table.first_pass_label(row)
-    if own is None:
+    if own is None or table.taught_label(row) is not None:  # taught: "The model would say …" says it
         return ""
     said = "The language model alone says " + ("the same." if own == label else f"<b>{own}</b>.")
-    if first is not None and first != label and table.taught_label(row) is None:
+    if first is not None and first != label:
         said += f" The first pass said {first}."
     return said
