@@ -28,10 +28,13 @@ import os
 import time
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
+from typing import TypeVar
 
 from ._checked import CheckRecord
 from ._history import MAX_VERSIONS, PROMPT_KEYS, VersionRecord
 from ._profile import Example, PromptProfile
+
+V = TypeVar("V")  # a taught label or a check: what the three-way step carries by ticket text
 
 # The fields merged part by part below; any other field of the profile is merged as a whole, side by side.
 MERGED_FIELDS = ("name", *PROMPT_KEYS, "taught", "history", "checks", "extra")
@@ -98,35 +101,34 @@ def merge(
     return Merged(profile, from_them, renumbered, prompt_source is theirs and other != mine)
 
 
+def _ours_onto_theirs(before: dict[str, V], mine: dict[str, V], theirs: dict[str, V]) -> dict[str, V]:
+    """The three-way step the taught set and the checks share, by ticket text: ``theirs`` with every entry
+    ours added, changed or removed since ``before`` done to it too (in place; returned)."""
+    for text in (*mine, *(t for t in before if t not in mine)):
+        if mine.get(text) != before.get(text):
+            if text in mine:
+                theirs[text] = mine[text]
+            else:
+                theirs.pop(text, None)
+    return theirs
+
+
 def merge_taught(
     base: list[Example], ours: list[Example], theirs: list[Example]
 ) -> tuple[list[Example], list[tuple[str, str]]]:
     """Theirs with our changes since ``base`` applied (by text), and the tickets of the result that ours
     lacks or labels otherwise (for the window to take in)."""
-    before = {e.text.strip(): e.label for e in base}
     mine = {e.text.strip(): e.label for e in ours}
-    result = {e.text.strip(): e.label for e in theirs if e.text.strip()}
-    for text in (*mine, *(t for t in before if t not in mine)):
-        if mine.get(text) != before.get(text):
-            if text in mine:
-                result[text] = mine[text]
-            else:
-                result.pop(text, None)
+    result = _ours_onto_theirs(
+        {e.text.strip(): e.label for e in base}, mine, {e.text.strip(): e.label for e in theirs if e.text.strip()}
+    )
     from_them = [(text, label) for text, label in result.items() if mine.get(text) != label]
     return [Example(text, label) for text, label in result.items()], from_them
 
 
 def merge_checks(base: list[CheckRecord], ours: list[CheckRecord], theirs: list[CheckRecord]) -> list[CheckRecord]:
     """The file's checks with ours changed since ``base`` applied, by ticket text, oldest first."""
-    before = {c.text: c for c in base}
-    mine = {c.text: c for c in ours}
-    result = {c.text: c for c in theirs}
-    for text in (*mine, *(t for t in before if t not in mine)):
-        if mine.get(text) != before.get(text):
-            if text in mine:
-                result[text] = mine[text]
-            else:
-                result.pop(text, None)
+    result = _ours_onto_theirs({c.text: c for c in base}, {c.text: c for c in ours}, {c.text: c for c in theirs})
     return sorted(result.values(), key=lambda c: c.at)
 
 
