@@ -165,26 +165,26 @@ class TicketSource:
             raise TypeError("a TicketSource is made by open_tickets, which sets its format's reader")
         return self.reader(self, column)
 
-    def _txt_records(self, column: int) -> Iterator[Record]:
+    def _lines(self) -> Iterator[tuple[int, str]]:
+        """(line number, line) for every line that is not empty (those are counted), for the line formats."""
         with reading(self.path, self.encoding, self.errors) as handle:
             for number, line in enumerate(handle, start=1):
                 line = line.rstrip("\r\n")
                 if not line:
                     self.empty_lines += 1
                     continue
-                yield number, [line], None
+                yield number, line
+
+    def _txt_records(self, column: int) -> Iterator[Record]:
+        for number, line in self._lines():
+            yield number, [line], None
 
     def _jsonl_records(self, column: int) -> Iterator[Record]:
-        with reading(self.path, self.encoding, self.errors) as handle:
-            for number, line in enumerate(handle, start=1):
-                line = line.rstrip("\r\n")
-                if not line:
-                    self.empty_lines += 1
-                    continue
-                if not line.strip():
-                    yield number, [""] * len(self.columns), None  # blank, like a blank CSV row
-                    continue
-                yield self._json_values(number, _json_value(line), column)
+        for number, line in self._lines():
+            if not line.strip():
+                yield number, [""] * len(self.columns), None  # blank, like a blank CSV row
+                continue
+            yield self._json_values(number, _json_value(line), column)
 
     def _json_records(self, column: int) -> Iterator[Record]:
         for number, value in enumerate(self.records or [], start=1):
