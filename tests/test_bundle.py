@@ -27,6 +27,21 @@ def test_frozen_classify_matches_the_source_run(tmp_path, loaded):
     )
     assert run.returncode == 0, run.stderr[-3000:]
     assert "sentence encoder all-MiniLM-L6-v2 loaded" in run.stderr, run.stderr[-3000:]  # the bundle carries it
+    # ... and the multilingual encoder: its first pass in the bundle is the source run's
+    fast = [str(SAMPLE), "--fast", "--encoder", "e5-small"]
+    e5_frozen = subprocess.run(
+        [str(frozen), "classify", *fast, "--out", str(tmp_path / "e5f.csv")], env=env, capture_output=True, text=True
+    )
+    assert "sentence encoder multilingual-e5-small loaded" in e5_frozen.stderr, e5_frozen.stderr[-3000:]
+    e5_source = subprocess.run(
+        [sys.executable, "-m", "triage_gui", "classify", *fast, "--out", str(tmp_path / "e5s.csv")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert e5_source.returncode == 0, e5_source.stderr[-3000:]
+    e5_labels = labels((tmp_path / "e5f.csv").read_text(encoding="utf-8"))
+    assert len(e5_labels) == 60 and e5_labels == labels((tmp_path / "e5s.csv").read_text(encoding="utf-8"))
     source = subprocess.run(
         [sys.executable, "-m", "triage_gui", "classify", str(SAMPLE), "--out", str(out_source)],
         cwd=ROOT,

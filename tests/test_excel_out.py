@@ -192,7 +192,7 @@ def test_classify_refuses_what_excel_cannot_hold_before_scoring(tmp_path, monkey
         raise AssertionError("the model was loaded: the refusal came after scoring")
 
     monkeypatch.setattr("triage_gui.engine.model._loader.load_model", no_scoring)
-    for source, expected in ((wide, "16,408 columns"), (long, "ticket 1 holds 40,000 characters in column 'text'")):
+    for source, expected in ((wide, "16,409 columns"), (long, "ticket 1 holds 40,000 characters in column 'text'")):
         args = argparse.Namespace(
             file=str(source),
             column=None,

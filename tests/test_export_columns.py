@@ -130,7 +130,7 @@ def test_after_clear_or_replace_the_export_has_the_new_files_columns_only(
     settled(qtbot, window, 2)
     out = tmp_path / f"out{suffix}"
     export_from(qtbot, window, out)
-    assert header_of(out) == ["text", "intent", *RESULT_COLUMNS]  # B's columns, B's order: none of A's
+    assert header_of(out) == ["text", "intent", *RESULT_COLUMNS, "language"]  # B's columns, B's order: none of A's
 
 
 def test_an_added_file_puts_its_new_columns_after_the_loaded_ones(qtbot, window, files, tmp_path, monkeypatch):
@@ -145,7 +145,7 @@ def test_an_added_file_puts_its_new_columns_after_the_loaded_ones(qtbot, window,
     out = tmp_path / "out.csv"
     export_from(qtbot, window, out)
     rows = list(csv.reader(io.StringIO(out.read_text(encoding="utf-8"))))
-    assert rows[0] == ["team", "id", "queue", "text", "intent", *RESULT_COLUMNS]  # the union, first seen first
+    assert rows[0] == ["team", "id", "queue", "text", "intent", *RESULT_COLUMNS, "language"]  # the union, in order
     assert len(rows) == 7 and rows[5][:5] == ["", "", "", "refund my order please", "refund"]
 
 
@@ -168,7 +168,7 @@ def test_the_export_dialog_offers_excel_and_a_bare_name_takes_the_chosen_filter(
     assert "Excel workbooks (*.xlsx)" in offered[0][1] and "CSV files (*.csv)" in offered[0][1]
     assert offered[0][0].endswith("b-labelled.csv") and offered[0][2] == "CSV files (*.csv)"
     assert zipfile.is_zipfile(tmp_path / "labelled.xlsx")
-    assert header_of(tmp_path / "labelled.xlsx") == ["text", "intent", *RESULT_COLUMNS]
+    assert header_of(tmp_path / "labelled.xlsx") == ["text", "intent", *RESULT_COLUMNS, "language"]
 
 
 def test_the_window_writes_a_workbook_off_the_gui_thread(qtbot, window, files, tmp_path, monkeypatch):
@@ -182,4 +182,4 @@ def test_the_window_writes_a_workbook_off_the_gui_thread(qtbot, window, files, t
     monkeypatch.setattr(export, "write_workbook", lambda *a: threads.append(threading.current_thread()) or real(*a))
     export_from(qtbot, window, tmp_path / "out.xlsx")
     assert threads and threads[0] is not threading.main_thread()
-    assert header_of(tmp_path / "out.xlsx") == ["team", "id", "queue", *RESULT_COLUMNS]
+    assert header_of(tmp_path / "out.xlsx") == ["team", "id", "queue", *RESULT_COLUMNS, "language"]

@@ -18,19 +18,30 @@ def tickets(tmp_path, loaded):
     return write_tickets(tmp_path / "tickets.csv", banking_tickets(N), ("id", [f"T{i}" for i in range(N)]))
 
 
-def fast_labels(path, out) -> list[dict[str, str]]:
-    result = run_cli("classify", str(path), "--fast", "--out", str(out))
+def fast_labels(path, out, *extra: str) -> list[dict[str, str]]:
+    result = run_cli("classify", str(path), "--fast", "--out", str(out), *extra)
     assert result.returncode == 0, result.stderr
     assert "embedded (first pass)" in result.stderr and f"{N} rows read, {N} labelled" in result.stderr
     with open(out, encoding="utf-8", newline="") as handle:
         return list(csv.DictReader(handle))
 
 
-def test_the_windows_first_pass_labels_are_classify_fast_labels(qtbot, tmp_path, monkeypatch, event_loop_qt, tickets):
+@pytest.mark.parametrize("encoder", [None, "e5-small"], ids=["minilm", "e5-small"])
+def test_the_windows_first_pass_labels_are_classify_fast_labels(
+    qtbot, tmp_path, monkeypatch, event_loop_qt, tickets, encoder
+):
     monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
+    if encoder:  # chosen in the model dialog before: the window starts with it
+        from triage_gui.gui.settings import AppSettings
+
+        settings = AppSettings()
+        settings.set("encoder", encoder)
+        settings.sync()
     window = open_window(qtbot)
     try:
         qtbot.waitUntil(lambda: window.session.encoder is not None, timeout=120_000)
+        if encoder:
+            assert window.session.encoder.name == "multilingual-e5-small"
         drop_files(window, [tickets])
         session = window.session
         table = session.table
@@ -45,7 +56,7 @@ def test_the_windows_first_pass_labels_are_classify_fast_labels(qtbot, tmp_path,
         confidences = {r: table.confidence(r) for r in first}
     finally:
         close(window)
-    rows = fast_labels(tickets, tmp_path / "fast.csv")
+    rows = fast_labels(tickets, tmp_path / "fast.csv", *(["--encoder", encoder] if encoder else []))
     assert [r["id"] for r in rows] == [f"T{i}" for i in range(N)]
     assert {r["label_source"] for r in rows} == {"first pass"}
     assert {r: rows[r]["label"] for r in first} == window_labels

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from helpers import banking_tickets, write_tickets
 
-from triage_gui.engine.grouping import MAX_NONE, as_profile, find_groups, group_table
+from triage_gui.engine.grouping import MAX_NONE, MIN_ANCHORS, as_profile, find_groups, group_table, grouped_rows
 from triage_gui.engine.prompt import load_profile
 from triage_gui.engine.table import NewRow, TicketTable
 
@@ -144,3 +144,76 @@ def test_discover_writes_every_row_with_its_group_and_a_prompt_the_window_opens(
     assert main(["discover", str(path), "--out", str(out), "--groups", "3"]) == 0
     with open(out, encoding="utf-8", newline="") as handle:
         assert len({r["group"] for r in csv.DictReader(handle)} - {""}) == 3
+
+
+def confidently_labelled(vectors: np.ndarray, texts: list[str], gold: np.ndarray) -> TicketTable:
+    """A table whose every ticket is embedded and labelled with 0.95 confidence: its topic's label, "card"
+    for the tickets past the topics (gold -1)."""
+    table = TicketTable()
+    table.add([NewRow({"text": t}, t) for t in texts])
+    table.apply_embeddings(list(range(len(texts))), vectors)
+    table.start_version(1, [name for name, _ in TOPICS], [])
+    probs = np.full((len(texts), len(TOPICS)), 0.05 / (len(TOPICS) - 1), dtype=np.float32)
+    probs[np.arange(len(texts)), np.maximum(gold, 0)] = 0.95
+    table.set_head(probs)
+    return table
+
+
+def test_off_topic_tickets_labelled_confidently_are_proposed_as_a_new_label_taking_over_from_theirs():
+    vectors, texts, gold = blobs()
+    rng = np.random.default_rng(1)
+    planted = np.eye(24, dtype=np.float32)[10] * 3 + rng.normal(0, 0.35, (15, 24)).astype(np.float32)
+    vectors = np.vstack([vectors, planted])
+    texts += [f"what is the weather forecast tomorrow {i}" for i in range(15)]
+    gold = np.concatenate([gold, np.full(15, -1)])
+    table = confidently_labelled(vectors, texts, gold)
+    assert all(table.confidence(r) == pytest.approx(0.95) for r in range(len(texts)))
+    with pytest.raises(ValueError, match="fit every ticket"):  # without anchors, confidence alone finds none
+        group_table(table, poorly_fitted=True)
+    taught = np.concatenate([np.flatnonzero(gold == t)[:6] for t in range(len(TOPICS))])  # 24 anchors
+    assert len(taught) >= MIN_ANCHORS
+    grouping = group_table(table, poorly_fitted=True, anchors=vectors[taught])
+    chosen = set(grouping.rows.tolist())
+    assert set(range(len(texts) - 15, len(texts))) <= chosen  # every planted ticket
+    assert len(chosen) <= 15 + 0.1 * (len(texts) - 15)  # and few of the tickets the labels fit
+    planted_group = grouping.group_of()[len(texts) - 1]
+    weather = grouping.groups[planted_group]
+    assert weather.takes_from.get("card", 0) >= 12  # what the new label would take over, and from which
+    assert "far from every label's examples" in grouping.note
+    rows, note = grouped_rows(table, True, anchors=vectors[taught[: MIN_ANCHORS - 1]])
+    assert not len(rows) and f"once the labels have {MIN_ANCHORS} examples" in note  # said so, not guessed
+
+
+def test_a_loose_group_and_a_small_one_are_marked_not_hidden(capsys):
+    from triage_gui.commands.discover import report
+
+    vectors, texts, _ = blobs()
+    rng = np.random.default_rng(2)
+    spread = (np.eye(24, dtype=np.float32)[12] * 3 + rng.normal(0, 0.8, (40, 24))).astype(np.float32)
+    tiny = (np.eye(24, dtype=np.float32)[16] * 3 + rng.normal(0, 0.2, (3, 24))).astype(np.float32)
+    vectors = np.vstack([vectors, spread, tiny])
+    texts += [f"assorted question number {i}" for i in range(40)] + [f"fax machine {i}" for i in range(3)]
+    grouping = find_groups(np.arange(len(texts)), vectors, texts)
+    accounted(grouping, len(texts))
+    of = {g.name: g for g in grouping.groups}
+    loose = [g for g in grouping.groups if g.loose]
+    assert len(loose) == 1 and all(160 <= r < 200 for r in loose[0].representatives)  # the spread topic
+    small = [g for g in grouping.groups if g.small]
+    assert len(small) == 1 and small[0].size == 3 and small[0].flags == ["small"]
+    assert all(not g.flags for g in of.values() if g not in loose + small)
+    report(grouping, len(texts), 0.1)
+    err = capsys.readouterr().err
+    assert f"{loose[0].name} [loose]" in err and f"{small[0].name} [small]" in err
+    assert "1 loose group" in err and "1 small group" in err and "fit no group well" in err
+
+
+def test_tickets_the_first_pass_has_not_read_yet_are_said_to_be_left_out():
+    vectors, texts, _ = blobs()
+    table = TicketTable()
+    table.add([NewRow({"text": t}, t) for t in texts])
+    table.apply_embeddings(list(range(150)), vectors[:150])  # the first pass still reading the last 10
+    grouping = group_table(table)
+    accounted(grouping, 150)
+    assert "10 tickets the first pass has not read yet are not grouped" in grouping.note
+    table.apply_embeddings(list(range(150, 160)), vectors[150:])
+    assert group_table(table).note == ""

@@ -59,7 +59,13 @@ def test_teaching_ten_tickets_relabels_the_others_within_a_second(qtbot, window,
     from triage_gui.session.gold import gold_report
 
     version = window.session.prompt_status.version
-    score = list(window.evaluation.scores[version].values())[-1]  # scored once the refits settled
+
+    def last_score():
+        return list(window.evaluation.scores.get(version, {}).values() or [None])[-1]
+
+    # The session records it once every task has settled (a moment after the refits' status says ready).
+    qtbot.waitUntil(lambda: last_score() is not None and last_score().measure.taught == 10, timeout=30_000)
+    score = last_score()
     assert score.measure.accuracy == gold_report(table, window.evaluation.gold).accuracy and score.measure.taught == 10
     # Honest accuracy: taught rows count with their out-of-fold label, not with the label they were taught.
     assert set(table.out_of_fold) == set(chosen)

@@ -17,7 +17,11 @@ from pathlib import Path
 from typing import NoReturn
 
 from ..defaults import BATCH_SIZE
+from ..engine.model import ENCODERS
 from ._console import end_line
+
+# The bundled sentence encoders by name, as every command's --encoder help says them ("bundled" is MiniLM too).
+ENCODER_NAMES = " or ".join(f"'{name}' ({title})" for name, title in ENCODERS.items())
 
 PACKAGE = Path(__file__).resolve().parent.parent  # triage_gui: where our own errors are raised
 
@@ -108,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--encoder",
         default="bundled",
         type=given,
-        help="sentence encoder for the learned labels: 'bundled' (all-MiniLM-L6-v2), a Hub id, a folder, or 'none'",
+        help=f"sentence encoder for the learned labels: {ENCODER_NAMES}, a Hub id, a folder, or 'none'",
     )
     common.add_argument(
         "--no-calibration",
@@ -124,9 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     classify = sub.add_parser("classify", parents=[common], help="label every ticket in a file")
-    classify.add_argument(
-        "file", type=given, help=f"{FORMAT_NAMES}; - reads standard input"
-    )
+    classify.add_argument("file", type=given, help=f"{FORMAT_NAMES}; - reads standard input")
     classify.add_argument(
         "--column", type=given, help="column holding the ticket text (default: detected); subject,body reads both"
     )
@@ -147,7 +149,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--train", type=given, help="a labelled ticket file to teach the classifier from before labelling"
     )
     classify.add_argument(
-        "--train-label", type=given, help="the column of --train holding the labels (default: detected)"
+        "--train-label", type=given, help="the column of --train holding the labels (default: detected; several "
+        "fields: the columns named after them)"
     )
     classify.add_argument(
         "--no-learning",
@@ -174,7 +177,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     evaluate = sub.add_parser("eval", parents=[common], help="accuracy of every method against a gold column")
     evaluate.add_argument("file", type=given, help="a labelled ticket file; - reads standard input")
-    evaluate.add_argument("--gold", type=given, required=True, help="the column holding the correct labels")
+    evaluate.add_argument(
+        "--gold", type=given, required=True, help="the column of correct labels (several fields: field=column,…)"
+    )
     evaluate.add_argument("--column", type=given, help="column holding the ticket text (default: detected)")
     evaluate.add_argument(
         "--sheet", type=given, help="the sheet of an .xlsx file to read (default: the first visible one with data)"
@@ -220,14 +225,17 @@ def build_parser() -> argparse.ArgumentParser:
     discover.add_argument("--groups", type=between(1000), help="how many groups (default: chosen from the tickets)")
     discover.add_argument("--seed", type=seed, default=0, help="random seed, 0 to 2**31 - 1 (default 0)")
     discover.add_argument(
-        "--encoder", default="bundled", type=given, help="sentence encoder: 'bundled', a Hub id or a folder"
+        "--encoder", default="bundled", type=given, help=f"sentence encoder: {ENCODER_NAMES}, a Hub id or a folder"
     )
 
     gui = sub.add_parser("gui", help="open the window (the default)")
     gui.add_argument("--model", type=given, help=MODEL_HELP)
     gui.add_argument("--device", default="auto", type=device, help="auto, cpu, cuda, cuda:N or mps")
     gui.add_argument(
-        "--encoder", default="bundled", type=given, help="sentence encoder: 'bundled', a Hub id, a folder, or 'none'"
+        "--encoder",
+        type=given,
+        help=f"sentence encoder: {ENCODER_NAMES}, a Hub id, a folder, or 'none' (default: the one last chosen "
+        "in the window, else minilm)",
     )
     return parser
 
@@ -271,9 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command in (None, "gui"):
         from ..gui.app import run_app
 
-        return run_app(
-            getattr(args, "model", None), getattr(args, "device", "auto"), getattr(args, "encoder", "bundled")
-        )
+        return run_app(getattr(args, "model", None), getattr(args, "device", "auto"), getattr(args, "encoder", None))
     try:
         module, entry = COMMANDS[args.command]
         run: Callable[[argparse.Namespace], int] = getattr(importlib.import_module(f"{__name__}.{module}"), entry)

@@ -75,7 +75,8 @@ def run_bench(args: argparse.Namespace) -> int:
     texts = distinct[::step][: args.n]  # spread over the file: every intent, every length
     if not texts:
         raise ValueError(f"{path} holds no tickets")
-    profile = load_profile(args.prompt)
+    fields_of = load_profile(args.prompt)
+    profile = fields_of.field_profile(0)  # the paths below are timed on the first field (the only one, mostly)
 
     from ..engine.model import load_encoder
 
@@ -183,6 +184,9 @@ def run_bench(args: argparse.Namespace) -> int:
     if encoder is not None:
         fast_ms = first_pass_ms(texts, profile, encoder)
         rows.append(("first pass (`classify --fast`: encoder + classifier, no language model)", fast_ms, "–"))
+        for name in other_encoders(args.encoder):  # the first pass's cost with each bundled encoder (issue 35)
+            other = load_encoder(name, "cpu")
+            rows.append((f"first pass with {name} ({other.name})", first_pass_ms(texts, profile, other), "–"))
     for name, ms, agree in rows:
         print(f"| {name} | {ms:.1f} | {1000 / ms:.2f} | {naive_ms / ms:.2f}x | {agree} |")
     print()
@@ -209,10 +213,10 @@ def run_bench(args: argparse.Namespace) -> int:
     else:
         first = process_start(args, "none")
         with_it = process_start(args, args.encoder) if encoder is not None else first
-        print(
-            load_line + f"{first:.2f} s without the encoder, {with_it:.2f} s with it ({with_it - first:+.2f} s)"
-        )
+        print(load_line + f"{first:.2f} s without the encoder, {with_it:.2f} s with it ({with_it - first:+.2f} s)")
     print(f"longest micro-batch (worker thread; the window's event loop is not blocked by it): {worst_batch_ms:.0f} ms")
+    if fields_of.several:
+        print_fields(texts, fields_of, loaded, encoder, args.batch_size)
     both = "" if args.dtype == "float32" else f" (float32 and {args.dtype} models both loaded)"
     print(f"peak RSS: {peak_rss:.0f} MB{both}")
     print()
@@ -229,6 +233,13 @@ def run_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def other_encoders(chosen: str) -> list[str]:
+    """The bundled encoders other than ``chosen`` (by name; "bundled" is MiniLM)."""
+    from ..engine.model import ENCODERS, canonical_encoder
+
+    return [name for name in ENCODERS if name != canonical_encoder(chosen)]
+
+
 def first_pass_ms(texts: list[str], profile, encoder) -> float:
     """ms a ticket of the first pass alone, as ``classify --fast`` runs it: every ticket embedded in aligned
     blocks, the classifier fitted on the prompt's examples and every row labelled."""
@@ -242,6 +253,60 @@ def first_pass_ms(texts: list[str], profile, encoder) -> float:
     embed_table(encoder, table)
     Teacher(None, profile, encoder).fit_table(table, [])
     return 1000 * (time.perf_counter() - started) / len(texts)
+
+
+def print_fields(texts: list[str], profile, loaded, encoder, batch_size: int) -> None:
+    """Each field's cost, as ``classify`` runs a prompt of several fields: the first pass (the encoder once
+    for every field, then each field's heads) per field and in total against one field alone, and the
+    language model's scoring per field (each field its own cached prefix) and in total."""
+    import copy
+
+    from ..engine.learning import Teacher, embed_table
+    from ..engine.scoring import Scorer
+    from ..engine.table import NewRow, TicketTable
+    from ._fields import SharedEncoder
+
+    n, fields = len(texts), profile.fields
+    print(f"\n{len(fields)} fields ({', '.join(f.name for f in fields)}), {n} tickets, ms a ticket:\n")
+    print("| field | first pass: its heads | language model (cached prefix, batched) |")
+    print("|---|---:|---:|")
+    table = TicketTable()
+    table.add([NewRow({"text": t}, t) for t in texts])
+    embedding = 0.0
+    if encoder is not None:
+        shared = SharedEncoder(encoder)
+        started = time.perf_counter()
+        embed_table(shared, table)
+        embedding = 1000 * (time.perf_counter() - started) / n
+    heads_ms, model_ms = [], []
+    for i, f in enumerate(fields):
+        single = profile.field_profile(i)
+        heads = 0.0
+        if encoder is not None:
+            mine = copy.deepcopy(table)
+            mine.start_version(0, single.label_names, [])
+            started = time.perf_counter()
+            Teacher(None, single, shared).fit_table(mine, [])
+            heads = 1000 * (time.perf_counter() - started) / n
+        scorer = Scorer(loaded, single)
+        scorer.score_batch(texts[:batch_size])  # warm
+        started = time.perf_counter()
+        for start in range(0, n, batch_size):
+            scorer.score_batch(texts[start : start + batch_size])
+        model = 1000 * (time.perf_counter() - started) / n
+        heads_ms.append(heads)
+        model_ms.append(model)
+        print(f"| {f.name} ({len(f.labels)} labels) | {heads:.2f} | {model:.1f} |")
+    print(f"| all {len(fields)} | {sum(heads_ms):.2f} | {sum(model_ms):.1f} |")
+    if encoder is not None:
+        one, every = embedding + heads_ms[0], embedding + sum(heads_ms)
+        print(
+            f"\nfirst pass: the encoder {embedding:.2f} ms a ticket once for every field; {len(fields)} fields "
+            f"{every:.2f} ms a ticket against {one:.2f} for the first field alone ({every / one:.2f}x; "
+            f"each field alone would embed again: {len(fields) * embedding + sum(heads_ms):.2f})"
+        )
+    ratio = sum(model_ms) / model_ms[0]
+    print(f"language model: {sum(model_ms):.1f} ms a ticket for {len(fields)} fields ({ratio:.2f}x the first)")
 
 
 def count_heads(encoder: bool) -> int:

@@ -40,9 +40,70 @@ def run(args: argparse.Namespace) -> int:
         check_fits_excel(table, args.baseline)  # refused now, not after the scoring
     print(f"{counted(table.count_scorable(), 'ticket')} from column {column!r}: {summary}", file=sys.stderr)
     profile = load_profile(args.prompt)
+    if profile.several:
+        return run_fields(args, profile, table, out)
     taught = taught_tickets(args, profile)
     scorer = None if fast else load_scorer(args, profile)
     encoder = None if args.no_learning else load_encoder_for(args)
+    label_table(args, table, profile, taught, scorer, encoder)
+    prompt_hash = profile.content_hash()
+    if out:
+        try:
+            write_results(out, table, prompt_hash, args.baseline)
+        except OSError as exc:
+            raise ValueError(f"Cannot write {shown(args.out)}: {exc.strerror or exc}") from None
+    else:
+        write_csv(sys.stdout, table, prompt_hash, args.baseline)
+    report(table, args.baseline)
+    return 0
+
+
+def run_fields(args: argparse.Namespace, profile, table: TicketTable, out: str | None) -> int:
+    """A prompt of several fields: every field labelled as the one-field prompt holding it alone, through
+    :func:`label_table`, on its own copy of the rows; the encoder's features computed once for all fields
+    (commands/_fields.py says why that is exact); one output row per input row."""
+    import copy
+    import tempfile
+
+    from ._fields import SharedEncoder, field_cells, load_model_once, train_columns, write_fields
+
+    if args.train and args.train_label:
+        raise ValueError(
+            "--train-label names one label column; with a prompt of several fields --train reads the columns "
+            f"named after its fields ({', '.join(repr(f.name) for f in profile.fields)})."
+        )
+    fields = profile.fields
+    fast = getattr(args, "fast", False)
+    trains = train_columns(args, [f.name for f in fields])
+    loaded = None if fast else load_model_once(args)
+    encoder = None if args.no_learning else load_encoder_for(args)
+    shared = SharedEncoder(encoder) if encoder is not None else None
+    if shared is not None:
+        first_pass(shared, table)  # every ticket embedded once, for all fields
+    columns: list[list[tuple[str, str, str]]] = []
+    with tempfile.TemporaryDirectory(prefix="triage-fields-") as folder:
+        for i, f in enumerate(fields):
+            print(f"field {f.name!r} ({i + 1} of {len(fields)}): {', '.join(f.label_names)}", file=sys.stderr)
+            single = profile.field_profile(i)
+            field_args = argparse.Namespace(**vars(args))
+            field_args.train = args.train if trains[i] else None
+            if getattr(args, "ray", None) and not fast:  # Ray's workers read the prompt from the file
+                field_args.prompt = str(Path(folder) / f"field-{i + 1}.json")
+                single.save(field_args.prompt)
+            taught = taught_tickets(field_args, single, f.name if trains[i] else None)
+            scorer = None if loaded is None else scorer_for(args, loaded, single)
+            mine = copy.deepcopy(table)
+            label_table(field_args, mine, single, taught, scorer, shared)
+            columns.append(field_cells(mine))
+            report(mine, args.baseline)
+    write_fields(out, table, [f.name for f in fields], columns, profile.content_hash())
+    return 0
+
+
+def label_table(args: argparse.Namespace, table: TicketTable, profile, taught, scorer, encoder) -> None:
+    """One prompt's labels for every row: the first pass (the encoder's features, unless the table has
+    them), the language model's scores (unless ``--fast``; here or on Ray) and the taught classifier's.
+    A prompt with several fields runs each field through this, as the one-field prompt holding it."""
     if scorer is not None:
         table.start_version(0, scorer.labels, scorer.bias.tolist())
     else:
@@ -59,22 +120,11 @@ def run(args: argparse.Namespace) -> int:
         print("--fast: the first pass ran here (it needs no cluster)", file=sys.stderr)
     if not args.no_learning:
         learn(scorer, table, taught, profile, encoder)
-    prompt_hash = profile.content_hash()
-    if out:
-        try:
-            write_results(out, table, prompt_hash, args.baseline)
-        except OSError as exc:
-            raise ValueError(f"Cannot write {shown(args.out)}: {exc.strerror or exc}") from None
-    else:
-        write_csv(sys.stdout, table, prompt_hash, args.baseline)
-    report(table, args.baseline)
-    return 0
 
 
 def load_scorer(args: argparse.Namespace, profile):
     """The language model and the prompt's prefix, their load said on stderr."""
     from ..engine.model import load_model
-    from ..engine.scoring import Scorer
 
     def progress(fraction: float, message: str) -> None:
         print(message, file=sys.stderr)
@@ -82,6 +132,13 @@ def load_scorer(args: argparse.Namespace, profile):
     loaded = load_model(args.model, args.device, progress, args.threads, args.dtype)
     if loaded.repaired:
         print(loaded.repaired, file=sys.stderr)
+    return scorer_for(args, loaded, profile)
+
+
+def scorer_for(args: argparse.Namespace, loaded, profile):
+    """The prompt's scorer over a loaded model (one model serves every field of a prompt)."""
+    from ..engine.scoring import Scorer
+
     scorer = Scorer(loaded, profile, calibrate=not args.no_calibration)
     if scorer.prefix_problem:
         print(scorer.prefix_problem, file=sys.stderr)
@@ -108,7 +165,7 @@ def output_path(args: argparse.Namespace) -> str | None:
     return check_output(args.out, {"input file": args.file, "prompt file": args.prompt, "--train file": args.train})
 
 
-def taught_tickets(args: argparse.Namespace, profile) -> list[tuple[str, str]]:
+def taught_tickets(args: argparse.Namespace, profile, column: str | None = None) -> list[tuple[str, str]]:
     """The taught set as the window has it: the tickets the lead taught, saved with the prompt (unless
     ``--no-taught``), then ``--train``'s; a later label for the same text replaces an earlier one. So the
     same taught tickets give the same labels whether they come from ``--prompt P`` or ``--train``."""
@@ -121,17 +178,18 @@ def taught_tickets(args: argparse.Namespace, profile) -> list[tuple[str, str]]:
     if saved:
         print(f"teaching from {counted(len(merged), 'taught ticket')} saved with the prompt", file=sys.stderr)
     if args.train:
-        for text, label in read_train(args, profile.label_names):
+        for text, label in read_train(args, profile.label_names, column):
             merged[text.strip()] = label
     return list(merged.items())
 
 
-def read_train(args: argparse.Namespace, labels: list[str]) -> list[tuple[str, str]]:
+def read_train(args: argparse.Namespace, labels: list[str], column: str | None = None) -> list[tuple[str, str]]:
+    """``--train``'s (text, label) pairs from the label column ``--train-label`` names (a field's: ``column``)."""
     from ..engine.tickets import read_taught
 
     if args.train == "-":
         raise ValueError("--train reads a labelled file; standard input (-) is only for the tickets to label.")
-    taught = read_taught(args.train, labels, args.train_label, args.column)
+    taught = read_taught(args.train, labels, column or args.train_label, args.column)
     note = f"; {counted(taught.skipped, 'row')} skipped ({taught.reason})" if taught.skipped else ""
     print(
         f"teaching from {counted(len(taught.items), 'labelled ticket')} in {Path(args.train).name} "

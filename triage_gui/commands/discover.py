@@ -89,11 +89,16 @@ def group_column(columns: list[str]) -> str:
 
 
 def report(grouping, rows: int, seconds: float) -> None:
-    """The groups on stderr, largest first, and how many tickets fit none."""
+    """The groups on stderr, largest first, each small or loose one marked so (engine/grouping's module
+    docstring says how they are told), and how many tickets fit none."""
     print(f"{counted(len(grouping.groups), 'group')} in {seconds:.1f} s:", file=sys.stderr)
     for group in grouping.groups:
-        print(f"  {group.size:>6,}  {group.name}: {', '.join(group.terms[:5])}", file=sys.stderr)
+        flags = f" [{', '.join(group.flags)}]" if group.flags else ""
+        print(f"  {group.size:>6,}  {group.name}{flags}: {', '.join(group.terms[:5])}", file=sys.stderr)
     unplaced = rows - len(grouping.rows)
     print(f"{counted(grouping.none_count, 'ticket')} fit no group well", file=sys.stderr)
+    for flag, why in (("loose", "their tickets less alike than most groups'"), ("small", "too few tickets")):
+        if marked := grouping.flagged(flag):
+            print(f"{counted(len(marked), f'{flag} group')} ({why}): read them before naming", file=sys.stderr)
     if unplaced:
         print(f"{counted(unplaced, 'row')} without ticket text kept with an empty group", file=sys.stderr)

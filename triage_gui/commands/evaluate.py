@@ -11,6 +11,9 @@ whether the refined row is ever more than half a point below the first pass's (i
 With ``--strategy random,suggested`` it also simulates a lead teaching N tickets one at a time with gold
 (the next one drawn at random, or the app's first "Teach next" suggestion) and prints accuracy against N.
 Mean and spread over draws.
+A prompt of several fields is measured field by field (``--gold queue=queue,priority=priority``), each as
+the one-field prompt holding it alone; an ordered field (``"ordered": true``) also gets the count of tickets
+labelled two or more steps from their gold label.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from ..words import counted, plural
 
 STRATEGIES = ("random", "suggested")
 Results = dict[str, dict[int, list[tuple[float, float]]]]
+Far = dict[str, dict[int, list[int]]]
 
 
 def tfidf_baseline(texts: list[str], labels: np.ndarray, train: np.ndarray, test: np.ndarray) -> np.ndarray:
@@ -99,6 +103,47 @@ class Dev:
 
 
 def run_eval(args: argparse.Namespace) -> int:
+    if "=" in str(args.gold):
+        return eval_fields(args)
+    return eval_one(args)
+
+
+def eval_fields(args: argparse.Namespace) -> int:
+    """``--gold field=column,…``: every field named measured against its gold column, each as the one-field
+    prompt holding it alone (what ``classify`` runs for that field), one table set after another."""
+    import tempfile
+    from pathlib import Path
+
+    from ..engine.prompt import load_profile
+
+    if args.file == "-":
+        raise ValueError("eval with --gold field=column reads the file once per field; give a file name, not -.")
+    profile = load_profile(args.prompt)
+    names = [f.name for f in profile.fields]
+    pairs = []
+    for part in (p.strip() for p in str(args.gold).split(",")):
+        field, _, column = (x.strip() for x in part.partition("="))
+        if not part:
+            continue
+        if not profile.several:
+            raise ValueError("This prompt has one field: name its gold column alone (--gold COLUMN).")
+        if field not in names or not column:
+            raise ValueError(
+                f"--gold {part!r}: give field=column for fields of the prompt ({', '.join(map(repr, names))})"
+            )
+        pairs.append((names.index(field), column))
+    if not pairs:
+        raise ValueError("--gold names no field=column pair")
+    with tempfile.TemporaryDirectory(prefix="triage-eval-") as folder:
+        for i, column in pairs:
+            single = Path(folder) / f"field-{i + 1}.json"
+            profile.field_profile(i).save(single)
+            print(f"\n## field {names[i]!r} (gold column {column!r})\n")
+            eval_one(argparse.Namespace(**{**vars(args), "prompt": str(single), "gold": column}))
+    return 0
+
+
+def eval_one(args: argparse.Namespace) -> int:
     from ..engine.learning import LexicalStore, features_of, llm_heads, prompt_examples, pseudo_set, row_source
     from ..engine.model import load_model
     from ..engine.prompt import load_profile
@@ -121,6 +166,9 @@ def run_eval(args: argparse.Namespace) -> int:
     if args.gold not in table.columns:
         raise ValueError(f"no column {args.gold!r}; the file has: {', '.join(table.columns)}")
     profile = load_profile(args.prompt)
+    if profile.several:
+        pairs = ",".join(f"{f.name}=COLUMN" for f in profile.fields)
+        raise ValueError(f"This prompt has several fields: name each field's gold column (--gold {pairs}).")
     loaded = load_model(args.model, args.device, None, args.threads, args.dtype)
     scorer = Scorer(loaded, profile, calibrate=True)
     encoder = load_encoder_for(args)
@@ -153,8 +201,12 @@ def run_eval(args: argparse.Namespace) -> int:
             print(note, file=sys.stderr)
     results: Results = {}
 
+    far: Far = {}  # an ordered field's labels two or more steps from the gold one, per method and K
+
     def record(method: str, k: int, predicted: np.ndarray, rows: np.ndarray) -> None:
         results.setdefault(method, {}).setdefault(k, []).append(measure(labels, gold, predicted, rows))
+        if profile.ordered:
+            far.setdefault(method, {}).setdefault(k, []).append(steps_apart(gold[rows], predicted))
 
     record("majority class", 0, np.full(len(everyone), np.bincount(gold[everyone]).argmax()), everyone)
     logprobs = np.nan_to_num(np.log(np.clip(prompt, 1e-30, 1)) - table.bias, nan=0.0)
@@ -187,6 +239,8 @@ def run_eval(args: argparse.Namespace) -> int:
                 record("TF-IDF + logistic regression", k, tfidf_baseline(table.texts, gold, train_rows, test), test)
         print(f"K={k} done", file=sys.stderr)
     print_tables(args.file, profile.name, labels, usable, ks, results, print)
+    if profile.ordered:
+        print_far(far, ks, labels, print)
     print(
         f"\nscoring {usable} tickets: {scoring:.0f} s ({1000 * scoring / max(1, n):.1f} ms a ticket); the first "
         f"pass's embedding: {embedding:.1f} s ({1000 * embedding / max(1, n):.1f} ms a ticket); one fit with its "
@@ -288,9 +342,7 @@ FIRST, REFINED = "first pass", "refined"
 TOLERANCE = 0.005  # the refined labels may be below the first pass's by this much (issue 33: half a point)
 
 
-def print_refinement(
-    results: Results, ks: list[int], used: dict[int, list[bool]], out: Callable[[str], None]
-) -> None:
+def print_refinement(results: Results, ks: list[int], used: dict[int, list[bool]], out: Callable[[str], None]) -> None:
     """The first pass and the refined labels (with the language model's heads, where the taught tickets'
     out-of-fold evidence lets them in) at every K, the difference, in how many draws the language model's
     heads were used, and whether the refined row is ever more than :data:`TOLERANCE` below the first pass."""
@@ -318,6 +370,23 @@ def print_refinement(
     if worst is not None:
         verdict = "never below" if worst >= -TOLERANCE - 1e-9 else "BELOW"
         out(f"\nrefined {verdict} the first pass by more than {100 * TOLERANCE:.1f} point (worst {100 * worst:+.1f})")
+
+
+def steps_apart(gold: np.ndarray, predicted: np.ndarray) -> int:
+    """Tickets whose label is two or more steps from the gold one in an ordered field (low given for
+    high): the mistakes that matter most in a priority."""
+    return int((np.abs(np.asarray(predicted) - gold) >= 2).sum())
+
+
+def print_far(far: Far, ks: list[int], labels: list[str], out: Callable[[str], None]) -> None:
+    """The ordered field's table: per method and K, the tested tickets two or more steps from gold."""
+    order = " < ".join(labels)
+    out(f"\ntwo steps apart (ordered labels {order}: tickets labelled two or more steps from gold, mean over draws)\n")
+    out("| method | untaught | " + " | ".join(f"K={k}" for k in ks) + " |")
+    out("|---|---:|" + "---:|" * len(ks))
+    for method, by_k in far.items():
+        cells = [f"{statistics.mean(by_k[k]):.1f}" if by_k.get(k) else "–" for k in [0, *ks]]
+        out(f"| {method} | " + " | ".join(cells) + " |")
 
 
 def print_tables(

@@ -64,7 +64,7 @@ def make_application(argv: list[str] | None = None) -> QApplication:
     return app
 
 
-def run_app(model: str | None = None, device: str = "auto", encoder: str = "bundled") -> int:
+def run_app(model: str | None = None, device: str = "auto", encoder: str | None = None) -> int:
     problem = display_problem()
     if problem:
         print(f"ticket-triage: {problem}", file=sys.stderr)

@@ -18,14 +18,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..engine.model import BUNDLED, RECOMMENDED_ONLINE, is_hub_id
+from ..engine.model import BUNDLED, ENCODERS, RECOMMENDED_ONLINE, is_hub_id
 from ..words import counted, plural
 
 
 class ModelDialog(QDialog):
-    """Pick the bundled model, a Hub id, a local folder or a .gguf file."""
+    """Pick the bundled model, a Hub id, a local folder or a .gguf file, and the sentence encoder."""
 
-    def __init__(self, current: str, parent: QWidget | None = None) -> None:
+    def __init__(self, current: str, parent: QWidget | None = None, encoder: str = "") -> None:
         super().__init__(parent)
         self.setWindowTitle("Choose model")
         self.bundled = QRadioButton("Bundled SmolLM2-135M-Instruct (offline)")
@@ -62,7 +62,17 @@ class ModelDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         grid.addWidget(QLabel(f"Recommended online model: {RECOMMENDED_ONLINE}"), 4, 0, 1, 3)
-        grid.addWidget(buttons, 5, 0, 1, 3)
+        # The first pass's sentence encoder: the bundled ones by name, a folder given on the command line kept.
+        self.encoder = QComboBox()
+        self.encoder.setAccessibleName("Sentence encoder")
+        for name, title in ENCODERS.items():
+            self.encoder.addItem(title, name)
+        if encoder and self.encoder.findData(encoder) < 0:
+            self.encoder.addItem("none (labels learned without an encoder)" if encoder == "none" else encoder, encoder)
+        self.encoder.setCurrentIndex(max(0, self.encoder.findData(encoder)))
+        grid.addWidget(QLabel("Sentence encoder (the first pass):"), 5, 0)
+        grid.addWidget(self.encoder, 5, 1, 1, 2)
+        grid.addWidget(buttons, 6, 0, 1, 3)
         self._select(current)
 
     def _select(self, spec: str) -> None:
@@ -120,10 +130,11 @@ def _qt_version() -> str:
     return qVersion()
 
 
-def choose_model(parent: QWidget, current: str) -> str | None:
-    dialog = ModelDialog(current, parent)
+def choose_model(parent: QWidget, current: str, encoder: str = "") -> tuple[str, str] | None:
+    """The model and the sentence encoder chosen, or None (cancelled)."""
+    dialog = ModelDialog(current, parent, encoder)
     if dialog.exec() and dialog.spec():
-        return dialog.spec()
+        return dialog.spec(), str(dialog.encoder.currentData())
     return None
 
 

@@ -49,7 +49,7 @@ class MainWindow(QMainWindow):
         device: str = "auto",
         freeze_gc: bool = False,
         session: Session | None = None,
-        encoder: str = "bundled",
+        encoder: str | None = None,
     ) -> None:
         super().__init__()
         self.setStatusBar(WordStatusBar(self))  # passing messages cut between words, whole in its tooltip
@@ -57,7 +57,8 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Ticket Triage")
         self.setAcceptDrops(True)
         self.settings = AppSettings()
-        self.session = session or Session(device=device, encoder=encoder)
+        # The encoder given on the command line, else the one chosen in the model dialog (kept in the settings).
+        self.session = session or Session(device=device, encoder=encoder or self.settings.get_encoder())
         self.document = PromptDocument(
             self.settings.get_path("prompt_path") or self.settings.default_prompt_path, self.settings.draft_path
         )
@@ -269,6 +270,12 @@ class MainWindow(QMainWindow):
         elif status.state == "done":
             self.statusBar().showMessage(f"{status.name}: {status.summary}", 15000)
             self.evaluation.detect(self.session.text_column)
+            if self.session.offers_multilingual():  # one line, no dialog: the lead decides in the model dialog
+                self.statusBar().showMessage(
+                    f"{status.name}: most tickets are not in English: the multilingual sentence encoder "
+                    "(Model > Choose model…, multilingual-e5-small) reads them better.",
+                    30000,
+                )
         elif status.state == "stopped":
             self.statusBar().showMessage(f"{status.name}: stopped after {counted(status.rows, 'row')}.", 15000)
 

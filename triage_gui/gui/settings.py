@@ -115,6 +115,19 @@ class AppSettings:
         self._drop(key, "is damaged")
         return {}
 
+    def get_encoder(self) -> str:
+        """The sentence encoder chosen in the model dialog (kept across restarts): a bundled name, "none",
+        or a folder that still exists; anything else is dropped (MiniLM, the default, is used)."""
+        from ..engine.model import ENCODERS, canonical_encoder
+
+        spec = canonical_encoder(self.get_str("encoder"))
+        if spec in ENCODERS or spec == "none":
+            return spec
+        if "\0" not in spec and Path(spec).expanduser().is_dir():
+            return spec
+        self._drop("encoder", "names no bundled encoder and no folder")
+        return canonical_encoder("")
+
     def recent_files(self) -> list[str]:
         value = self.qsettings.value("recent_files", [])
         if isinstance(value, str):

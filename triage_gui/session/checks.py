@@ -28,7 +28,7 @@ import numpy as np
 
 from ..engine.prompt import CheckRecord
 from ..engine.scoring import wilson_interval
-from ..engine.table import Source, TicketTable
+from ..engine.table import Source, TicketTable, decide
 from .events import Event
 from .undo import Step
 
@@ -146,12 +146,13 @@ class RandomChecks:
         for row in rows:
             if row not in self.queue:
                 continue
-            shown = table.label(row)
+            decision = decide(table, row)
+            shown = decision.label
             if shown is None:
                 continue
             text = table.texts[row]
             self.checks.pop(text, None)
-            stage = table.source(row)
+            stage = decision.source.shown
             self.checks[text] = CheckRecord(text, right or shown, shown, version, taught, time.time(), stage)
             self.queue.remove(row)
             counted.append(row)

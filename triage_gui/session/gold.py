@@ -125,12 +125,13 @@ class Filters:
     cell: tuple[int, int] | None = None  # (gold, predicted) label indices from the confusion matrix
     taught: bool = False
     only: tuple[int, ...] | None = None  # just these rows ("Teach next", "To check")
+    language: str | None = None  # a detected language code ("" : tickets whose language is unknown)
 
     @property
     def active(self) -> bool:
         return bool(
             self.label or self.below_confidence is not None or self.disagreements or self.wrong or self.search
-        ) or bool(self.cell is not None or self.taught or self.only is not None)
+        ) or bool(self.cell is not None or self.taught or self.only is not None or self.language is not None)
 
 
 def row_mask(table: TicketTable, filters: Filters, gold: GoldColumn | None) -> np.ndarray | None:
@@ -151,6 +152,8 @@ def row_mask(table: TicketTable, filters: Filters, gold: GoldColumn | None) -> n
         mask &= bad
     if filters.taught:
         mask &= table.taught_mask()
+    if filters.language is not None:
+        mask &= table.language_mask(filters.language)
     if filters.only is not None:
         keep = np.zeros(n, dtype=bool)
         rows = np.array([r for r in filters.only if 0 <= r < n], dtype=np.int64)

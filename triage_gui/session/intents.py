@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .checks import CheckStatus, RandomChecks
     from .events import Event
     from .gold import GoldColumn
+    from .languages import LanguageDetection
     from .status import HeadStatus, PromptStatus
     from .teaching import Teaching
     from .undo import TaughtHistory
@@ -39,13 +40,23 @@ class Intents:
     teaching: Teaching
     checks: RandomChecks
     file_thread: WorkerThread
+    languages: LanguageDetection
     engine_thread: WorkerThread
     prompt_status: PromptStatus
     profile: PromptProfile | None
     model: Any
+    encoder: Any
     baseline: bool
+    encoder_spec: str
 
     # ------------------------------------------------------------- reading
+
+    def offers_multilingual(self) -> bool:
+        """Whether to offer the multilingual encoder: most of the file's tickets are not English and the
+        encoder in use is not the multilingual one (:func:`engine.model.mostly_not_english`)."""
+        from ..engine.model import MULTILINGUAL, canonical_encoder, mostly_not_english
+
+        return canonical_encoder(self.encoder_spec) != MULTILINGUAL and mostly_not_english(self.table.texts)
 
     @property
     def ticket_count(self) -> int:
@@ -180,10 +191,17 @@ class Intents:
     # ------------------------------------------------------ suggest labels
 
     async def suggest_groups(self, groups: int | None = None, poorly_fitted: bool = False) -> Grouping:
-        """The loaded tickets grouped by meaning, on the engine thread (:mod:`session.suggestions`)."""
-        from .suggestions import suggest_groups
+        """The loaded tickets grouped by meaning, on the engine thread (:mod:`session.suggestions`); with
+        ``poorly_fitted`` those the labels in use fit badly (low confidence, or far from every label's
+        examples and taught tickets)."""
+        from .suggestions import anchors_of, suggest_groups
 
-        return await suggest_groups(self.table, self.engine_thread, groups, poorly_fitted)
+        anchors = None
+        if poorly_fitted:
+            examples = [e.text for e in self.profile.examples] if self.profile is not None else []
+            texts = [*examples, *(text for text, _ in self.teaching.items())]
+            anchors = await anchors_of(self.table, self.engine_thread, texts, self.encoder)
+        return await suggest_groups(self.table, self.engine_thread, groups, poorly_fitted, anchors)
 
     async def edit_groups(self, edit: Callable[..., Grouping], *args: object) -> Grouping:
         """One edit of a grouping (a split, more or fewer groups) on the engine thread."""
@@ -227,7 +245,7 @@ class Intents:
 
     async def close(self) -> None:
         """Cancel everything, let the cancellations land, and stop the worker threads."""
-        live = self._tasks()
+        live = [*self._tasks(), *self.languages.tasks()]
         for task in live:
             task.cancel()
         await asyncio.gather(*live, return_exceptions=True)
@@ -237,7 +255,7 @@ class Intents:
     def shutdown(self) -> None:
         """Cancel every task and join the worker threads, from synchronous code (the window closing): each
         finishes its job (at most one micro-batch, ~1.5 s) and drops the rest."""
-        for task in self._tasks():
+        for task in [*self._tasks(), *self.languages.tasks()]:
             task.cancel()
         self.join_threads()
 

@@ -411,7 +411,7 @@ class PromptDocument:
         content = profile.content_hash()
         if last is not None and last.content == content:
             return history
-        data = profile.to_dict()
+        data = profile.field_profile(0).to_dict()  # the field the window edits (a prompt of several: its first)
         prompt = {k: data[k] for k in ("name", *PROMPT_KEYS)}
         number = (last.number if last else 0) + 1
         return [*history, VersionRecord(number, time.strftime("%Y-%m-%d %H:%M"), prompt, content)][-MAX_VERSIONS:]

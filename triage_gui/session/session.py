@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..defaults import STREAM_BATCH_SIZE
-from ..engine.model import ScorerLike
+from ..engine.model import ScorerLike, canonical_encoder, encoder_key
 from ..engine.prompt import PromptProfile
 from ..engine.table import NewRow, ScoredBatch, TicketTable, apply_batch
 from .checks import RandomChecks
@@ -32,6 +32,7 @@ from .events import Event
 from .intents import Intents
 from .labelling import Throughput, WorkQueue, label_stream, run_status
 from .labelling_store import ScoreMemory, ScoreStore
+from .languages import LanguageDetection
 from .status import FileStatus, ModelStatus, PromptStatus, RunStatus
 from .tasks import LatestTask
 from .teaching import InUse, Teaching
@@ -97,6 +98,7 @@ class Session(Intents):
         self.teaching.rows_changed.connect(lambda *_: self._set_run(self._status(self.run_status.state)))  # counts
         self.teaching.taught_changed.connect(self.save_taught.emit)
         self.checks = RandomChecks(self.table)
+        self.languages = LanguageDetection(self.table, self.rows_added, self.table_reset, self.rows_changed)
         self.teaching.history.stepped.connect(self.checks.stepped)  # an undone teach takes its verdict back
         self.teaching.changed.connect(lambda status: self.checks.refresh() if status.state == "ready" else None)
 
@@ -170,12 +172,32 @@ class Session(Intents):
             self.message.emit("Sentence encoder not loaded", f"{exc}\n\nLabels are learned without it.")
             return
         self.encoder = encoder
+        self.table.use_encoder(encoder_key(encoder))  # another encoder's embeddings go: every row again
         if self.scorer is not None:
             self.teaching.encoder_ready()  # the prompt's examples through the encoder too
         if self.running:
             self._queue.also_embed()  # the run in progress takes the embeddings it skipped
         else:
             self._ensure_running()
+
+    def set_encoder(self, spec: str) -> bool:
+        """Another sentence encoder (a name, folder, Hub id or "none"): the run stops (the old encoder's batch is
+        not stored), it loads, then every row is embedded again (:meth:`TicketTable.use_encoder`)."""
+        spec = canonical_encoder(spec)
+        if spec == canonical_encoder(self.encoder_spec):
+            return False
+        self.encoder_spec = spec
+        self._encoder_loading.cancel()
+        self._labelling.cancel()  # its batch in flight carries the old encoder's vectors: never stored
+        self.encoder = None
+        if spec == "none" or self.engine.load_encoder is None:
+            self.table.use_encoder("none")
+            if self.scorer is not None:
+                self.teaching.encoder_ready()
+        elif self.model is not None:
+            self._encoder_loading.start(self._load_encoder())
+        self._ensure_running()  # the language model goes on meanwhile, embedding nothing until it is ready
+        return True
 
     def _load_progress(self, task: asyncio.Task | None, status: ModelStatus) -> None:
         if task is not None and self._loading.task is task:  # a cancelled load's progress is not shown
@@ -327,6 +349,7 @@ class Session(Intents):
         self.text_column = column
         self._labelling.cancel()
         self.table.set_texts(column)
+        self.languages.restart()
         self._changed_all()
         self.teaching.texts_changed()
         self._ensure_running()
@@ -443,4 +466,5 @@ class Session(Intents):
         return [t for t in tasks if t is not None and not t.done()]
 
     def _threads(self) -> list[WorkerThread]:
-        return [self.engine_thread, self.loader_thread, self.file_thread, *self.teaching.threads()]
+        threads = [self.engine_thread, self.loader_thread, self.file_thread, self.languages.thread]
+        return [*threads, *self.teaching.threads()]

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..engine.table import decide
 from .events import Event
 from .gold import gold_teaching
 from .outside import OutsideTickets
@@ -201,7 +202,8 @@ class Teaching:
         table = self.table
         by_label: dict[str, list[int]] = {}
         for row in rows:
-            label = table.label(row) if 0 <= row < len(table) and table.current(row) else None
+            decision = decide(table, row) if 0 <= row < len(table) else None
+            label = decision.label if decision is not None and not decision.stale else None
             if label is not None and label in table.labels:
                 by_label.setdefault(label, []).append(row)
         for label, chosen in by_label.items():

@@ -1,8 +1,9 @@
 """Labels from the tickets themselves: the tickets' first-pass encoder embeddings grouped (k-means, the
 number of groups chosen by the silhouette on a sample, or asked for), each group's distinctive words and
 two-word phrases (c-TF-IDF), representative tickets, drafted name and description; the tickets far from
-every group's centre counted as fitting none; the lead's edits (rename, merge, split, drop, more or fewer);
-accepted groups as a prompt's labels and examples.
+every group's centre counted as fitting none; small and loose groups marked; with a prompt in use, the
+tickets its labels fit badly (low confidence, or far from every label's examples and taught tickets); the
+lead's edits (rename, merge, split, drop, more or fewer); accepted groups as a prompt's labels and examples.
 
 Imports :mod:`..table` and :mod:`..prompt`; never the model, scoring or learning.
 """
@@ -10,12 +11,26 @@ Imports :mod:`..table` and :mod:`..prompt`; never the model, scoring or learning
 from __future__ import annotations
 
 from ._choose import candidates, choose_k
-from ._from_table import NotEmbedded, as_profile, group_table, grouped_rows, snapshot
-from ._groups import MAX_NONE, Group, Grouping, find_groups
+from ._from_table import (
+    FAR_QUANTILE,
+    MIN_ANCHORS,
+    NotEmbedded,
+    as_profile,
+    far_threshold,
+    group_table,
+    grouped_rows,
+    nearest_anchor,
+    snapshot,
+)
+from ._groups import LOOSE, MAX_NONE, SMALL, Group, Grouping, find_groups
 from ._terms import Terms
 
 __all__ = [
+    "FAR_QUANTILE",
+    "LOOSE",
     "MAX_NONE",
+    "MIN_ANCHORS",
+    "SMALL",
     "Group",
     "Grouping",
     "NotEmbedded",
@@ -23,8 +38,10 @@ __all__ = [
     "as_profile",
     "candidates",
     "choose_k",
+    "far_threshold",
     "find_groups",
     "group_table",
     "grouped_rows",
+    "nearest_anchor",
     "snapshot",
 ]

@@ -10,6 +10,13 @@ Tukey fence (third quartile + 1.5 x the interquartile range), at most ``MAX_NONE
 farthest by distance over the fence, in the group's interquartile ranges). Measured on seven dev sets
 (``devsets/grouping.py``): 1.9-4.2 % of the tickets, and the adjusted mutual information of the rest with
 gold rises by 0.01-0.05 (HDBSCAN alone left 17-66 % of the same tickets in no group).
+
+Shown as such, never hidden: a group is *loose* when its cohesion (the mean cosine of its tickets to their
+centre) is below ``LOOSE`` x the grouping's median cohesion. Measured on ten dev sets (482 suggested groups,
+``devsets/grouping.py``'s sets and their terse variants): 27 groups fell below 0.8 x the median, their purity
+against the gold queue 0.665 against 0.903 for the rest (below 0.75: 14 groups, 0.554; below 0.9: 79 groups,
+0.779), so 0.8 flags the groups a lead should read before naming. A group is *small* under ``SMALL`` tickets,
+too few to tell its spread (the fence above skips them).
 """
 
 from __future__ import annotations
@@ -27,6 +34,8 @@ from ._terms import Terms, draft_description, draft_name
 MAX_NONE = 0.2  # at most this share of the tickets fits no group
 REPRESENTATIVES = 5
 FENCE = 1.5  # Tukey's: a distance past Q3 + 1.5 IQR is an outlier of its group
+LOOSE = 0.8  # a group whose cohesion is below this share of the median group's is loose (module docstring)
+SMALL = 8  # a group of fewer tickets is small (and has no far tickets moved out: too few to tell a spread)
 
 
 @dataclass(frozen=True)
@@ -39,6 +48,17 @@ class Group:
     terms: list[str]
     representatives: list[int]  # table rows, closest to the centre first
     takes_from: dict[str, int] = field(default_factory=dict)  # current label -> tickets (with a prompt in use)
+    cohesion: float = 1.0  # mean cosine of its tickets to their centre
+    loose: bool = False  # cohesion below LOOSE x the grouping's median (see the module docstring)
+
+    @property
+    def small(self) -> bool:
+        return self.size < SMALL
+
+    @property
+    def flags(self) -> list[str]:
+        """What the lead should know before naming it: "small", "loose" (empty for a tight, sized group)."""
+        return [word for word, on in (("small", self.small), ("loose", self.loose)) if on]
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
@@ -62,6 +82,7 @@ class Grouping:
         kept: dict[int, tuple[str, str]] | None = None,
         scores: dict[int, float] | None = None,
         tree: Tree | None = None,
+        note: str = "",
     ) -> None:
         self.rows = np.asarray(rows, dtype=np.int64)
         self.vectors = vectors
@@ -72,13 +93,16 @@ class Grouping:
         self.terms = terms if terms is not None else Terms(self.texts)
         self.scores = scores or {}  # the silhouette of each k tried, when the number was chosen
         self.tree = tree  # kept so that more or fewer groups is one more cut
+        self.note = note  # which tickets were chosen to group, and why (with a prompt in use)
         count = int(self.assignment.max()) + 1 if len(self.assignment) else 0
         kept = kept or {}
         top = self.terms.top_terms(self.assignment, count)
         taken = {name.casefold() for name, _ in kept.values()}
         self.groups: list[Group] = []
-        for g in range(count):
-            members = np.flatnonzero(self.assignment == g)
+        members_of = [np.flatnonzero(self.assignment == g) for g in range(count)]
+        cohesion = [self._cohesion(members) for members in members_of]
+        middle = float(np.median(cohesion)) if cohesion else 0.0
+        for g, members in enumerate(members_of):
             if g in kept:
                 name, description = kept[g]
             else:
@@ -88,9 +112,18 @@ class Grouping:
             takes: Counter[str] = Counter()
             if self.current:
                 takes.update(label for i in members if (label := self.current[i]))
+            closest, tight = self._closest(members), cohesion[g]
+            loose = tight < LOOSE * middle
             self.groups.append(
-                Group(name, description, len(members), top[g], self._closest(members), dict(takes.most_common()))
+                Group(name, description, len(members), top[g], closest, dict(takes.most_common()), tight, loose)
             )
+
+    def _cohesion(self, members: np.ndarray) -> float:
+        if not len(members):
+            return 0.0
+        centre = self.vectors[members].mean(axis=0)
+        centre = centre / max(float(np.linalg.norm(centre)), 1e-12)
+        return float((self.vectors[members] @ centre).mean())
 
     def _closest(self, members: np.ndarray) -> list[int]:
         if not len(members):
@@ -105,6 +138,10 @@ class Grouping:
     def none_count(self) -> int:
         """Tickets that fit no group."""
         return int((self.assignment < 0).sum())
+
+    def flagged(self, flag: str) -> list[Group]:
+        """The groups flagged ``flag`` ("small" or "loose")."""
+        return [group for group in self.groups if flag in group.flags]
 
     def group_of(self) -> dict[int, int]:
         """Table row -> group number (-1: none)."""
@@ -128,6 +165,7 @@ class Grouping:
             kept,
             self.scores,
             self.tree,
+            self.note,
         )
 
     def _kept(self, mapping: dict[int, int]) -> dict[int, tuple[str, str]]:
@@ -179,9 +217,11 @@ class Grouping:
 
     def regrouped(self, groups: int) -> Grouping:
         """The same tickets in ``groups`` groups (the lead's "more" or "fewer")."""
-        return find_groups(
+        out = find_groups(
             self.rows, self.vectors, self.texts, groups, self.seed, self.current, self.terms, self.tree, self.scores
         )
+        out.note = self.note
+        return out
 
 
 def find_groups(
@@ -218,9 +258,15 @@ def find_groups(
 
 
 def distinct(unit: np.ndarray) -> int:
-    """How many different tickets the embeddings tell apart: one text's embeddings differ in the last bits
-    from batch to batch (padding), so they are compared to 5 decimals; a group per copy is no group."""
-    return len(np.unique(np.round(unit, 5), axis=0))
+    """How many different tickets the embeddings tell apart (:func:`distinct_rows`): a group per copy is no
+    group."""
+    return len(distinct_rows(unit))
+
+
+def distinct_rows(unit: np.ndarray) -> np.ndarray:
+    """The first row of each different ticket: one text's embeddings differ in the last bits from batch to
+    batch (padding), so they are compared to 5 decimals."""
+    return np.unique(np.round(unit, 5), axis=0, return_index=True)[1]
 
 
 def _far_to_none(unit: np.ndarray, assignment: np.ndarray) -> np.ndarray:
@@ -229,7 +275,7 @@ def _far_to_none(unit: np.ndarray, assignment: np.ndarray) -> np.ndarray:
     over = np.full(len(unit), -np.inf)
     for g in np.unique(assignment):
         members = np.flatnonzero(assignment == g)
-        if len(members) < 8:  # too few to tell a spread
+        if len(members) < SMALL:  # too few to tell a spread
             continue
         centre = unit[members].mean(axis=0)
         centre /= max(float(np.linalg.norm(centre)), 1e-12)

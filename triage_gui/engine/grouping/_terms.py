@@ -4,8 +4,11 @@ phrases, a drafted name from the top terms and a one-line description.
 c-TF-IDF treats each group's tickets as one document: a term's weight is its frequency in the group times
 ``log(1 + A / f)``, with ``A`` the average number of terms per group and ``f`` the term's frequency over
 every group, so a word every group uses ("account", "help") weighs little and one a group owns weighs
-much. English stop words are left out (scikit-learn's list), and so is any term in more than half of the
-tickets: in another language that is what its stop words are.
+much. Stop words are left out: English's (scikit-learn's list) always, and those of every other language
+the tickets are written in (``resources/stop_words.json``, the languages detected on a sample of the
+tickets: :func:`ticket_languages`), so "nicht" or "pour" never names a group; and so is any term in more
+than half of the tickets. English tickets keep exactly the terms they had: a language joins only with at
+least :data:`LANGUAGE_SHARE` of the sample, so a few tickets taken for Dutch do not drop "door".
 """
 
 from __future__ import annotations
@@ -14,15 +17,29 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..table import detect_languages, stop_words
+
 TOP_TERMS = 8
 MAX_DOC_SHARE = 0.5  # a term in more than half of the tickets says nothing about any group
 NAME_CHARS = 40  # a drafted name stays short; a label name may have 64
+LANGUAGE_SAMPLE = 500  # tickets whose language is detected (~0.3 ms each), spread over the set
+LANGUAGE_SHARE = 0.05  # a language's stop words join with this share of the sample (and two tickets)
+
+
+def ticket_languages(texts: Sequence[str]) -> list[str]:
+    """The languages the tickets are written in, English always: detected on up to LANGUAGE_SAMPLE of them."""
+    picked = np.unique(np.linspace(0, len(texts) - 1, min(len(texts), LANGUAGE_SAMPLE)).astype(np.int64))
+    found = detect_languages(texts[int(i)] for i in picked) if len(texts) else []
+    codes, counts = np.unique([c for c in found if c], return_counts=True)
+    share = [str(c) for c, n in zip(codes, counts) if n >= max(2, LANGUAGE_SHARE * len(found))]
+    return ["en", *sorted(set(share) - {"en"})]
 
 
 class Terms:
     """Every ticket's counts of words and two-word phrases (fitted once per ticket set)."""
 
-    def __init__(self, texts: Sequence[str]) -> None:
+    def __init__(self, texts: Sequence[str], languages: Sequence[str] | None = None) -> None:
+        """``languages``: the codes whose stop words to leave out (None: :func:`ticket_languages`)."""
         from sklearn.feature_extraction.text import CountVectorizer
 
         self.counts = None
@@ -30,7 +47,7 @@ class Terms:
         # Words of two or more letters (digits and order numbers are no topic), lower-cased.
         vectorizer = CountVectorizer(
             ngram_range=(1, 2),
-            stop_words="english",
+            stop_words=sorted(stop_words(ticket_languages(texts) if languages is None else languages)),
             token_pattern=r"(?u)\b[^\W\d_][^\W\d_]+\b",
             max_df=MAX_DOC_SHARE if len(texts) >= 20 else 1.0,
             min_df=2 if len(texts) >= 50 else 1,

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from ..model import EncoderLike
+from ..model import EncoderLike, encoder_key
 from ..table import TicketTable
 
 EMBED_BLOCK = 64  # rows a batch: the encoder's best batch size on two cores (2.2 ms a ticket against 2.4-2.7)
@@ -41,10 +41,12 @@ def embed_table(
     encoder: EncoderLike, table: TicketTable, progress: Callable[[int, int, float], None] | None = None
 ) -> int:
     """Embed every row that lacks the encoder's features, block by block; returns how many were embedded."""
+    key = encoder_key(encoder)
+    table.use_encoder(key)  # rows another encoder embedded are embedded again, never mixed
     todo = table.unembedded()
     started, done = time.perf_counter(), 0
     for chunk in blocks(todo):
-        table.apply_embeddings(chunk.tolist(), encoder.encode([table.texts[int(r)] for r in chunk]))
+        table.apply_embeddings(chunk.tolist(), encoder.encode([table.texts[int(r)] for r in chunk]), key)
         done += len(chunk)
         if progress is not None:
             progress(done, len(todo), started)

@@ -19,6 +19,15 @@ if TYPE_CHECKING:
     from ._attention import KV, additive_mask
     from ._backend import Decoder, EncoderLike, ScorerLike, Tokenizer
     from ._encoder import load_encoder
+    from ._encoder_choice import (
+        E5_SMALL,
+        ENCODERS,
+        MINILM,
+        MULTILINGUAL,
+        canonical_encoder,
+        encoder_key,
+        mostly_not_english,
+    )
     from ._integrity import damaged_model_message
     from ._loader import BUNDLED, RECOMMENDED_ONLINE, LoadedModel, ModelLoadError, is_hub_id, load_model
     from ._transformers_decoder import TransformersDecoder
@@ -30,6 +39,15 @@ __getattr__ = lazy_face(
         "_attention": ["KV", "additive_mask"],
         "_backend": ["Decoder", "EncoderLike", "ScorerLike", "Tokenizer"],
         "_encoder": ["load_encoder"],
+        "_encoder_choice": [
+            "E5_SMALL",
+            "ENCODERS",
+            "MINILM",
+            "MULTILINGUAL",
+            "canonical_encoder",
+            "encoder_key",
+            "mostly_not_english",
+        ],
         "_integrity": ["damaged_model_message"],
         "_loader": ["BUNDLED", "LoadedModel", "ModelLoadError", "RECOMMENDED_ONLINE", "is_hub_id", "load_model"],
         "_transformers_decoder": ["TransformersDecoder"],
@@ -39,7 +57,11 @@ __getattr__ = lazy_face(
 
 __all__ = [
     "BUNDLED",
+    "E5_SMALL",
+    "ENCODERS",
     "KV",
+    "MINILM",
+    "MULTILINGUAL",
     "RECOMMENDED_ONLINE",
     "Decoder",
     "EncoderLike",
@@ -49,9 +71,12 @@ __all__ = [
     "Tokenizer",
     "TransformersDecoder",
     "additive_mask",
+    "canonical_encoder",
     "damaged_model_message",
+    "encoder_key",
     "is_hub_id",
     "load_encoder",
     "load_model",
+    "mostly_not_english",
     "prefix_store",
 ]

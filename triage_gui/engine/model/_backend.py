@@ -107,7 +107,8 @@ class ScorerLike(Protocol):
 
 
 class EncoderLike(Protocol):
-    """What the learned head needs of a sentence encoder: :class:`encoder.SentenceEncoder`, or a fake."""
+    """What the learned head needs of a sentence encoder: :class:`encoder.SentenceEncoder`, the multilingual
+    :class:`_e5.E5Encoder`, or a fake."""
 
     dim: int
 

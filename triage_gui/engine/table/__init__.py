@@ -1,5 +1,6 @@
 """The loaded tickets: the columnar per-row store (texts, scores, features, taught and learned labels, the
-decision and where it came from), the records it is built of, and the per-ticket results the scorer hands it.
+decision and where it came from, each ticket's language), one ticket's decision read as one value
+(:func:`decide`), the records it is built of, and the per-ticket results the scorer hands it.
 
 A leaf of the engine: it imports no other part, so the window, the session, the scorer and the learning code
 all share one row store without depending on each other.
@@ -8,17 +9,21 @@ all share one row store without depending on each other.
 from __future__ import annotations
 
 from ._batch import Applied, ScoredBatch, apply_batch
+from ._decision import Decision
 from ._features import BLOCK, FeatureRows
+from ._language import LANGUAGES, detect_language, detect_languages, language_name, language_summary, stop_words
 from ._results import TicketScore, calibrated_probs, logprob_difference
-from ._rows import NewRow, Source
-from ._table import BLANK, NONE, SEVERAL, TicketTable, text_parts
+from ._rows import SEVERAL, NewRow, Source, text_parts
+from ._table import BLANK, NONE, TicketTable, decide, fill_languages
 
 __all__ = [
     "BLANK",
     "BLOCK",
+    "LANGUAGES",
     "NONE",
     "SEVERAL",
     "Applied",
+    "Decision",
     "FeatureRows",
     "NewRow",
     "ScoredBatch",
@@ -27,6 +32,13 @@ __all__ = [
     "TicketTable",
     "apply_batch",
     "calibrated_probs",
+    "decide",
+    "detect_language",
+    "detect_languages",
+    "fill_languages",
+    "language_name",
+    "language_summary",
     "logprob_difference",
+    "stop_words",
     "text_parts",
 ]

@@ -14,6 +14,11 @@ at most 0.8 points either way (float16: no change; a PCA to 128 dimensions: up t
 it needs a fit before the first ticket is stored; random projections: 1-6 points lost). With the model
 (~940 MB resident) that keeps a 200,000-row file near the 1.2 GB budget.
 
+Kept per model: a store has a ``key`` (the encoder's identity, :func:`engine.model.encoder_key`), and a put
+under another key, or of another width, starts over. Keyed by width alone, all-MiniLM-L6-v2 and
+multilingual-e5-small (384 both) mixed silently: rows embedded before a switch kept the old encoder's
+vectors beside the new one's.
+
 Rows live in fixed blocks of 8,192: a growing file never copies what is stored (doubling one array
 copied 150 MB at 131,072 rows, a 60-100 ms stall of the window).
 """
@@ -31,7 +36,9 @@ class FeatureStore:
     def __init__(self) -> None:
         self.clear()
 
-    def clear(self) -> None:
+    def clear(self, key: str = "") -> None:
+        """Drop every row; the store is for the model ``key`` from now on."""
+        self.key = key
         self.dim = 0
         self._values: list[np.ndarray] = []  # int8 (BLOCK, dim)
         self._scales: list[np.ndarray] = []  # float16 (BLOCK,); NaN: never scored
@@ -44,10 +51,15 @@ class FeatureStore:
             self._values.append(np.zeros((BLOCK, self.dim), dtype=np.int8))
             self._scales.append(np.full(BLOCK, np.nan, dtype=np.float16))
 
-    def put(self, rows: np.ndarray, features: np.ndarray) -> None:
-        """Store float32 features (len(rows) x dim) for these rows; a new dim (another model) starts over."""
+    def put(self, rows: np.ndarray, features: np.ndarray, key: str | None = None) -> None:
+        """Store float32 features (len(rows) x dim) for these rows; another model's (a new ``key``; None: the
+        store's own) or a new dim starts over, so one store never holds two models' features."""
         if features.ndim != 2:
             raise ValueError("features must be a 2-D array")
+        if key is not None and key != self.key:
+            rows_before = self._rows
+            self.clear(key)
+            self._rows = rows_before  # the table's rows stay; their features are gone
         if features.shape[1] != self.dim:
             self.dim = int(features.shape[1])
             self._values, self._scales = [], []
@@ -72,6 +84,16 @@ class FeatureStore:
         """The first ``rows`` rows, indexable like a float32 array (dequantised on read). Before the first
         row is scored the dimension is unknown: the view is empty."""
         return FeatureRows(self._values, self._scales, min(rows, self._rows) if self.dim else 0, self.dim)
+
+    def present(self, rows: int) -> np.ndarray:
+        """Which of the first ``rows`` rows hold features (of this store's model)."""
+        out = np.zeros(rows, dtype=bool)
+        for block, scales in enumerate(self._scales):
+            start = block * BLOCK
+            if start >= rows:
+                break
+            out[start : start + BLOCK] = ~np.isnan(scales[: rows - start])
+        return out
 
     @property
     def nbytes(self) -> int:

@@ -3,6 +3,7 @@ where a label came from."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -25,6 +26,7 @@ class Source(IntEnum):
         return SOURCE_NAMES[self]
 
 
+SOURCES = tuple(Source)  # by code: ``Source(code)`` cost 4x the rest of reading a row's source
 SOURCE_NAMES = ("", "prompt", "learned", "taught", "first pass")  # by code: read for every row shown or exported
 NONE = -1  # no label / no version
 BLANK = "blank ticket text"  # the problem of a record with no text (the reader's and the table's)
@@ -38,6 +40,7 @@ class NewRow:
     text: str
     source: str = ""
     problem: str | None = None  # why it cannot be scored (blank text, bad JSON line); kept, unlabelled
+    language: str | None = None  # detected language code ("" unknown); None: not detected yet
 
 
 class Grow:
@@ -56,3 +59,16 @@ class Grow:
             bigger = self._empty(max(n, 2 * len(self.data)))
             bigger[: len(self.data)] = self.data
             self.data = bigger
+
+
+JOIN = "\n"  # several text columns read as one ticket: subject, then body, as an e-mail shows them
+SEVERAL = " + "  # how a choice of several text columns is written ("subject + body")
+
+
+def text_parts(column: str, columns: Sequence[str]) -> list[str]:
+    """The columns a text-column choice reads: one column's name (even one with " + " in it), or
+    several joined by " + ", in that order; the lead chose subject and body to be read together."""
+    if column in columns or SEVERAL not in column:
+        return [column]
+    parts = column.split(SEVERAL)
+    return parts if all(p in columns for p in parts) else [column]

@@ -14,9 +14,12 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from ...defaults import LOW_CONFIDENCE
+from ._decision import Decision
 from ._features import FeatureStore, roundtrip
+from ._language import LANGUAGES, detect_languages
 from ._results import TicketScore, calibrated_probs
-from ._rows import BLANK, NONE, SOURCE_NAMES, Grow, NewRow, Source
+from ._rows import BLANK, JOIN, NONE, SOURCE_NAMES, SOURCES, Grow, NewRow, Source, text_parts
 
 
 class TicketTable:
@@ -54,6 +57,7 @@ class TicketTable:
         self._flags = Grow(np.uint8)  # 1: truncated, 2: split fallback
         self._taught = Grow(np.int16, fill=NONE)  # vocab id the lead taught
         self._auto = Grow(np.int16, fill=NONE)  # vocab id the model gives (learned or prompt), taught or not
+        self._llm = Grow(np.int16, fill=NONE)  # vocab id of the language model's own label, set with its scores
         self._first = Grow(np.int16, fill=NONE)  # vocab id of the first pass (kept once the language model reads)
         self._first_conf = Grow(np.float32, fill=np.nan)  # its confidence: the least sure are read first
         self._read_seq = Grow(np.int64, fill=-1)  # the order the language model read rows in (the latency chart)
@@ -62,6 +66,7 @@ class TicketTable:
         self._problem = Grow(np.bool_)
         self._has_baseline = Grow(np.bool_)
         self._embedded = Grow(np.bool_)
+        self._language = Grow(np.int8, fill=NONE)  # 0: unknown, i: CODES[i]; NONE: not detected yet
         self._head_probs = Grow(np.float32, max(1, len(self.labels)), fill=np.nan)
         self._logprobs = Grow(np.float32, max(1, len(self.labels)), fill=np.nan)
         self.head_active = False  # whether learned probabilities decide untaught rows
@@ -70,7 +75,7 @@ class TicketTable:
         self._baseline_head: dict[int, int] = {}  # baseline row -> vocab id the head gives its features
         self.baseline_features: dict[int, np.ndarray] = {}
         self.features.clear()
-        self.embeddings.clear()
+        self.embeddings.clear(self.embeddings.key)  # the same encoder's, for the rows to come
 
     def __len__(self) -> int:
         return self._n
@@ -95,8 +100,10 @@ class TicketTable:
             self._n += 1
         for array in self._arrays():
             array.ensure(self._n)
-        for i in range(first, self._n):
+        for i, row in zip(range(first, self._n), rows):
             self._problem.data[i] = i in self.problems
+            if row.language is not None:
+                self._language.data[i] = CODES.index(row.language)
         self.features.ensure(self._n)
         self.embeddings.ensure(self._n)
         return range(first, self._n)
@@ -135,9 +142,34 @@ class TicketTable:
         self._first.data[:] = NONE
         self._first_conf.data[:] = np.nan
         self._embedded.data[:] = False
-        self.embeddings.clear()
+        self._language.data[:] = NONE
+        self.embeddings.clear(self.embeddings.key)  # the same encoder's, for the rows to come
         self.baseline.clear()
         self.baseline_features.clear()
+
+    # ------------------------------------------------------------ languages
+
+    def undetected(self) -> np.ndarray:
+        """Rows whose language has not been detected yet, in order."""
+        return np.flatnonzero(self._language.data[: self._n] == NONE)
+
+    def set_languages(self, rows: Sequence[int] | np.ndarray, codes: Sequence[str]) -> None:
+        """Store detected language codes (keys of ``LANGUAGES``, or "" for unknown)."""
+        self._language.data[np.asarray(rows, dtype=np.int64)] = [CODES.index(c) for c in codes]
+
+    def language(self, row: int) -> str:
+        """The row's language code; "" while unknown or not detected yet."""
+        return CODES[max(0, int(self._language.data[row]))]
+
+    def language_mask(self, code: str) -> np.ndarray:
+        """Rows detected as this language ("": detected as unknown)."""
+        return self._language.data[: self._n] == (CODES.index(code) if code in CODES else -2)
+
+    def language_counts(self) -> dict[str, int]:
+        """Rows per detected language code ("" for unknown); rows not detected yet are not counted."""
+        codes = self._language.data[: self._n]
+        found = np.bincount(codes[codes >= 0], minlength=len(CODES))
+        return {code: int(n) for code, n in zip(CODES, found) if n}
 
     # --------------------------------------------------------------- labels
 
@@ -198,9 +230,23 @@ class TicketTable:
         todo &= ~self._problem.data[start:end]
         return np.flatnonzero(todo) + start
 
-    def apply_embeddings(self, rows: Sequence[int], values: np.ndarray) -> None:
-        """Store the encoder's features of these rows (kept across prompt versions)."""
+    def use_encoder(self, key: str) -> bool:
+        """Keep the embeddings of the encoder ``key`` only (:func:`engine.model.encoder_key`): another
+        encoder's are dropped, so every row goes through the first pass again. Whether any were dropped."""
+        if key == self.embeddings.key:
+            return False
+        dropped = bool(self._embedded.data[: self._n].any())
+        self.embeddings.clear(key)
+        self.embeddings.ensure(self._n)
+        self._embedded.data[:] = False
+        return dropped
+
+    def apply_embeddings(self, rows: Sequence[int], values: np.ndarray, key: str | None = None) -> None:
+        """Store the encoder's features of these rows (kept across prompt versions); under another
+        encoder's ``key`` than the table's, every other row's are dropped first (:meth:`use_encoder`)."""
         idx = np.asarray(rows, dtype=np.int64)
+        if key is not None:
+            self.use_encoder(key)
         if len(idx):
             self.embeddings.put(idx, np.asarray(values, dtype=np.float32))
             self._embedded.data[idx] = True
@@ -240,6 +286,10 @@ class TicketTable:
         if all(f is not None for f in feats) and feats:
             self.features.put(idx, np.stack(feats))  # type: ignore[arg-type]
         self._score_version.data[idx] = version
+        # The calibrated softmax's argmax, once a batch: read per row by every cell and exported row, where one
+        # row's argmax cost more than the rest of the row's decision together.
+        if len(self._label_ids):
+            self._llm.data[idx] = self._label_ids[np.argmax(self._logprobs.data[idx] + self.bias, axis=1)]
         self._read_seq.data[idx] = np.arange(self._reads, self._reads + len(idx))
         self._reads += len(idx)
         self._decide(idx)
@@ -365,8 +415,10 @@ class TicketTable:
         return SOURCE_NAMES[int(self._final_source.data[row])]
 
     def is_low_confidence(self, row: int, threshold: float) -> bool:
-        """The table's ⚠ mark: see :meth:`low_confidence_mask`."""
-        return bool(self._low_confidence(slice(row, row + 1), threshold)[0])
+        """The table's ⚠ mark: the rule of :meth:`_low_confidence` on one row, read as scalars (a third of the
+        time of slicing three columns; every cell and every exported row asks)."""
+        below = self._confidence.data[row] < threshold  # NaN (no confidence) is never below
+        return bool(below and self._final.data[row] != NONE and self._taught.data[row] == NONE)
 
     def low_confidence_mask(self, threshold: float) -> np.ndarray:
         """Every row the *Confidence below* filter keeps: see :meth:`_low_confidence`."""
@@ -488,18 +540,12 @@ class TicketTable:
         """Vocab ids of the language model's own label of every row (the argmax of its calibrated prompt
         scores; NONE where this version has not read the row), whatever the combination decides."""
         n = self._n
-        out = np.full(n, NONE, dtype=np.int64)
-        rows = np.flatnonzero(self._score_version.data[:n] == self.version)
-        if len(rows) and len(self._label_ids):
-            logits = self._logprobs.data[rows] + self.bias  # the calibrated softmax's argmax
-            out[rows] = self._label_ids[np.argmax(logits, axis=1)]
-        return out
+        return np.where(self.scored_mask() & (self.version != NONE), self._llm.data[:n], NONE).astype(np.int64)
 
     def llm_label(self, row: int) -> str | None:
         """The language model's own label of the row (see :meth:`llm_ids`), None before it read the row."""
-        if self._score_version.data[row] != self.version or not len(self._label_ids):
-            return None
-        return self.label_vocab[int(self._label_ids[int(np.argmax(self._logprobs.data[row] + self.bias))])]
+        v = int(self._llm.data[row])
+        return None if v == NONE or not self.scored(row) else self.label_vocab[v]
 
     def scored_mask(self) -> np.ndarray:
         return self._score_version.data[: self._n] == self.version
@@ -510,14 +556,38 @@ class TicketTable:
         return int(np.count_nonzero(flags & 1)), int(np.count_nonzero(flags & 2))
 
 
-JOIN = "\n"  # several text columns read as one ticket: subject, then body, as an e-mail shows them
-SEVERAL = " + "  # how a choice of several text columns is written ("subject + body")
+def decide(table: TicketTable, row: int, low: float = LOW_CONFIDENCE) -> Decision:
+    """The table's decision for ``row``, what its readers (``label``, ``source``, ``stale``, ``model_label``, …)
+    give, in one pass of scalar reads (a test compares every field with them on every row); ``low``: the
+    confidence below which a label is marked (the window's threshold; the default is the one the command line
+    and the filters start with). Every shown cell and exported row asks: read through those readers it cost
+    twice the rest of an exported row."""
+    final, taught, auto = int(table._final.data[row]), int(table._taught.data[row]), int(table._auto.data[row])
+    llm, first = int(table._llm.data[row]), int(table._first.data[row])
+    scored = table.version != NONE and int(table._score_version.data[row]) == table.version
+    current = scored or table._head_current(row)
+    confidence = float(table._confidence.data[row])  # NaN: none
+    vocab = table.label_vocab
+    return Decision(
+        None if final == NONE else vocab[final],
+        SOURCES[int(table._final_source.data[row])],
+        None if final == NONE or confidence != confidence else confidence,
+        taught != NONE,
+        not current and final != NONE,
+        table.is_low_confidence(row, low),
+        None if auto == NONE or not current else vocab[auto],
+        None if llm == NONE or not scored else vocab[llm],
+        None if first == NONE else vocab[first],
+    )
 
 
-def text_parts(column: str, columns: Sequence[str]) -> list[str]:
-    """The columns a text-column choice reads: one column's name (even one with " + " in it), or
-    several joined by " + ", in that order; the lead chose subject and body to be read together."""
-    if column in columns or SEVERAL not in column:
-        return [column]
-    parts = column.split(SEVERAL)
-    return parts if all(p in columns for p in parts) else [column]
+CODES = ("", *LANGUAGES)  # the language column's values by stored code
+
+
+def fill_languages(table: TicketTable, block: int = 4096) -> None:
+    """Detect the language of every row not detected yet, here and now (the command line; the window's
+    session does it on its own thread as rows arrive)."""
+    todo = table.undetected()
+    for start in range(0, len(todo), block):
+        rows = todo[start : start + block]
+        table.set_languages(rows, detect_languages(table.texts[int(r)] for r in rows))

@@ -15,6 +15,7 @@ from ._export import (
     check_output,
     export_counts,
     output_format,
+    output_header,
     write_csv,
     write_results,
 )
@@ -46,6 +47,7 @@ __all__ = [
     "export_counts",
     "open_tickets",
     "output_format",
+    "output_header",
     "read_table",
     "read_taught",
     "rows_of",

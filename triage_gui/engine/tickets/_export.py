@@ -3,7 +3,8 @@
 Ours: ``label``, ``confidence``, ``label_source`` (prompt, learned or taught), ``latency_ms`` (for a
 batch, its wall time divided by its size), ``truncated``, ``prompt_hash`` and ``reason`` (why a row
 has no label: blank text, a bad JSON line, not labelled yet); with the baseline also
-``baseline_label``, ``baseline_latency_ms`` and ``agree``. Files are written atomically.
+``baseline_label``, ``baseline_latency_ms`` and ``agree``; last, ``language`` (the ticket's detected
+language code, "de", empty where unknown: :func:`exported_row`). Files are written atomically.
 
 The input columns are the table's: those of the file loaded since the last Clear or Replace, in its
 order, and, where files were added to it, each later file's new columns after them (first seen first).
@@ -25,19 +26,26 @@ from dataclasses import dataclass
 from typing import IO
 
 from ..files import atomic_open, atomic_path, check_links, shown, special_kind
-from ..table import TicketTable
+from ..table import TicketTable, decide
 from ._xlsx_writer import excel_problem, write_workbook
 
 RESULT_COLUMNS = ["label", "confidence", "label_source", "latency_ms", "truncated", "prompt_hash", "reason"]
 BASELINE_COLUMNS = ["baseline_label", "baseline_latency_ms", "agree"]
+LANGUAGE_COLUMN = "language"  # after every other column of ours: an export read by position keeps its columns
 NOT_LABELLED = "not labelled yet"
 
 
 def result_header(input_columns: list[str], baseline: bool) -> list[str]:
     """Input columns first, then ours; ours get a suffix where the input already uses the name."""
+    return output_header(input_columns, [*RESULT_COLUMNS, *(BASELINE_COLUMNS if baseline else []), LANGUAGE_COLUMN])
+
+
+def output_header(input_columns: list[str], names: list[str]) -> list[str]:
+    """The input's columns, then ``names``, each renamed ``<name>_predicted`` where the input already uses
+    it (so a re-labelled export keeps its old labels): one rule for a one-field and a several-field output."""
     taken = set(input_columns)
     ours = []
-    for name in RESULT_COLUMNS + (BASELINE_COLUMNS if baseline else []):
+    for name in names:
         final = name
         while final in taken:
             final = f"{final}_predicted" if not final.endswith("_predicted") else final + "_"
@@ -50,16 +58,17 @@ def result_row(table: TicketTable, row: int, prompt_hash: str, baseline: bool) -
     """One output row: the input values, then our columns (empty where the row has no label)."""
     values = table.row_values(row)
     problem = table.problems.get(row)
-    label = table.label(row) if table.current(row) or table.taught_label(row) else None
+    decision = decide(table, row)
+    label = decision.written
     if label is None:
         values += ["", "", "", "", "", prompt_hash, problem or NOT_LABELLED]
     else:
-        confidence = table.confidence(row)
+        confidence = decision.confidence
         latency = table.latency(row)
         values += [
             label,
             "" if confidence is None else f"{confidence:.4f}",
-            table.source(row),
+            decision.source.shown,
             "" if latency is None else f"{latency:.1f}",
             "yes" if table.truncated(row) else "",
             prompt_hash,
@@ -73,6 +82,11 @@ def result_row(table: TicketTable, row: int, prompt_hash: str, baseline: bool) -
         else:
             values += [table.baseline_label(row) or "", f"{score.latency_ms:.1f}", "yes" if agree else "no"]
     return values
+
+
+def exported_row(table: TicketTable, row: int, prompt_hash: str, baseline: bool) -> list[str]:
+    """The row as written: :func:`result_row`, then the ticket's language code ("" unknown)."""
+    return [*result_row(table, row, prompt_hash, baseline), table.language(row)]
 
 
 @dataclass(frozen=True)
@@ -98,7 +112,7 @@ def write_csv(handle: IO[str], table: TicketTable, prompt_hash: str, baseline: b
     writer.writerow(result_header(table.columns, baseline))
     labelled = 0
     for row in range(len(table)):
-        out = result_row(table, row, prompt_hash, baseline)
+        out = exported_row(table, row, prompt_hash, baseline)
         labelled += bool(out[len(table.columns)])
         writer.writerow(out)
     return labelled
@@ -165,7 +179,7 @@ class ExcelExport:
         ours = RESULT_COLUMNS + (BASELINE_COLUMNS if baseline else [])
         numeric = ("confidence", "latency_ms", "baseline_latency_ms")
         self.numeric = {self.width + ours.index(name) for name in numeric if name in ours}
-        self.rows: Iterable[list[str]] = (result_row(table, r, prompt_hash, baseline) for r in range(len(table)))
+        self.rows: Iterable[list[str]] = (exported_row(table, r, prompt_hash, baseline) for r in range(len(table)))
         self.labelled = 0
 
     def snapshot(self) -> ExcelExport:
@@ -248,4 +262,3 @@ def _is_stdout(info: os.stat_result) -> bool:
     except OSError:
         return False
     return (mine.st_dev, mine.st_ino) == (info.st_dev, info.st_ino)
-

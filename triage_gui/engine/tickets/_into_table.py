@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ..table import SEVERAL, NewRow, TicketTable
+from ..table import SEVERAL, NewRow, TicketTable, fill_languages
 from ._formats import open_tickets
 from ._reader import Ticket
 
@@ -23,8 +23,9 @@ def rows_of(columns: Sequence[str], tickets: Sequence[Ticket], origin: str) -> l
 def read_table(
     path: str | Path, column: str | None, sheet: str | None = None, progress: Callable[[int], None] | None = None
 ) -> tuple[TicketTable, str, str]:
-    """The file (a workbook's ``sheet``) as a table (every record), the text column's name and the summary;
-    ``progress(rows read)`` after every 4,096 records (a 2 GB CSV read for minutes without a word)."""
+    """The file (a workbook's ``sheet``) as a table (every record, its language detected), the text column's
+    name and the summary; ``progress(rows read)`` after every 4,096 records (a 2 GB CSV read for minutes
+    without a word)."""
     source = open_tickets(path, sheet)
     name = Path(path).name
     if sheet is not None and not source.sheet:  # --sheet on a CSV: said, not ignored (the wrong file?)
@@ -43,12 +44,15 @@ def read_table(
     table = TicketTable()
     for batch in source.batches(4096, index):
         table.add(rows_of(source.columns, batch, name))
+        if len(parts) <= 1:  # each ticket's language as it is read (~0.3 ms a ticket: the progress line goes on)
+            fill_languages(table)
         if progress is not None:
             progress(source.rows_read)
     chosen = source.columns[index]
     if len(parts) > 1:
         chosen = SEVERAL.join(parts)
         table.set_texts(chosen)
+        fill_languages(table)
     if not table.count_scorable():
         raise ValueError(f"{name} holds no tickets ({source.summary()})")
     return table, chosen, source.summary()

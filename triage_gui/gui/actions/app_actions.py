@@ -30,9 +30,17 @@ class AppActions:
     # --------------------------------------------------------------- model
 
     def choose_model(self) -> None:
-        spec = dialogs.choose_model(self.parent, self.session.model_spec or "")
-        if spec:
-            self.session.load_model(spec)
+        chosen = dialogs.choose_model(self.parent, self.session.model_spec or "", self.session.encoder_spec)
+        if chosen:
+            spec, encoder = chosen
+            self.use_encoder(encoder)
+            if spec != self.session.model_spec:
+                self.session.load_model(spec)
+
+    def use_encoder(self, encoder: str) -> None:
+        """Switch the sentence encoder (every row is embedded again) and keep the choice for the next start."""
+        self.settings.set("encoder", encoder)
+        self.session.set_encoder(encoder)
 
     def set_calibration(self, on: bool) -> None:
         """Through the session's setter (it rebuilds the prompt), never by writing its flag."""

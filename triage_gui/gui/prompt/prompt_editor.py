@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from PySide6.QtCore import QEvent, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QIcon, QUndoCommand, QUndoStack
@@ -358,9 +359,13 @@ class PromptEditor(QWidget):
             self._state = after
 
     def replace_undoably(self, profile: PromptProfile) -> None:
-        """Show ``profile`` (suggested labels accepted) as one step Undo takes back."""
+        """Show ``profile`` (suggested labels accepted) as one step Undo takes back. A name made up from the
+        old labels follows the new ones (it said "Support triage (billing / technical / account)" over eight
+        suggested labels); a name the lead typed is kept."""
         self.flush_snapshot()
         before = self._state
+        if self._auto_name and self.name.text() == self._auto_name:
+            profile = replace(profile, name=auto_name(profile.label_names))
         self._restore(profile.to_dict())
         self.undo_stack.push(_Snapshot(self, before, self._state))
 

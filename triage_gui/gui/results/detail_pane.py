@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...engine.table import Source, TicketTable
+from ...engine.table import Decision, Source, TicketTable, decide
 from ..tickets.ticket_model import is_dark, label_color, label_slot
 from ..widgets.flow_layout import FlowLayout
 
@@ -194,12 +194,13 @@ class DetailPane(QWidget):
                 self.teach_box.clear()  # no ticket: no label (a stale greyed one read as this ticket's)
             return
         row = self.row
-        label = table.label(row)
+        d = decide(table, row)
+        label = d.label
         self.header.setText(f"<b>Ticket #{row + 1}</b>" + (f" — {table.sources[row]}" if table.sources[row] else ""))
         self.text.setPlainText(table.texts[row] or f"({table.problems.get(row, 'no text')})")
         probs = table.label_probs(row)
         if probs is not None:
-            chosen = table.model_label(row)
+            chosen = d.model_label
             self.bars.set_rows(
                 [
                     (name, float(p), label_slot(name, table.labels), name == chosen)
@@ -208,40 +209,40 @@ class DetailPane(QWidget):
             )
         else:
             self.bars.set_rows([])
-        self.origin.setText(self._origin(row, label))
+        self.origin.setText(self._origin(row, d))
         self.teach_box.blockSignals(True)
         self.teach_box.clear()
         self.teach_box.addItems(table.labels)
         # No label yet: an empty box, not the first label (which read as this ticket's)
         self.teach_box.setCurrentIndex(self.teach_box.findText(table.taught_label(row) or label or ""))
         self.teach_box.blockSignals(False)
-        self.forget_button.setEnabled(enabled and table.taught_label(row) is not None)
+        self.forget_button.setEnabled(enabled and d.taught)
 
-    def _origin(self, row: int, label: str | None) -> str:
+    def _origin(self, row: int, d: Decision) -> str:
         table = self.table
+        label = d.label
         if row in table.problems:
             return f"Not labelled: {table.problems[row]}."
         if label is None:
             return "Not labelled yet."
-        if table.stale(row):
+        if d.stale:
             return f"<b>{label}</b> is from the previous prompt version; the new label is on its way."
-        source = table.source(row)
+        source = d.source.shown
         parts = [f"<b>{label}</b>, {SOURCE_TEXT.get(source, source)}"]
-        if source in (Source.LEARNED.shown, Source.FIRST.shown) and self.taught_count:
+        if d.source in (Source.LEARNED, Source.FIRST) and self.taught_count:
             tickets = f"{self.taught_count} ticket{'s' if self.taught_count != 1 else ''}"
             parts[0] = f"<b>{label}</b>, learned from the {tickets} you taught and the prompt's examples"
-            if source == Source.FIRST.shown:
+            if d.source == Source.FIRST:
                 parts[0] += " (first pass: the language model has not read this ticket yet)"
-        confidence = table.confidence(row)
-        if confidence is not None and table.taught_label(row) is None:
-            parts[0] += f" (confidence {confidence:.2f})"
+        if d.confidence is not None and not d.taught:
+            parts[0] += f" (confidence {d.confidence:.2f})"
         parts[0] += "."  # a sentence of its own: it ran into the next one ("taught by you You taught this label")
-        if said := _readings(table, row, label):
+        if said := _readings(d):
             parts.append(said)
-        model = table.model_label(row)
-        if table.taught_label(row) is not None:  # its confidence is 1; the bars are the classifier's
+        model = d.model_label
+        if d.taught:  # its confidence is 1; the bars are the classifier's
             parts.append("The bars are the classifier's probabilities for the ticket.")
-        if table.taught_label(row) is not None and model is not None and model != label:
+        if d.taught and model is not None and model != label:
             parts.append(f"The model would say {model}.")
         if table.truncated(row):
             parts.append("The ticket was cut to fit the model's context (✂).")
@@ -267,13 +268,13 @@ class DetailPane(QWidget):
             self.teach.emit([self.row], self.teach_box.currentText())
 
 
-def _readings(table: TicketTable, row: int, label: str) -> str:
+def _readings(d: Decision) -> str:
     """The language model's own label (its calibrated prompt scores alone) beside the final one, and the
     first pass's where the reading changed it: what the refinement did to this ticket."""
-    own, first = table.llm_label(row), table.first_pass_label(row)
-    if own is None or table.taught_label(row) is not None:  # taught: "The model would say …" says it
+    own, first = d.llm_label, d.first_pass
+    if own is None or d.taught:  # taught: "The model would say …" says it
         return ""
-    said = "The language model alone says " + ("the same." if own == label else f"<b>{own}</b>.")
-    if first is not None and first != label:
+    said = "The language model alone says " + (f"<b>{own}</b>." if d.llm_disagrees else "the same.")
+    if first is not None and first != d.label:
         said += f" The first pass said {first}."
     return said

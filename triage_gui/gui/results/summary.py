@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ...engine.prompt import PromptProfile
 from ...engine.scoring import latency_summary
+from ...engine.table import language_summary
 from ...session.checks import CheckStatus
 from ...session.evaluation import Evaluation, VersionScoring
 from ...session.gold import gold_report, row_mask
@@ -77,6 +78,9 @@ class Summary:
             notes.append(f"{truncated} truncated to fit the context (✂).")
         if fallback:
             notes.append(f"{fallback} used the shorter clean prefix.")
+        languages = table.language_counts()
+        if said := language_summary(languages):
+            notes.append(f"Languages: {said}.")
         head = self.session.head_status
         learning = learned_from(head.taught, self.session.prompt_in_use) if head.state == "ready" else ""
         self.results.show_stats(
@@ -94,6 +98,7 @@ class Summary:
         self.tickets.show_refinement(self.refinement(short=True))
         self.refresh_gold()
         self.tickets.refresh_label_filter()
+        self.tickets.refresh_language_filter(languages)
         if self.tickets.filters().active and self.session.running:
             self.apply_filters()
 

@@ -12,7 +12,7 @@ import time
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QAbstractItemDelegate, QComboBox, QListView, QStyledItemDelegate, QWidget
 
-from ...engine.table import TicketTable
+from ...engine.table import TicketTable, decide
 from .ticket_model import NOT_TAUGHT
 from .ticket_view import key_of_label_slot
 
@@ -93,7 +93,7 @@ class LabelDelegate(QStyledItemDelegate):
             # click missed when the list opened around the current label); the current one is selected.
             editor.setCurrentIndex(0)
             editor.showPopup()
-            current = editor.findData(self.table.label(index.row()) or "")
+            current = editor.findData(decide(self.table, index.row()).label or "")
             editor.view().setCurrentIndex(editor.model().index(max(current, 0), 0))
 
     def setModelData(self, editor: QWidget, model, index) -> None:

@@ -34,6 +34,7 @@ from ..widgets.flow_layout import FlowLayout
 from . import text_columns
 from .empty_state import EmptyState
 from .label_picker import LabelDelegate
+from .language_filter import LanguageFilter, shown
 from .run_bar import RunBar
 from .ticket_columns import fit_ticket_column, size_columns
 from .ticket_model import Col, TicketFilterProxy, TicketTableModel, label_counts
@@ -123,6 +124,8 @@ class TicketArea(QWidget):
         self.label_filter.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.label_filter.addItem(ALL_LABELS, None)
         self.label_filter.activated.connect(self.filters_changed)
+        self.language_filter = LanguageFilter()
+        self.language_filter.activated.connect(self.filters_changed)
         self.low_only = QCheckBox("Low confidence below")
         self.low_only.setToolTip("Show only tickets whose label is less sure than this")
         self.low_only.toggled.connect(self.filters_changed)
@@ -168,6 +171,7 @@ class TicketArea(QWidget):
             ("Text:", self.text_column),
             ("Gold:", self.gold_combo),
             ("Show:", self.label_filter),
+            ("Language:", self.language_filter),
         ):
             flow.addWidget(widget)
         low = QWidget()
@@ -271,6 +275,10 @@ class TicketArea(QWidget):
         self.label_filter.setCurrentIndex(max(0, index))
         self.label_filter.blockSignals(False)
 
+    def refresh_language_filter(self, counts: dict[str, int]) -> None:
+        """The languages detected so far (code -> tickets), keeping the one chosen."""
+        self.language_filter.refresh(counts)
+
     def filters(self) -> Filters:
         return Filters(
             label=self.label_filter.currentData(),
@@ -281,6 +289,7 @@ class TicketArea(QWidget):
             cell=self.cell,
             taught=self.taught_only.isChecked(),
             only=self._only(),
+            language=self.language_filter.currentData(),
         )
 
     def _only(self) -> tuple[int, ...] | None:
@@ -324,6 +333,8 @@ class TicketArea(QWidget):
                                         self.next_only, self.check_only) if box.isChecked()]  # fmt: skip
         if self.label_filter.currentData() is not None:
             named.append(f"Show: {self.label_filter.currentData()}")
+        if (language := self.language_filter.currentData()) is not None:
+            named.append(f"Language: {shown(language)}")
         if self.search.text():
             named.append(f"the search '{self.search.text()}'")
         if self.cell is not None:
@@ -336,13 +347,14 @@ class TicketArea(QWidget):
         """Every filter off but ``keep`` (a new file, a new list of work): a table emptied by a filter left
         on from the last file gave no hint why."""
         boxes = (self.low_only, self.disagree_only, self.wrong_only, self.taught_only, self.next_only, self.check_only)
-        for widget in (*boxes, self.search, self.label_filter):
+        for widget in (*boxes, self.search, self.label_filter, self.language_filter):
             widget.blockSignals(True)
         for box in boxes:
             box.setChecked(box is keep and box.isChecked())
         self.search.clear()
         self.label_filter.setCurrentIndex(0)
-        for widget in (*boxes, self.search, self.label_filter):
+        self.language_filter.setCurrentIndex(0)
+        for widget in (*boxes, self.search, self.label_filter, self.language_filter):
             widget.blockSignals(False)
         self.cell = None
         self.cell_chip.hide()

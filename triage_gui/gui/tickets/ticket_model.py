@@ -19,7 +19,7 @@ from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication
 
 from ...defaults import LOW_CONFIDENCE
-from ...engine.table import NONE, TicketTable
+from ...engine.table import NONE, Decision, TicketTable, decide, language_name
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 NOT_TAUGHT = "(not taught)"
@@ -41,12 +41,13 @@ class Col(StrEnum):
     BASELINE_MS = "baseline ms"
     AGREE = "agree"
     GOLD = "gold"
+    LANGUAGE = "language"
 
 
 TITLES = {
     Col.TICKET: "Ticket", Col.LABEL: "Label", Col.FROM: "From", Col.CONFIDENCE: "Confidence",
     Col.LATENCY: "Latency ms", Col.BASELINE_LABEL: "Baseline label", Col.BASELINE_MS: "Baseline ms",
-    Col.AGREE: "Agree",
+    Col.AGREE: "Agree", Col.LANGUAGE: "Language",
 }  # fmt: skip
 TEXT_HELP = {
     Col.LABEL: "The label: taught (✓) by you, learned from what you taught, or from the prompt. "
@@ -57,6 +58,7 @@ TEXT_HELP = {
     Col.LATENCY: "Time to label this ticket: for a batch, the batch's wall time divided by its size.",
     Col.BASELINE_LABEL: "The label from re-encoding the whole prompt for this ticket (the slow, plain path).",
     Col.AGREE: "Whether the fast path and the baseline give the same label.",
+    Col.LANGUAGE: "The ticket's language, detected on this computer (empty: too short to tell, or unsure).",
 }
 
 
@@ -101,7 +103,7 @@ def is_dark() -> bool:
 
 
 class TicketTableModel(QAbstractTableModel):
-    BASE_COLUMNS = [Col.TICKET, Col.LABEL, Col.FROM, Col.CONFIDENCE, Col.LATENCY]
+    BASE_COLUMNS = [Col.TICKET, Col.LABEL, Col.FROM, Col.CONFIDENCE, Col.LATENCY, Col.LANGUAGE]
     BASELINE_COLUMNS = [Col.BASELINE_LABEL, Col.BASELINE_MS, Col.AGREE]
 
     def __init__(self, table: TicketTable, teach: Callable[[list[int], str | None], None], parent=None) -> None:
@@ -169,19 +171,20 @@ class TicketTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return self._display(row, name)
         if role == Qt.ItemDataRole.EditRole:
-            return self.table.label(row) or ""
+            return self.decision(row).label or ""
         if role == SORT_ROLE:
             return self._sort_key(row, name)
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(row, name)
         if role == Qt.ItemDataRole.BackgroundRole:
             return self._background(row, name)
-        if role == Qt.ItemDataRole.ForegroundRole and (self.table.stale(row) or row in self.table.problems):
+        if role == Qt.ItemDataRole.ForegroundRole and (self.decision(row).stale or row in self.table.problems):
             return QApplication.palette().color(QPalette.ColorRole.PlaceholderText)
         if role == Qt.ItemDataRole.FontRole and name == Col.LABEL:
+            decision = self.decision(row)
             font = QFont()
-            font.setItalic(self.table.stale(row))
-            font.setBold(self.table.taught_label(row) is not None)
+            font.setItalic(decision.stale)
+            font.setBold(decision.taught)
             return font
         if role == Qt.ItemDataRole.TextAlignmentRole and name in (Col.CONFIDENCE, Col.LATENCY, Col.BASELINE_MS):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -196,8 +199,9 @@ class TicketTableModel(QAbstractTableModel):
         self.teach([index.row()], label)
         return True
 
-    def is_low_confidence(self, row: int) -> bool:
-        return self.table.is_low_confidence(row, self.low_confidence)
+    def decision(self, row: int) -> Decision:
+        """The row's label and marks, under the lead's low-confidence threshold (every cell reads this)."""
+        return decide(self.table, row, self.low_confidence)
 
     def _display(self, row: int, name: Col):
         table = self.table
@@ -207,18 +211,19 @@ class TicketTableModel(QAbstractTableModel):
                 return f"({problem})"
             return ("✂ " if table.truncated(row) and table.scored(row) else "") + table.texts[row].replace("\n", " ⏎ ")
         if name == Col.LABEL:
-            label = table.label(row)
-            if label is None:
+            d = self.decision(row)
+            if d.label is None:
                 return ""
-            if table.taught_label(row) is not None:
-                return f"✓ {label}"
-            mark = "⚠ " if self.is_low_confidence(row) else ""
-            return f"{mark}{label}{' …' if table.stale(row) else ''}"
+            if d.taught:
+                return f"✓ {d.label}"
+            mark = "⚠ " if d.low_confidence else ""
+            return f"{mark}{d.label}{' …' if d.stale else ''}"
         if name == Col.FROM:
-            return "" if table.label(row) is None else ("out of date" if table.stale(row) else table.source(row))
+            d = self.decision(row)
+            return "" if d.label is None else ("out of date" if d.stale else d.source.shown)
         if name == Col.CONFIDENCE:
-            confidence = table.confidence(row)
-            return "" if confidence is None or table.stale(row) else f"{confidence:.2f}"
+            d = self.decision(row)
+            return "" if d.confidence is None or d.stale else f"{d.confidence:.2f}"
         if name == Col.LATENCY:
             latency = table.latency(row)
             return "" if latency is None else f"{latency:.0f}"
@@ -231,12 +236,14 @@ class TicketTableModel(QAbstractTableModel):
             return {None: "", True: "yes", False: "NO"}[table.agree(row)]
         if name == Col.GOLD:
             return table.value(row, self.gold_column or "")
+        if name == Col.LANGUAGE:
+            return table.language(row)
         return None
 
     def _sort_key(self, row: int, name: Col):
         table = self.table
         if name == Col.CONFIDENCE:
-            confidence = table.confidence(row)
+            confidence = self.decision(row).confidence
             return -1.0 if confidence is None else confidence
         if name == Col.LATENCY:
             latency = table.latency(row)
@@ -247,7 +254,7 @@ class TicketTableModel(QAbstractTableModel):
         if name == Col.AGREE:
             return {None: -1, False: 0, True: 1}[table.agree(row)]
         if name == Col.LABEL:
-            return table.label(row) or ""
+            return self.decision(row).label or ""
         return self._display(row, name) or ""
 
     def _tooltip(self, row: int, name: Col):
@@ -262,28 +269,31 @@ class TicketTableModel(QAbstractTableModel):
                 notes.append("Scored with the shorter clean prefix (token boundary check).")
             return "\n".join([table.texts[row][:500], *notes])
         if name in (Col.LABEL, Col.CONFIDENCE):
-            if table.stale(row):
+            d = self.decision(row)
+            if d.stale:
                 return "From the previous prompt version; the new label is on its way."
             probs = table.label_probs(row)
             if probs is not None:
                 lines = [f"{label}: {p:.3f}" for label, p in zip(table.labels, probs)]
-                return "\n".join([f"From: {table.source(row)}", *lines])
+                return "\n".join([f"From: {d.source.shown}", *lines])
+        if name == Col.LANGUAGE and table.language(row):
+            return language_name(table.language(row))
         return TEXT_HELP.get(name)
 
     def _background(self, row: int, name: Col):
         table = self.table
         dark = is_dark()
         if name == Col.LABEL:
-            label = table.label(row)
-            if label is not None and not table.stale(row):
-                return label_color(label_slot(label, table.labels), dark)
+            d = self.decision(row)
+            if d.label is not None and not d.stale:
+                return label_color(label_slot(d.label, table.labels), dark)
         if name == Col.BASELINE_LABEL:
             label = table.baseline_label(row)
             if label is not None:
                 return label_color(label_slot(label, table.labels), dark)
         if name == Col.AGREE and table.agree(row) is False:
             return QColor(220, 60, 60, 110)
-        if name == Col.CONFIDENCE and self.is_low_confidence(row) and not table.stale(row):
+        if name == Col.CONFIDENCE and (d := self.decision(row)).low_confidence and not d.stale:
             return QColor(240, 170, 40, 110)
         return None
 

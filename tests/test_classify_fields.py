@@ -1,0 +1,171 @@
+"""``classify`` with a prompt of two fields (issue 34): each field's labels, confidences and sources are
+exactly those of the one-field prompt holding that field alone with the same taught tickets (first pass
+with ``--fast``, and the full run with the language model), and teaching one field leaves the other's
+labels as they were."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from helpers import ROOT, banking_tickets
+from test_cli import run_cli
+
+from triage_gui.engine.prompt import Example, Field, Label, PromptProfile
+
+QUEUES = ROOT / "devsets" / "queues5-prompt.json"
+PRIORITY = Field(
+    "priority",
+    "Read the customer ticket and say how urgent it is. Answer with low, medium or high.",
+    [
+        Label("low", "a question or how-to that can wait"),
+        Label("medium", "a payment, transfer or top-up that went wrong"),
+        Label("high", "money lost, a stolen card, fraud, a locked account"),
+    ],
+    [Example("Someone used my stolen card in a shop", "high"), Example("How do I order a second card?", "low")],
+    ordered=True,
+)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """Tickets, a train file with a queue and a priority column (some cells blank), the two-field prompt
+    (one priority ticket taught in it) and each field alone as a one-field prompt file."""
+    folder = tmp_path_factory.mktemp("fields")
+    texts = banking_tickets(60)
+    tickets, train = texts[:24], texts[24:]
+    with open(folder / "tickets.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "text"])
+        writer.writerows([f"T{i}", t] for i, t in enumerate(tickets))
+    queues = PromptProfile.load(QUEUES)
+    names, levels = queues.label_names, PRIORITY.label_names
+    with open(folder / "train.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["text", "queue", "priority"])
+        for i, text in enumerate(train):  # a blank cell teaches nothing for that field
+            writer.writerow([text, "" if i % 4 == 3 else names[i % len(names)], "" if i % 3 == 2 else levels[i % 3]])
+    queue = queues.fields[0]
+    queue.name = "queue"
+    priority = Field(**{**vars(PRIORITY), "taught": [Example(texts[0], "high")]})
+    two = PromptProfile.of_fields([queue, priority], "Queue and priority")
+    two.save(folder / "two.json")
+    for i, name in enumerate(("queue", "priority")):
+        two.field_profile(i).save(folder / f"{name}.json")
+    for name, keep in (("tickets", 9), ("train", 13)):  # the language model's run: fewer rows to score
+        lines = (folder / f"{name}.csv").read_text(encoding="utf-8").splitlines(keepends=True)
+        (folder / f"{name}-small.csv").write_text("".join(lines[:keep]), encoding="utf-8")
+    return folder
+
+
+def rows(text: str) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def classify(files, prompt: str, *more: str, tickets: str = "tickets.csv") -> list[dict[str, str]]:
+    done = run_cli("classify", str(files / tickets), "--prompt", str(files / prompt), *more)
+    assert done.returncode == 0, done.stderr
+    return rows(done.stdout)
+
+
+def same_as_alone(files, *more: str, small: str = "") -> None:
+    tickets, train = f"tickets{small}.csv", str(files / f"train{small}.csv")
+    both = classify(files, "two.json", "--train", train, *more, tickets=tickets)
+    assert list(both[0])[:2] == ["id", "text"]
+    assert list(both[0])[2:] == [
+        *(f"{f}_{c}" for f in ("queue", "priority") for c in ("label", "confidence", "source")),
+        "prompt_hash",
+        "reason",
+        "language",
+    ]
+    assert {r["language"] for r in both} - {""} == {"en"}, "each ticket's language, as a one-field export writes it"
+    assert [r["id"] for r in both] == [f"T{i}" for i in range(8 if small else 24)]
+    for name in ("queue", "priority"):
+        alone = classify(files, f"{name}.json", "--train", train, "--train-label", name, *more, tickets=tickets)
+        mine = [(r[f"{name}_label"], r[f"{name}_confidence"], r[f"{name}_source"]) for r in both]
+        assert mine == [(r["label"], r["confidence"], r["label_source"]) for r in alone], name
+        assert all(label for label, _, _ in mine)
+    assert {r["priority_label"] for r in both} <= {"low", "medium", "high"}
+
+
+def test_each_fields_first_pass_is_the_one_field_prompts(files):
+    same_as_alone(files, "--fast")
+
+
+def test_each_fields_full_labels_are_the_one_field_prompts(files, loaded):
+    """8 tickets and 12 taught (the language model scores both): 14.5 minutes with 24 and 36 on two
+    cores shared with a dozen other processes."""
+    same_as_alone(files, small="-small")
+
+
+def test_teaching_one_field_leaves_the_others_labels_as_they_were(files, tmp_path):
+    untaught = classify(files, "two.json", "--fast", "--no-taught")
+    with open(files / "train.csv", encoding="utf-8") as handle:
+        train = list(csv.DictReader(handle))
+    only = tmp_path / "priority-only.csv"
+    with open(only, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["text", "priority"])
+        writer.writerows([r["text"], r["priority"]] for r in train)
+    taught = classify(files, "two.json", "--fast", "--no-taught", "--train", str(only))
+    queue = ("queue_label", "queue_confidence", "queue_source")
+    assert [tuple(r[c] for c in queue) for r in taught] == [tuple(r[c] for c in queue) for r in untaught]
+    assert [r["priority_label"] for r in taught] != [r["priority_label"] for r in untaught]
+
+
+def test_train_label_names_one_column_and_a_train_file_without_field_columns_is_refused(files, tmp_path):
+    done = run_cli(
+        "classify", str(files / "tickets.csv"), "--prompt", str(files / "two.json"), "--fast",
+        "--train", str(files / "train.csv"), "--train-label", "queue",
+    )  # fmt: skip
+    assert done.returncode != 0 and "columns named after its fields" in done.stderr
+    plain = tmp_path / "plain.csv"
+    plain.write_text("text,label\nmy card is lost,cards\n", encoding="utf-8")
+    done = run_cli(
+        "classify", str(files / "tickets.csv"), "--prompt", str(files / "two.json"), "--fast", "--train", str(plain)
+    )
+    assert done.returncode != 0 and "no column named after a field" in done.stderr
+    assert json.loads((files / "two.json").read_text(encoding="utf-8"))["fields"][1]["name"] == "priority"
+
+
+def test_eval_measures_every_field_named_and_counts_an_ordered_fields_far_misses(files, tmp_path, loaded):
+    gold = tmp_path / "gold.csv"
+    with open(files / "train.csv", encoding="utf-8") as handle:
+        train = [r for r in csv.DictReader(handle) if r["queue"] and r["priority"]]
+    with open(gold, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["text", "q", "p"])
+        writer.writerows([r["text"], r["queue"], r["priority"]] for r in train)
+    result = run_cli(
+        "eval", str(gold), "--prompt", str(files / "two.json"), "--gold", "queue=q,priority=p",
+        "--train-per-label", "1", "--draws", "1",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "## field 'queue' (gold column 'q')" in out and "## field 'priority' (gold column 'p')" in out
+    queue, priority = out.split("## field 'priority'")
+    assert "two steps apart" not in queue
+    assert "two steps apart (ordered labels low < medium < high" in priority
+    assert "| calibrated prompt |" in priority and "| majority class |" in priority
+    wrong = run_cli("eval", str(gold), "--prompt", str(files / "two.json"), "--gold", "q")
+    assert wrong.returncode != 0 and "--gold queue=COLUMN,priority=COLUMN" in wrong.stderr
+
+
+def test_bench_prints_each_fields_cost_and_the_first_pass_of_three_against_one(files, loaded, capsys):
+    """bench's fields table, in process (the whole ``bench`` run took over 10 minutes on the shared machine:
+    its naive loops are what the bench tests in test_cli time)."""
+    from triage_gui.commands.bench import print_fields
+    from triage_gui.engine.model import load_encoder
+
+    two = PromptProfile.load(files / "two.json")
+    third = Field("mood", "How does the customer sound?", [Label("calm"), Label("annoyed"), Label("angry")])
+    three = PromptProfile.of_fields([*two.fields, third], "three")
+    print_fields(banking_tickets(8), three, loaded, load_encoder("bundled", "cpu"), 4)
+    out = capsys.readouterr().out
+    assert "3 fields (queue, priority, mood), 8 tickets" in out
+    for line in ("| queue (5 labels) |", "| priority (3 labels) |", "| mood (3 labels) |", "| all 3 |"):
+        assert line in out
+    assert "first pass: the encoder" in out and "for the first field alone" in out
+    assert "language model: " in out and "for 3 fields (" in out

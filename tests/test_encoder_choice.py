@@ -1,0 +1,160 @@
+"""The sentence encoder a lead chooses (issue 35): kept across restarts, embeddings kept per encoder (a
+switch embeds every row again, never mixes two 384-wide encoders), the multilingual encoder's vectors the
+same alone and in any batch, and the cheap "mostly not English" signal that offers it."""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+import pytest
+from fake_engine import FakeEncoder, FakeEngine
+from test_session import PROFILE, idle, ready, rows
+
+from triage_gui.engine.learning import embed_table
+from triage_gui.engine.model import E5_SMALL, MINILM, mostly_not_english
+from triage_gui.engine.table import NewRow, TicketTable
+from triage_gui.session.session import Session
+
+
+class Shifted(FakeEncoder):
+    """Another encoder of the same width as :class:`FakeEncoder`: its vectors are the fake's, negated."""
+
+    name = "shifted-encoder"
+    key = "shifted"
+
+    def encode(self, texts) -> np.ndarray:
+        return -super().encode(texts)
+
+
+def table_of(texts: list[str]) -> TicketTable:
+    table = TicketTable()
+    table.add([NewRow({"text": t}, t) for t in texts])
+    return table
+
+
+FeatureStore = type(TicketTable().embeddings)  # the table's store (private to the table part)
+TEXTS = [f"my card number {i} was charged twice" if i % 2 else f"cannot log in to account {i}" for i in range(40)]
+
+
+def test_switching_encoder_embeds_every_row_again_and_keeps_none_of_the_old_vectors():
+    fake = FakeEngine()
+    first, second = FakeEncoder(fake), Shifted(fake)
+    assert first.dim == second.dim  # keyed by width alone, these two mixed
+    table = table_of(TEXTS)
+    assert embed_table(first, table) == len(TEXTS)
+    assert embed_table(second, table) == len(TEXTS)  # before: 0 (every row counted as embedded)
+    got = table.embeddings.get(np.arange(len(TEXTS)))
+    want = FeatureStore()
+    want.put(np.arange(len(TEXTS)), second.encode(TEXTS))
+    np.testing.assert_array_equal(got, want.get(np.arange(len(TEXTS))))
+    assert table.embedded_mask().all()
+
+
+def test_a_store_holds_one_encoders_features():
+    store = FeatureStore()
+    store.put(np.arange(3), np.ones((3, 4), np.float32), key="a")
+    store.put(np.array([1]), np.full((1, 4), -1, np.float32), key="b")
+    assert store.key == "b"
+    assert store.present(3).tolist() == [False, True, False]  # rows 0 and 2 were the other encoder's
+    assert np.isnan(store.get(np.array([0, 2]))).all()
+
+
+def test_the_session_embeds_every_row_again_after_the_encoder_changes():
+    async def body() -> None:
+        fake = FakeEngine()
+        made: list[str] = []
+
+        def load_encoder(spec: str):
+            made.append(spec)
+            return Shifted(fake) if spec == E5_SMALL else FakeEncoder(fake)
+
+        engine = fake.as_engine()
+        engine.load_encoder = load_encoder
+        session = Session(engine, device="cpu", batch_size=4)
+        try:
+            await ready(session, PROFILE)
+            session.add_rows(rows(24))
+            await idle(session)
+            n = len(session.table)
+            before = session.table.embeddings.get(np.arange(n))
+            fake.encoded.clear()
+            assert session.set_encoder(E5_SMALL)
+            assert not session.set_encoder(E5_SMALL)  # the one in use: nothing to do
+            await idle(session)
+            assert made == [MINILM, E5_SMALL] or made == ["bundled", E5_SMALL]
+            assert all(fake.encoded.get(f"ticket {i}") == 1 for i in range(24))  # every row, once
+            after = session.table.embeddings.get(np.arange(n))
+            assert session.table.embedded_mask().all()
+            np.testing.assert_allclose(after, -before, atol=1e-2)  # the new encoder's, on every row
+        finally:
+            await session.close()
+            session.join_threads()
+
+    asyncio.run(asyncio.wait_for(body(), 30))
+
+
+def test_the_encoder_chosen_in_the_window_is_kept_across_restarts(window, monkeypatch):
+    from triage_gui.gui.settings import AppSettings
+
+    window.app_actions.use_encoder(E5_SMALL)
+    assert window.session.encoder_spec == E5_SMALL
+    window.settings.sync()
+    assert AppSettings().get_encoder() == E5_SMALL  # what the next start's window gives its session
+    window.settings.set("encoder", "/no/such/folder")
+    window.settings.sync()
+    again = AppSettings()
+    assert again.get_encoder() == MINILM and any("encoder" in note for note in again.notes)
+
+
+def test_the_model_dialog_offers_the_encoders_and_returns_the_one_chosen(qtbot, monkeypatch):
+    from triage_gui.gui import dialogs
+
+    dialog = dialogs.ModelDialog("bundled", None, MINILM)
+    qtbot.addWidget(dialog)
+    names = [dialog.encoder.itemData(i) for i in range(dialog.encoder.count())]
+    assert names == [MINILM, E5_SMALL] and dialog.encoder.currentData() == MINILM
+    dialog.encoder.setCurrentIndex(names.index(E5_SMALL))
+    monkeypatch.setattr(dialogs.ModelDialog, "exec", lambda self: 1)
+    monkeypatch.setattr(dialogs, "ModelDialog", lambda *a: dialog)
+    assert dialogs.choose_model(None, "bundled", MINILM) == ("bundled", E5_SMALL)
+
+
+def test_mostly_not_english_tells_a_german_file_from_an_english_one():
+    german = ["Meine Karte wurde zweimal belastet", "Ich kann mich nicht anmelden", "Wo bleibt meine neue Karte?"]
+    english = ["My card was charged twice", "I cannot log in", "Where is my new card?"]
+    assert mostly_not_english(german * 10) and not mostly_not_english(english * 10)
+    assert not mostly_not_english(german + english * 2) and not mostly_not_english([])
+
+
+@pytest.fixture(scope="module")
+def e5():
+    from triage_gui.engine.model import load_encoder
+
+    return load_encoder(E5_SMALL)
+
+
+def test_the_multilingual_encoder_gives_a_text_the_same_vector_alone_and_in_any_batch(e5):
+    texts = [*TEXTS[:9], "Meine Karte wurde zweimal belastet", "", "x" * 3000, "bad \ud800 surrogate \0 nul"]
+    together = e5.encode(texts, batch_size=64)
+    assert together.shape == (len(texts), 384) and np.isfinite(together).all()
+    for size in (1, 2, 5):
+        np.testing.assert_array_equal(e5.encode(texts, batch_size=size), together)
+    np.testing.assert_array_equal(e5.encode(texts[::-1])[::-1], together)
+    np.testing.assert_array_equal(np.stack([e5.encode([t])[0] for t in texts]), together)
+    assert e5.key.startswith("e5-small:") and e5.name == "multilingual-e5-small"
+
+
+def test_a_mostly_german_file_gets_the_multilingual_encoder_offered_in_one_line(qtbot, window, tmp_path):
+    german = ["Meine Karte wurde zweimal belastet", "Ich kann mich nicht anmelden", "Wo bleibt meine neue Karte?"]
+    path = tmp_path / "tickets.csv"
+    path.write_text("text\n" + "".join(f"{german[i % 3]} ({i})\n" for i in range(12)), encoding="utf-8")
+    window.session.open_file(path)
+    qtbot.waitUntil(lambda: "not in English" in window.statusBar().currentMessage(), timeout=10_000)
+    assert "multilingual-e5-small" in window.statusBar().currentMessage()
+    assert window.last_message is None  # a line in the status bar, never a dialog
+    window.app_actions.use_encoder(E5_SMALL)
+    window.statusBar().clearMessage()
+    window.session.open_file(path, replace=True)  # with it in use, nothing more is offered
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage().startswith("tickets.csv:"), timeout=10_000)
+    assert "not in English" not in window.statusBar().currentMessage()
