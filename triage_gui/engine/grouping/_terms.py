@@ -6,13 +6,24 @@ c-TF-IDF treats each group's tickets as one document: a term's weight is its fre
 every group, so a word every group uses ("account", "help") weighs little and one a group owns weighs
 much. Stop words are left out: English's (scikit-learn's list) always, and those of every other language
 the tickets are written in (``resources/stop_words.json``, the languages detected on a sample of the
-tickets: :func:`ticket_languages`), so "nicht" or "pour" never names a group; and so is any term in more
-than half of the tickets. English tickets keep exactly the terms they had: a language joins only with at
-least :data:`LANGUAGE_SHARE` of the sample, so a few tickets taken for Dutch do not drop "door".
+tickets: :func:`ticket_languages`), so "nicht" or "pour" never names a group; and so is, for each group, a
+term in more than half of the tickets *outside* it (a term every ticket uses says nothing about any group,
+but a group that holds most of the tickets still has its own words: a filter on the share of all tickets
+emptied the words of any group over half of them). English tickets keep exactly the terms they had: a
+language joins only with at least :data:`LANGUAGE_SHARE` of the sample, so a few tickets taken for Dutch do
+not drop "door".
+
+Words (:func:`words`): runs of letters, two or more, with the apostrophes inside a word kept as one word
+("doesn't", "can't", "aujourd'hui", "м'ясо", where the pattern before cut "doesn" and dropped the "t"); an
+elided article or preposition before the apostrophe is dropped as the stop word it is ("l'application" ->
+"application", "qu'il", "dell'ordine"), and so is a clitic or case ending after it ("customer's", "it's",
+"we've", "auto's", Turkish "Visa'nın" -> "visa"). Straight, curly and modifier-letter apostrophes count alike
+and are written "'".
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -20,10 +31,48 @@ import numpy as np
 from ..table import detect_languages, stop_words
 
 TOP_TERMS = 8
-MAX_DOC_SHARE = 0.5  # a term in more than half of the tickets says nothing about any group
+MAX_DOC_SHARE = 0.5  # a term in more than half of the tickets outside a group says nothing about the group
+MIN_OUTSIDE = 10  # fewer tickets outside a group: their share is noise, no term is left out for it
 NAME_CHARS = 40  # a drafted name stays short; a label name may have 64
 LANGUAGE_SAMPLE = 500  # tickets whose language is detected (~0.3 ms each), spread over the set
 LANGUAGE_SHARE = 0.05  # a language's stop words join with this share of the sample (and two tickets)
+
+APOSTROPHES = "'\u2019\u02bc\u2018`\u00b4"  # ' ’ ʼ ‘ ` ´: between two letters, each is an apostrophe
+_LETTER = r"(?:[^\W\d_]|[\u0300-\u036f])"  # a letter, or a combining accent ("i̇" from a lower-cased "İ")
+_WORD = re.compile(rf"(?<!\w){_LETTER}+(?:[{APOSTROPHES}]{_LETTER}+)*(?!\w)")
+_APOSTROPHE = re.compile(f"[{APOSTROPHES}]")
+_MARKS = frozenset(APOSTROPHES)
+# Elided before an apostrophe (French, Italian, Catalan): an article, pronoun or preposition, a stop word.
+_ELIDED = """l d j m n s t c qu jusqu lorsqu puisqu quoiqu presqu quelqu dell dall nell sull all coll dagl degl
+    negl sugl un quest quell nessun buon bell sant tutt"""
+ELIDED = frozenset(_ELIDED.split())
+# After an apostrophe: English clitics and the possessive (also the Dutch plural), Turkish case endings.
+_ENDINGS = """s m re ve ll d a e ı i u ü da de ta te dan den tan ten ın in un ün nın nin nun nün ya ye yı yi yu yü
+    la le lar ler na ne nda nde ndan nden yla yle daki deki taki teki"""
+ENDINGS = frozenset(_ENDINGS.split())
+
+
+def words(text: str) -> list[str]:
+    """The words of a (lower-cased) text, as the module docstring says: "my card doesn't work" -> ["my",
+    "card", "doesn't", "work"]; "l'application" -> ["application"]."""
+    found = _WORD.findall(text)
+    if _MARKS.isdisjoint(text):
+        return [w for w in found if len(w) > 1]
+    out = []
+    for token in found:
+        if _MARKS.isdisjoint(token):
+            if len(token) > 1:
+                out.append(token)
+            continue
+        parts = _APOSTROPHE.split(token)
+        while len(parts) > 1 and parts[0] in ELIDED:
+            parts = parts[1:]
+        if len(parts) == 2 and parts[1] in ENDINGS:
+            parts = parts[:1]
+        word = "'".join(parts)
+        if len(word) > 1:
+            out.append(word)
+    return out
 
 
 def ticket_languages(texts: Sequence[str]) -> list[str]:
@@ -43,13 +92,14 @@ class Terms:
         from sklearn.feature_extraction.text import CountVectorizer
 
         self.counts = None
+        self.present = None  # ticket x term: 1 where the ticket has the term
         self.vocab = np.zeros(0, dtype=object)
-        # Words of two or more letters (digits and order numbers are no topic), lower-cased.
+        # Words of two or more letters (digits and order numbers are no topic), lower-cased: :func:`words`.
         vectorizer = CountVectorizer(
             ngram_range=(1, 2),
             stop_words=sorted(stop_words(ticket_languages(texts) if languages is None else languages)),
-            token_pattern=r"(?u)\b[^\W\d_][^\W\d_]+\b",
-            max_df=MAX_DOC_SHARE if len(texts) >= 20 else 1.0,
+            tokenizer=words,
+            token_pattern=None,
             min_df=2 if len(texts) >= 50 else 1,
             dtype=np.float32,
         )
@@ -58,13 +108,15 @@ class Terms:
         except ValueError:  # no word at all (every ticket a number, or empty): no terms, nothing else lost
             return
         self.vocab = np.asarray(vectorizer.get_feature_names_out(), dtype=object)
+        self.present = self.counts.copy()
+        self.present.data[:] = 1
 
     def top_terms(self, assignment: np.ndarray, groups: int, top: int = TOP_TERMS) -> list[list[str]]:
         """The ``top`` most distinctive terms of each group 0..groups-1 (``assignment`` -1: in none).
 
         A word already inside a chosen two-word phrase is skipped ("card" after "card arrived"), so the
         list says more in the same room."""
-        if self.counts is None or groups == 0:
+        if self.counts is None or self.present is None or groups == 0:
             return [[] for _ in range(groups)]
         from scipy import sparse
 
@@ -78,21 +130,30 @@ class Terms:
         freq = tf.sum(axis=0)
         average = max(float(per_group.mean()), 1.0)
         weight = (tf / np.maximum(per_group, 1)) * np.log1p(average / np.maximum(freq, 1))
-        found: list[list[str]] = []
-        for g in range(groups):
-            order = np.argsort(-weight[g], kind="stable")
-            chosen: list[str] = []
-            for j in order[: top * 4]:
-                if weight[g, j] <= 0:
-                    break
-                term = str(self.vocab[j])
-                if any(term in c.split() or c in term.split() for c in chosen if " " in c or " " in term):
-                    continue
-                chosen.append(term)
-                if len(chosen) == top:
-                    break
-            found.append(chosen)
-        return found
+        # A term in more than MAX_DOC_SHARE of the tickets outside a group is no word of that group.
+        tickets = np.asarray((member @ self.present).todense(), dtype=np.float64)  # groups x terms: tickets
+        everywhere = np.asarray(self.present.sum(axis=0), dtype=np.float64).ravel()
+        outside = self.counts.shape[0] - np.asarray(member.sum(axis=1), dtype=np.float64)  # groups x 1
+        common = (everywhere[None, :] - tickets > MAX_DOC_SHARE * outside) & (outside >= MIN_OUTSIDE)
+        return [self._chosen(weight[g], common[g], top) for g in range(groups)]
+
+    def _chosen(self, weight: np.ndarray, common: np.ndarray, top: int) -> list[str]:
+        """A group's ``top`` terms by weight, not ``common``; a word inside a chosen two-word phrase skipped.
+        Never empty while the group has a word: when every one is common, the commonest are its words."""
+        mine = np.where(common, 0.0, weight)
+        if not (mine > 0).any():
+            mine = weight
+        chosen: list[str] = []
+        for j in np.argsort(-mine, kind="stable")[: top * 4]:
+            if mine[j] <= 0:
+                break
+            term = str(self.vocab[j])
+            if any(term in c.split() or c in term.split() for c in chosen if " " in c or " " in term):
+                continue
+            chosen.append(term)
+            if len(chosen) == top:
+                break
+        return chosen
 
 
 def draft_name(terms: Sequence[str], taken: set[str], number: int) -> str:

@@ -1,0 +1,55 @@
+"""A group's words (engine/grouping/_terms.py): words keep their apostrophes in any language ("doesn't",
+not "doesn"), elided articles and clitic endings drop off, and a group that holds most of the tickets
+still has its own distinctive words."""
+
+from __future__ import annotations
+
+import numpy as np
+from test_grouping import blobs
+
+from triage_gui.engine.grouping import Terms, find_groups
+from triage_gui.engine.grouping._terms import words
+
+
+def test_words_keep_their_apostrophes_and_drop_elided_articles_and_endings():
+    assert words("my card doesn't work and i can't log in") == ["my", "card", "doesn't", "work", "and", "can't",
+                                                                 "log", "in"]  # fmt: skip
+    assert words("the app won’t open, it’s the customer’s phone") == ["the", "app", "won't", "open", "it",
+                                                                      "the", "customer", "phone"]  # fmt: skip
+    assert words("j'ai perdu l'application, qu'il dit aujourd'hui") == ["ai", "perdu", "application", "il",
+                                                                       "dit", "aujourd'hui"]  # fmt: skip
+    assert words("il numero dell'ordine e un'altra") == ["il", "numero", "ordine", "altra"]
+    assert words("visa'nın kartı ankara'daki şube") == ["visa", "kartı", "ankara", "şube"]
+    assert words("м'ясо і зв'язок") == ["м'ясо", "зв'язок"]  # Ukrainian: the apostrophe is inside the word
+    assert words("'quoted' words, order 12345 and abc123") == ["quoted", "words", "order", "and"]
+
+
+def test_a_groups_terms_show_negations_whole_not_cut_at_the_apostrophe():
+    vectors, _, gold = blobs()
+    texts = [
+        f"the app doesn't open {i}" if t == 0 else f"my {('refund', 'transfer', 'password')[t - 1]} question {i}"
+        for i, t in enumerate(gold.tolist())
+    ]
+    grouping = find_groups(np.arange(len(texts)), vectors, texts, groups=4)
+    app = grouping.groups[grouping.group_of()[0]]
+    assert "doesn't" in " ".join(app.terms) and "doesn" not in " ".join(app.terms).replace("doesn't", "")
+    assert "doesn't" in app.name.lower() or "doesn't" in app.description
+
+
+def test_a_group_holding_most_tickets_keeps_its_distinctive_words():
+    rng = np.random.default_rng(0)
+    dim = 16
+    big = np.eye(dim, dtype=np.float32)[0] * 3 + rng.normal(0, 0.3, (300, dim))
+    small = [np.eye(dim, dtype=np.float32)[1 + t] * 3 + rng.normal(0, 0.3, (50, dim)) for t in range(2)]
+    vectors = np.vstack([big, *small]).astype(np.float32)
+    texts = [f"invoice payment overdue reminder {i}" for i in range(300)]
+    texts += [f"password reset link {i}" for i in range(50)] + [f"delivery parcel late {i}" for i in range(50)]
+    grouping = find_groups(np.arange(len(texts)), vectors, texts, groups=3)
+    biggest = grouping.groups[0]
+    assert biggest.size >= 250  # 300 of 400 tickets: every one of its words is in over half of them
+    assert biggest.terms and set(" ".join(biggest.terms).split()) <= {"invoice", "payment", "overdue", "reminder"}
+    assert biggest.name != "Group 1" and "invoice" in " ".join(biggest.terms)
+    # a word in more than half of the tickets outside a group still names none ("please help" in all of them)
+    texts = [f"{t} please help" for t in texts]
+    again = find_groups(np.arange(len(texts)), vectors, texts, groups=3, terms=Terms(texts))
+    assert all(g.terms and not {"please", "help"} & set(" ".join(g.terms).split()) for g in again.groups)
