@@ -1,13 +1,16 @@
 """*Suggest labels*: the loaded tickets grouped by meaning (:mod:`engine.grouping`) on the engine thread.
 
-The table is read where its owner runs (the loop's thread: the rows, their first-pass embeddings, texts and
-current labels: 40 ms for 20,000 tickets); the grouping itself (3.6 s for 20,000 tickets on this 2-core
-machine) and every edit of it that runs k-means (a split, more or fewer groups) run on the engine thread, so
-the window never waits on them.
+The table is read where its owner runs (the loop's thread), and only copied there: the embedded rows, the
+confidence and label columns, the list of texts and a view of the embeddings (:func:`engine.grouping.capture`).
+Everything else runs on the engine thread, so the window never waits on it: which tickets the labels fit
+badly (the nearest-anchor test over every embedded ticket), the embeddings dequantised, the grouping itself
+(3.6 s for 20,000 tickets on this 2-core machine) and every edit of it that runs k-means (a split, more or
+fewer groups).
 
 For the tickets the labels in use fit badly, the labels' *anchors* are their examples' and taught tickets'
 encoder embeddings: a taught ticket that is loaded has its first-pass embedding in the table; the rest (the
-prompt's examples, taught tickets not loaded: tens of short texts) go through the encoder on the engine thread.
+prompt's examples, taught tickets not loaded: tens of short texts) go through the encoder. Both are found on
+the engine thread, from the table's texts and embedded rows copied on the loop's thread.
 """
 
 from __future__ import annotations
@@ -33,17 +36,22 @@ async def anchors_of(
     if encoder is None or not texts:
         return None
     wanted = set(texts)
-    embedded = table.embedded_mask()
-    loaded: dict[str, int] = {}
-    for row in np.flatnonzero(embedded).tolist():
-        text = table.texts[row]
-        if text in wanted and text not in loaded:
-            loaded[text] = row
-    found = [table.embeddings.get(np.asarray(list(loaded.values()), dtype=np.int64))] if loaded else []
-    rest = sorted(wanted - set(loaded))
-    if rest:
-        found.append(np.asarray(await thread.run(encoder.encode, rest), dtype=np.float32))
-    return np.concatenate(found) if found else None
+    embedded = np.flatnonzero(table.embedded_mask())
+    loaded_texts, view = list(table.texts), table.embeddings.view(len(table))
+
+    def find() -> np.ndarray | None:  # on the engine thread: a Python loop over every embedded ticket
+        loaded: dict[str, int] = {}
+        for row in embedded.tolist():
+            text = loaded_texts[row]
+            if text in wanted and text not in loaded:
+                loaded[text] = row
+        found = [view[np.asarray(list(loaded.values()), dtype=np.int64)]] if loaded else []
+        rest = sorted(wanted - set(loaded))
+        if rest:
+            found.append(np.asarray(encoder.encode(rest), dtype=np.float32))
+        return np.concatenate(found) if found else None
+
+    return await thread.run(find)
 
 
 async def suggest_groups(
@@ -54,19 +62,20 @@ async def suggest_groups(
     anchors: np.ndarray | None = None,
 ) -> Grouping:
     """The table's tickets grouped; with ``poorly_fitted`` those labelled below ``LOW_CONFIDENCE`` or far
-    from every one of ``anchors`` (:func:`engine.grouping.grouped_rows`), each group counting the tickets it
+    from every one of ``anchors`` (:func:`engine.grouping.chosen`), each group counting the tickets it
     would take over from each current label. Raises :class:`engine.grouping.NotEmbedded` (one sentence) when
     there is nothing to group yet."""
-    from ..engine.grouping import find_groups, snapshot
+    from ..engine.grouping import capture, find_groups, gather
 
-    rows, view, texts, current, note = snapshot(table, poorly_fitted, LOW_CONFIDENCE, anchors)
+    taken = capture(table, poorly_fitted, LOW_CONFIDENCE, anchors)  # copies only, on the loop's thread
 
-    def group() -> Grouping:  # on the engine thread, the embeddings dequantised there too
-        return find_groups(rows, view[rows], texts, groups, 0, current)
+    def group() -> Grouping:  # on the engine thread: which tickets, their embeddings, the grouping
+        rows, vectors, texts, current, note = gather(taken)
+        grouping = find_groups(rows, vectors, texts, groups, 0, current)
+        grouping.note = note
+        return grouping
 
-    grouping = await thread.run(group)
-    grouping.note = note
-    return grouping
+    return await thread.run(group)
 
 
 async def edit_groups(thread: WorkerThread, edit: Callable[..., Grouping], *args: Any) -> Grouping:
