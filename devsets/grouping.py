@@ -5,7 +5,8 @@ labels and HDBSCAN alone (BERTopic's clustering without UMAP), on the same first
 Per set and gold column: the number of groups, adjusted mutual information (AMI) with gold counting "fits
 no group" as one more group and over the grouped tickets only, purity, the share in no group, the accuracy a
 lead gets by naming each group by its majority gold label (no group counted wrong), and the time.
-Usage: python devsets/grouping.py [SET ...]  (after devsets/build.py; embeddings cached in devsets/build/)
+Usage: python devsets/grouping.py [--no-hdbscan] [SET ...]  (after devsets/build.py; embeddings cached in
+devsets/build/; HDBSCAN took up to 70 s a set, --no-hdbscan leaves it out)
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from triage_gui.engine.grouping import find_groups
 from triage_gui.engine.grouping._choose import kmeans
 
 BUILD = Path(__file__).resolve().parent / "build"
-SETS = ["queues5narrow", "queues5narrow-terse", "clinc-domains", "clinc-domains-terse", "queues5", "queues8",
-        "clinc-support"]  # fmt: skip
+SETS = ["queues5narrow", "queues5narrow-terse", "clinc-domains", "clinc-domains-terse", "clinc-support",
+        "clinc-support-terse", "clinc-assistant", "clinc-assistant-terse", "queues5", "queues5-terse", "queues8",
+        "queues8-terse"]  # fmt: skip
 
 
 def embedded(name: str) -> np.ndarray:
@@ -60,7 +62,7 @@ def line(name: str, column: str, method: str, gold: np.ndarray, found: np.ndarra
     )
 
 
-def main(names: list[str]) -> None:
+def main(names: list[str], hdbscan_too: bool = True) -> None:
     print("| set | gold | method | groups | AMI (all) | AMI (grouped) | purity | no group | majority acc. | time |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for name in names:
@@ -71,10 +73,11 @@ def main(names: list[str]) -> None:
         started = time.perf_counter()
         ours = find_groups(np.arange(len(rows)), vectors, texts).assignment
         mine = time.perf_counter() - started
-        with threadpool_limits(1):
-            started = time.perf_counter()
-            dense = HDBSCAN(min_cluster_size=10, copy=True).fit(vectors).labels_
-            hdbscan = time.perf_counter() - started
+        if hdbscan_too:
+            with threadpool_limits(1):
+                started = time.perf_counter()
+                dense = HDBSCAN(min_cluster_size=10, copy=True).fit(vectors).labels_
+                hdbscan = time.perf_counter() - started
         for column in ("category", "queue"):
             gold = np.asarray([r[column] for r in rows])
             print(line(name, column, "suggested", gold, ours, mine))
@@ -82,8 +85,10 @@ def main(names: list[str]) -> None:
                 started = time.perf_counter()
                 km = kmeans(vectors, len(set(gold.tolist())), 0, 3)[0]
                 print(line(name, column, "k-means, true k", gold, km, time.perf_counter() - started))
-            print(line(name, column, "HDBSCAN", gold, dense, hdbscan))
+            if hdbscan_too:
+                print(line(name, column, "HDBSCAN", gold, dense, hdbscan))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or SETS)
+    given = [a for a in sys.argv[1:] if a != "--no-hdbscan"]
+    main(given or SETS, "--no-hdbscan" not in sys.argv[1:])

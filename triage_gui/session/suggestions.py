@@ -4,7 +4,7 @@ The table is read where its owner runs (the loop's thread), and only copied ther
 confidence and label columns, the list of texts and a view of the embeddings (:func:`engine.grouping.capture`).
 Everything else runs on the engine thread, so the window never waits on it: which tickets the labels fit
 badly (the nearest-anchor test over every embedded ticket), the embeddings dequantised, the grouping itself
-(3.6 s for 20,000 tickets on this 2-core machine) and every edit of it that runs k-means (a split, more or
+(2.2-3.4 s for 20,000 tickets on this loaded 2-core machine) and every edit of it that runs k-means (a split, more or
 fewer groups).
 
 For the tickets the labels in use fit badly, the labels' *anchors* are their examples' and taught tickets'
