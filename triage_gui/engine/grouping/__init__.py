@@ -1,9 +1,10 @@
 """Labels from the tickets themselves: the tickets' first-pass encoder embeddings grouped (k-means, the
-number of groups chosen by the silhouette on a sample, or asked for), each group's distinctive words and
-two-word phrases (c-TF-IDF), representative tickets, drafted name and description; the tickets far from
-every group's centre counted as fitting none; small and loose groups marked; with a prompt in use, the
-tickets its labels fit badly (low confidence, or far from every label's examples and taught tickets); the
-lead's edits (rename, merge, split, drop, more or fewer); accepted groups as a prompt's labels and examples.
+number of groups chosen by the silhouette on a sample, at most 2 n^(1/4), or asked for), each group's
+distinctive words and two-word phrases (c-TF-IDF), representative tickets, drafted name and description;
+the tickets far from every group's centre counted as fitting none; small and loose groups marked; with a
+prompt in use, the tickets its labels fit badly (low confidence, or far from every label's examples and
+taught tickets); the lead's edits (rename, merge, split, drop, more or fewer); accepted groups as a prompt's
+labels and examples.
 
 Imports :mod:`..table` and :mod:`..prompt`; never the model, scoring or learning.
 """
