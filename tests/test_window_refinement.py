@@ -91,3 +91,41 @@ def test_a_refinement_not_used_for_labels_is_said_in_one_line_and_the_pass_still
     assert line in window.results.accuracy.text()
     assert "not used for labels yet" in window.tickets.rate_label.text()
     assert np.all(session.table.scored_mask())  # every ticket was read all the same
+
+
+def _label_tooltip(window, row: int) -> str:
+    from PySide6.QtCore import Qt
+
+    from triage_gui.gui.tickets.ticket_model import Col
+
+    model = window.model
+    column = next(c for c in range(model.columnCount()) if model._columns[c] == Col.LABEL)
+    return model.index(row, column).data(Qt.ItemDataRole.ToolTipRole)
+
+
+def test_a_label_the_language_model_read_but_does_not_weigh_says_the_first_pass_decided_it(qtbot, window):
+    """The detail pane said "From: learned" for a row while the language model's weight was 0: the label was the
+    first pass's. Untaught its heads weigh 0: a row it read says first pass, in the table and the pane."""
+    _label_all(qtbot, window)
+    table = window.session.table
+    assert table.count_scored() == 90 and not window.session.refinement().used
+    row = 7
+    assert table.llm_label(row) is not None and table.label(row) == table.first_pass_label(row)
+    assert table.source(row) == "first pass"
+    assert _label_tooltip(window, row).startswith("From: first pass\n")
+    window.detail.show_row(row)
+    shown = window.detail.origin.text()
+    assert "the classifier's first pass" in shown and "the language model has read this ticket" in shown
+    assert "learned from" not in shown and "has not read" not in shown
+
+
+def test_a_label_the_language_model_weighs_in_says_learned(qtbot, window, monkeypatch):
+    from triage_gui.engine.learning import _heads
+
+    monkeypatch.setattr(_heads, "default_weights", _heads.measured_weights)  # its heads carry weight
+    _label_all(qtbot, window)
+    table = window.session.table
+    assert window.session.refinement().used and {table.source(r) for r in range(90)} == {"learned"}
+    assert _label_tooltip(window, 7).startswith("From: learned\n")
+    window.detail.show_row(7)
+    assert "first pass" not in window.detail.origin.text().split(".")[0]

@@ -156,9 +156,12 @@ def _rows(values: list[np.ndarray]) -> np.ndarray:
 def apply_fit(table: TicketTable, fit: Fit, rows: int, version: int, oof: dict[int, int] | None = None) -> bool:
     """Put a fit's labels on the table, if it is still the version it was fitted for. A baseline row is
     labelled from the full re-encode's hidden state and prompt scores and the row's own embedding (the
-    encoder has one path only)."""
+    encoder has one path only). Where the fit gives the language model's heads no weight, a row it has read
+    keeps the first pass's label, and its source says so (``TicketTable.refined``: the detail pane said
+    "learned" for a label the first pass had decided)."""
     if table.version != version:
         return False
+    table.refined = any(float(fit.head.weights.get(h, 0.0)) > 0 for h in heads.llm_heads())
     table.set_head(fit.probs, np.arange(rows), oof, baseline_labels(table, fit.head, fit.store, table.baseline))
     return True
 
