@@ -129,3 +129,30 @@ def test_a_label_the_language_model_weighs_in_says_learned(qtbot, window, monkey
     assert _label_tooltip(window, 7).startswith("From: learned\n")
     window.detail.show_row(7)
     assert "first pass" not in window.detail.origin.text().split(".")[0]
+
+
+def test_every_row_with_a_gold_label_is_counted_or_the_tab_says_why_not(qtbot, window):
+    """The gold count read 1,999/2,000 after All labelled: a ticket taught once (a teach or one random check) had
+    no label from a model that did not see it, nor did a second row with the same text. Both count now; a row
+    without ticket text is said."""
+    from triage_gui.engine.table import NewRow
+    from triage_gui.session.gold import gold_report
+
+    session = window.session
+    rows = [*topical(90), NewRow({"text": topical(11)[10].text, "queue": topical(11)[10].values["queue"]},
+                                 topical(11)[10].text)]  # fmt: skip
+    rows.append(NewRow({"text": "", "queue": "billing"}, "", problem="blank ticket text"))
+    session.paste(rows)
+    qtbot.waitUntil(lambda: session.table.count_scored() == 91 and not session.busy, timeout=20_000)
+    window.evaluation.choose("queue")
+    table = session.table
+    session.teaching.teach([10], table.value(10, "queue"))  # one teach: the ticket and its twin (row 91)
+    qtbot.waitUntil(lambda: not session.busy, timeout=20_000)  # the refit the teach started, out of fold too
+    assert table.taught_label(90) == table.taught_label(10) and {10, 90} <= set(table.out_of_fold)
+    window.summary.dirty = True
+    window.summary.refresh()
+    assert gold_report(table, window.evaluation.gold).total == 91
+    text = window.results.accuracy.text()
+    assert "/91 with a gold label" in text and "Not counted: 1 row without ticket text." in text
+    assert "fold" not in text and "each judged by a model that did not see it" not in text  # one ticket: singular
+    assert "1 taught ticket, judged by a model that did not see it" in text
