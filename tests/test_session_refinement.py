@@ -86,8 +86,8 @@ async def test_a_versions_score_is_its_final_accuracy_taken_when_the_labels_sett
     evaluation.choose("queue")
     await idle(session)
     await until(lambda: announced)
-    score, state, busy = announced[0]
-    assert (state, busy) == ("done", False) and len(announced) == 1
+    score, state, busy = announced[0]  # untaught: taken once the first pass labelled every row (see below)
+    assert len(announced) == 1 and score.measure.taught == 0
     assert score.measure.accuracy == gold_report(session.table, evaluation.gold).accuracy
     session.teaching.teach([0, 1, 2, 3, 4, 5], None)  # nothing taught: no new score
     session.teaching.teach([0, 1, 2], "billing")  # a new taught set: its own score, once settled
@@ -151,3 +151,59 @@ def test_reopening_a_file_reads_the_stored_scores_and_a_damaged_store_is_ignored
         assert all(np.array_equal(a, b) for a, b in zip(logprobs, third))
 
     asyncio.run(asyncio.wait_for(body(), 60))
+
+
+@run
+async def test_an_untaught_version_is_scored_once_the_first_pass_has_labelled_every_gold_row(session, fake):
+    """Untaught, the language model's heads weigh 0, so the first pass's labels are final: the Versions table kept
+    no score for a version saved over (or stopped) before the reading ended. The score is taken while the model
+    still reads, and it is the accuracy the lead sees after "All labelled"."""
+    from triage_gui.session.evaluation import Evaluation, VersionScoring
+    from triage_gui.session.gold import gold_report
+
+    evaluation = Evaluation(session.table)
+    VersionScoring(session, evaluation)
+    announced = []
+    evaluation.scored.connect(lambda s: announced.append((s, session.table.count_scored())))
+    await ready(session)
+    await idle(session)
+    table = session.table
+    fake.gate.clear()  # the language model reads nothing more
+    try:
+        session.add_rows(topical(90))
+        evaluation.choose("queue")
+        await until(lambda: announced, 8)
+        score, read = announced[0]
+        assert read == 0 and session.running and score.measure.taught == 0 and score.measure.gold_rows == 90
+        assert score.measure.accuracy == gold_report(table, evaluation.gold).accuracy
+    finally:
+        fake.gate.set()
+    await idle(session)
+    assert session.run_status.state == "done" and table.count_scored() == 90 and len(announced) == 1
+    assert gold_report(table, evaluation.gold).accuracy == score.measure.accuracy  # what "All labelled" shows
+
+
+@run
+async def test_a_taught_version_is_scored_only_once_the_language_model_has_read_every_row(session, fake):
+    """Taught, the reading may change labels (its heads join where the taught tickets show they help): the
+    first pass is no final label, and a Stop before the reading ends leaves the version unscored."""
+    from triage_gui.session.evaluation import Evaluation, VersionScoring
+
+    evaluation = Evaluation(session.table)
+    VersionScoring(session, evaluation)
+    announced = []
+    evaluation.scored.connect(announced.append)
+    await ready(session)
+    fake.batch_seconds = 0.02
+    session.add_rows(topical(60))
+    evaluation.choose("queue")
+    session.teaching.teach([0, 1, 2], "billing")
+    await until(lambda: session.table.count_scored() >= 8)
+    session.stop()
+    await idle(session)
+    assert session.run_status.state == "stopped" and session.table.count_current() == 60
+    assert evaluation.coverage() == (session.table.count_scored(), 60) and not announced
+    session.resume()
+    await idle(session)
+    await until(lambda: announced)
+    assert announced[0].measure.taught == 3 and session.run_status.state == "done"

@@ -23,6 +23,7 @@ def window(qtbot, tmp_path, monkeypatch, event_loop_qt):
     monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
     fake = FakeEngine()
     win = MainWindow(session=Session(fake.as_engine(), device="cpu", batch_size=8, encoder="fake"))
+    win.fake = fake  # type: ignore[attr-defined]
     qtbot.addWidget(win, before_close_func=MainWindow.close_now)
     win.show()
     qtbot.waitUntil(lambda: win.session.prompt_status.state == "ready", timeout=10_000)
@@ -156,3 +157,26 @@ def test_every_row_with_a_gold_label_is_counted_or_the_tab_says_why_not(qtbot, w
     assert "/91 with a gold label" in text and "Not counted: 1 row without ticket text." in text
     assert "fold" not in text and "each judged by a model that did not see it" not in text  # one ticket: singular
     assert "1 taught ticket, judged by a model that did not see it" in text
+
+
+def test_the_versions_table_scores_an_untaught_version_before_the_language_model_has_read_it(qtbot, window):
+    """The Versions table kept no score for an untaught version whose reading had not ended (saved over, or
+    stopped): untaught, its labels are final once the first pass has labelled every gold row."""
+    session, document = window.session, window.document
+    qtbot.waitUntil(lambda: not session.busy, timeout=20_000)  # the prompt's examples learned from
+    window.fake.gate.clear()  # the language model reads nothing more
+    try:
+        session.paste(topical(90))
+        window.evaluation.choose("queue")
+        qtbot.waitUntil(lambda: document.history[-1].accuracy is not None, timeout=9_000)
+        assert session.table.count_scored() == 0 and session.running
+        window.prompt.refresh_versions()
+        accuracy = document.history[-1].accuracy
+        assert window.results.versions.item(0, 2).text() == f"{100 * accuracy:.1f}%"
+        assert window.results.versions.item(0, 3).text() == "0"
+    finally:
+        window.fake.gate.set()
+    qtbot.waitUntil(lambda: session.run_status.state == "done" and not session.busy, timeout=20_000)
+    window.summary.dirty = True
+    window.summary.refresh()
+    assert f"Accuracy against gold <b>{100 * accuracy:.1f}%</b>" in window.results.accuracy.text()  # after All labelled
