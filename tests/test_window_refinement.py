@@ -180,3 +180,26 @@ def test_the_versions_table_scores_an_untaught_version_before_the_language_model
     window.summary.dirty = True
     window.summary.refresh()
     assert f"Accuracy against gold <b>{100 * accuracy:.1f}%</b>" in window.results.accuracy.text()  # after All labelled
+
+
+def test_the_run_bar_and_accuracy_tab_say_out_of_fold_in_a_leads_words(qtbot, window, monkeypatch):
+    """"out of fold" was jargon in the Accuracy tab and the run bar: the taught tickets' evidence is said as
+    "taught tickets, each judged by a model that did not see it"."""
+    import numpy as np
+
+    from triage_gui.engine.learning import _heads, refinement_verdict
+
+    monkeypatch.setattr(_heads, "default_weights", _heads.measured_weights)  # its heads carry weight
+    session = window.session
+    session.paste(topical(90))
+    qtbot.waitUntil(lambda: session.table.count_scored() == 90 and not session.busy, timeout=20_000)
+    truth = np.zeros(40, np.int64)
+    first = np.where(np.arange(40) < 9, 1, 0)  # nine the first pass got wrong and the reading fixed
+    refined = np.where((np.arange(40) >= 9) & (np.arange(40) < 12), 2, 0)  # three it broke
+    session.teaching.verdict = refinement_verdict(refined, first, truth)  # what a refit out of fold finds
+    window.evaluation.choose(None)  # no gold column: the taught tickets are the evidence said
+    window.summary.dirty = True
+    window.summary.refresh()
+    said = "on 40 tickets you taught or checked, each judged by a model that did not see it, its reading made 9 right"
+    bar, tab = window.tickets.rate_label.text(), window.results.accuracy.text()
+    assert said in bar and said in tab and "fold" not in bar + tab
