@@ -4,6 +4,7 @@ the stored scores, a version scored on its final labels, and a Save after Stop r
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from fake_engine import FakeEngine
 from test_session import idle, other, ready, run, until
 from test_session_learning import topical
@@ -207,3 +208,69 @@ async def test_a_taught_version_is_scored_only_once_the_language_model_has_read_
     await idle(session)
     await until(lambda: announced)
     assert announced[0].measure.taught == 3 and session.run_status.state == "done"
+
+
+def _wrong_engine():
+    """The fake engine with a language model that is confidently wrong on every ticket: its prompt puts 0.999 on
+    a label that is never the ticket's (one of the other two, by a hash of the text), its hidden state is noise."""
+    import hashlib
+
+    from fake_engine import DIM, FakeScorer
+    from test_session_learning import WORDS
+
+    from triage_gui.engine.table import TicketScore
+
+    class WrongScorer(FakeScorer):
+        def _score(self, text: str) -> TicketScore:
+            last = text.rsplit(" ", 1)[-1]
+            truth = int(last) % 3 if last.isdigit() else 0
+            digest = hashlib.sha256(text.encode()).digest()
+            wrong = (truth + 1 + digest[0] % 2) % 3
+            names = list(WORDS)
+            probs = np.full(3, 0.0005)
+            probs[wrong] = 0.999
+            probs = probs[[names.index(n) for n in self.labels]] if set(self.labels) == set(names) else probs
+            noise = (np.frombuffer(digest[:DIM], np.uint8).astype(np.float32) - 128) / 64
+            label = self.labels[int(np.argmax(probs))]
+            return TicketScore(label, 0.999, probs.tolist(), np.log(probs).tolist(), 1.0, features=noise)
+
+    fake = FakeEngine()
+    build = fake.build
+    fake.build = lambda loaded, profile, calibrate=True: WrongScorer(fake, build(loaded, profile, calibrate).profile)
+    return fake
+
+
+@pytest.mark.parametrize("per_label", [0, 10])
+def test_a_confidently_wrong_language_model_leaves_the_sessions_labels_no_worse_than_the_first_pass(per_label):
+    """The window's path (the session, its refits and out-of-fold weights): after "All labelled" the accuracy
+    against gold is at least the first pass's, untaught and with 10 taught per label."""
+    import asyncio
+
+    from test_window_refinement import PROFILE
+
+    from triage_gui.session.session import Session
+
+    async def body():
+        fake = _wrong_engine()
+        session = Session(fake.as_engine(), device="cpu", batch_size=8)
+        try:
+            await ready(session, PROFILE)
+            session.add_rows(topical(150))
+            await idle(session)
+            table = session.table
+            for row in range(3 * per_label):  # rows 0, 1, 2 ... are billing, technical, account in turn
+                session.teaching.teach([row], table.value(row, "queue"))
+            await idle(session)
+            rest = range(3 * per_label, 150)
+            truth = [table.value(r, "queue") for r in rest]
+            assert table.count_scored() == 150 and not session.running
+            llm = np.mean([table.llm_label(r) == t for r, t in zip(rest, truth)])
+            first = np.mean([table.first_pass_label(r) == t for r, t in zip(rest, truth)])
+            final = np.mean([table.label(r) == t for r, t in zip(rest, truth)])
+            assert llm == 0 and first > 0.6  # the language model is always wrong, the first pass a classifier
+            assert final >= first
+        finally:
+            await session.close()
+            session.join_threads()
+
+    asyncio.run(asyncio.wait_for(body(), 60))
