@@ -183,8 +183,8 @@ def test_the_versions_table_scores_an_untaught_version_before_the_language_model
 
 
 def test_the_run_bar_and_accuracy_tab_say_out_of_fold_in_a_leads_words(qtbot, window, monkeypatch):
-    """"out of fold" was jargon in the Accuracy tab and the run bar: the taught tickets' evidence is said as
-    "taught tickets, each judged by a model that did not see it"."""
+    """The words "out of fold" were jargon in the Accuracy tab and the run bar: the taught tickets' evidence is
+    said as "taught tickets, each judged by a model that did not see it"."""
     import numpy as np
 
     from triage_gui.engine.learning import _heads, refinement_verdict
