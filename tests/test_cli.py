@@ -137,7 +137,7 @@ def test_every_input_row_comes_back_in_order_with_a_reason(tmp_path, loaded):
     assert [r["id"] for r in rows] == ["1", "2", "", "4"]
     assert rows[0]["label"] and rows[3]["label"] and not rows[1]["label"] and not rows[2]["label"]
     assert rows[1]["reason"] == "blank ticket text" and "not valid JSON" in rows[2]["reason"]
-    assert rows[0]["reason"] == "" and rows[0]["label_source"] in ("prompt", "learned")
+    assert rows[0]["reason"] == "" and rows[0]["label_source"] in ("prompt", "learned", "first pass")
 
 
 def test_writing_over_the_input_is_refused_before_anything_runs(tmp_path):
@@ -187,7 +187,8 @@ def test_train_teaches_from_a_labelled_file_before_labelling(tmp_path, loaded):
     assert "teaching from 30 labelled tickets" in result.stderr and "labels learned from 30 taught" in result.stderr
     labelled = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
     sources = [r["label_source"] for r in labelled]
-    assert sources[:30] == ["taught"] * 30 and set(sources[30:]) == {"learned"}
+    # the classifier's: "first pass" where the language model's heads weigh 0 (no evidence they help)
+    assert sources[:30] == ["taught"] * 30 and set(sources[30:]) in ({"learned"}, {"first pass"})
     assert [r["label"] for r in labelled[:30]] == [r["team"] for r in rows[:30]]
     bad = run_cli("classify", str(SAMPLE), "--train", str(train), "--train-label", "nope")
     assert bad.returncode == 2 and "no column 'nope'" in bad.stderr

@@ -166,7 +166,7 @@ def test_export_writes_every_row_as_the_table_shows_it(qtbot, window, tmp_path):
     table = window.session.table
     assert [r["text"] for r in rows] == table.texts
     assert [r["label"] for r in rows] == [table.label(i) for i in range(60)]
-    assert {r["label_source"] for r in rows} <= {"prompt", "learned"}
+    assert {r["label_source"] for r in rows} <= {"prompt", "learned", "first pass"}
     assert {r["prompt_hash"] for r in rows} == {window.session.profile.content_hash()}
     assert shown_labels(window) == [r["label"] for r in rows]
     assert (out.stat().st_mode & 0o777) == 0o666 & ~_umask()  # the user's normal permissions, not 0600

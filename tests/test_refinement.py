@@ -23,6 +23,8 @@ TOPICS = {
     2: ["change my address", "reset my PIN", "close my account", "verify my identity", "lost my card"],
 }
 
+JUDGED = "each judged by a model that did not see it"  # "out of fold", in a lead's words
+
 
 def wrong_llm_tickets(n: int = 300, seed: int = 11, noise: float = 2.0):
     """Tickets the encoder reads fairly well (noisy), and a language model that is confidently wrong on every
@@ -101,7 +103,7 @@ def test_taught_tickets_that_the_language_model_gets_wrong_keep_it_out():
     fit = fit_all(taught, pseudo, scored, store, 3)
     verdict = out_of_fold(taught, pseudo, fit.head.scaler, store, 3).verdict
     assert verdict is not None and not verdict.used and verdict.evidence == 45
-    assert verdict.reason.startswith("not used: it ")
+    assert verdict.reason.startswith("not used: ") and "fold" not in verdict.reason
 
 
 def test_the_verdict_counts_fixed_and_broken_and_wants_more_than_noise():
@@ -111,20 +113,29 @@ def test_the_verdict_counts_fixed_and_broken_and_wants_more_than_noise():
     first[:9] = 1  # nine the first pass got wrong, the refinement right
     refined[9:12] = 2  # three it broke
     verdict = refinement_verdict(refined, first, truth)
-    assert verdict == RefinementVerdict(True, 9, 3, 40, "used: it fixed 9 and broke 3 of 40 taught tickets out of fold")
+    said = f"used: on 40 taught tickets, {JUDGED}, it fixed 9 and broke 3"
+    assert verdict == RefinementVerdict(True, 9, 3, 40, said)
     refined[9:12] = 0
     refined[9:11] = 2  # 6 fixed against 2 broken of a handful is noise (one-sided sign test)
     first[6:9] = 0
     weak = refinement_verdict(refined, first, truth)
     assert (weak.used, weak.fixed, weak.broken) == (False, 6, 2)
-    assert weak.reason.startswith("not used: it fixed 6 and broke 2 of 40")
+    assert (
+        weak.reason
+        == f"not used: on 40 taught tickets, {JUDGED}, it fixed 6 and broke 2, not clearly more fixed than broken"
+    )
 
 
 def test_the_verdict_leaves_out_tickets_without_a_label_and_says_when_nothing_changed():
     same = refinement_verdict(np.array([0, 1, -1]), np.array([0, 1, 2]), np.array([0, 0, 2]))
-    assert same == RefinementVerdict(False, 0, 0, 2, "not used: it changed none of 2 taught tickets out of fold")
+    assert same == RefinementVerdict(False, 0, 0, 2, f"not used: it changed none of 2 taught tickets, {JUDGED}")
+    one = refinement_verdict(np.array([1]), np.array([0]), np.array([1]))
+    assert (
+        one.reason == "not used: on 1 taught ticket, judged by a model that did not see it, it fixed 1 and broke 0, "
+        "not clearly more fixed than broken"
+    )
     checks = refinement_verdict(np.ones(12), np.zeros(12), np.ones(12), "random checks")
-    assert checks.used and checks.reason == "used: it fixed 12 and broke 0 of 12 random checks"
+    assert checks.used and checks.reason == "used: on 12 random checks, it fixed 12 and broke 0"
     assert refinement_verdict(np.zeros(0), np.zeros(0), np.zeros(0)).reason == "not used: no evidence yet that it helps"
 
 

@@ -317,7 +317,9 @@ async def test_teaching_relabels_the_other_rows_without_another_forward(session,
     await idle(session)
     assert sum(fake.scored.values()) == forwards  # relabelling needed no model forward
     assert [table.source(i) for i in range(9)] == ["taught"] * 9
-    assert {table.source(i) for i in range(9, 90)} == {"learned"}
+    # the classifier's labels; with 9 taught the language model's heads weigh 0 (no evidence yet), so the label
+    # of a row it read is the first pass's, and its source says so
+    assert {table.source(i) for i in range(9, 90)} == {"first pass"} and not table.refined
     truth = [PROFILE.label_names[i % 3] for i in range(90)]
     right = sum(table.label(i) == truth[i] for i in range(9, 90))
     assert right >= 75  # the words taught carry over to the untaught rows

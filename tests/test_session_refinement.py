@@ -4,6 +4,7 @@ the stored scores, a version scored on its final labels, and a Save after Stop r
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from fake_engine import FakeEngine
 from test_session import idle, other, ready, run, until
 from test_session_learning import topical
@@ -86,8 +87,8 @@ async def test_a_versions_score_is_its_final_accuracy_taken_when_the_labels_sett
     evaluation.choose("queue")
     await idle(session)
     await until(lambda: announced)
-    score, state, busy = announced[0]
-    assert (state, busy) == ("done", False) and len(announced) == 1
+    score, state, busy = announced[0]  # untaught: taken once the first pass labelled every row (see below)
+    assert len(announced) == 1 and score.measure.taught == 0
     assert score.measure.accuracy == gold_report(session.table, evaluation.gold).accuracy
     session.teaching.teach([0, 1, 2, 3, 4, 5], None)  # nothing taught: no new score
     session.teaching.teach([0, 1, 2], "billing")  # a new taught set: its own score, once settled
@@ -149,5 +150,127 @@ def test_reopening_a_file_reads_the_stored_scores_and_a_damaged_store_is_ignored
         assert _read_tickets(fake) == 40  # every ticket read again: the damaged store was not used
         assert any("ignored" in r.getMessage() for r in caplog.records)
         assert all(np.array_equal(a, b) for a, b in zip(logprobs, third))
+
+    asyncio.run(asyncio.wait_for(body(), 60))
+
+
+@run
+async def test_an_untaught_version_is_scored_once_the_first_pass_has_labelled_every_gold_row(session, fake):
+    """Untaught, the language model's heads weigh 0, so the first pass's labels are final: the Versions table kept
+    no score for a version saved over (or stopped) before the reading ended. The score is taken while the model
+    still reads, and it is the accuracy the lead sees after "All labelled"."""
+    from triage_gui.session.evaluation import Evaluation, VersionScoring
+    from triage_gui.session.gold import gold_report
+
+    evaluation = Evaluation(session.table)
+    VersionScoring(session, evaluation)
+    announced = []
+    evaluation.scored.connect(lambda s: announced.append((s, session.table.count_scored())))
+    await ready(session)
+    await idle(session)
+    table = session.table
+    fake.gate.clear()  # the language model reads nothing more
+    try:
+        session.add_rows(topical(90))
+        evaluation.choose("queue")
+        await until(lambda: announced, 8)
+        score, read = announced[0]
+        assert read == 0 and session.running and score.measure.taught == 0 and score.measure.gold_rows == 90
+        assert score.measure.accuracy == gold_report(table, evaluation.gold).accuracy
+    finally:
+        fake.gate.set()
+    await idle(session)
+    assert session.run_status.state == "done" and table.count_scored() == 90 and len(announced) == 1
+    assert gold_report(table, evaluation.gold).accuracy == score.measure.accuracy  # what "All labelled" shows
+
+
+@run
+async def test_a_taught_version_is_scored_only_once_the_language_model_has_read_every_row(session, fake):
+    """Taught, the reading may change labels (its heads join where the taught tickets show they help): the
+    first pass is no final label, and a Stop before the reading ends leaves the version unscored."""
+    from triage_gui.session.evaluation import Evaluation, VersionScoring
+
+    evaluation = Evaluation(session.table)
+    VersionScoring(session, evaluation)
+    announced = []
+    evaluation.scored.connect(announced.append)
+    await ready(session)
+    fake.batch_seconds = 0.02
+    session.add_rows(topical(60))
+    evaluation.choose("queue")
+    session.teaching.teach([0, 1, 2], "billing")
+    await until(lambda: session.table.count_scored() >= 8)
+    session.stop()
+    await idle(session)
+    assert session.run_status.state == "stopped" and session.table.count_current() == 60
+    assert evaluation.coverage() == (session.table.count_scored(), 60) and not announced
+    session.resume()
+    await idle(session)
+    await until(lambda: announced)
+    assert announced[0].measure.taught == 3 and session.run_status.state == "done"
+
+
+def _wrong_engine():
+    """The fake engine with a language model that is confidently wrong on every ticket: its prompt puts 0.999 on
+    a label that is never the ticket's (one of the other two, by a hash of the text), its hidden state is noise."""
+    import hashlib
+
+    from fake_engine import DIM, FakeScorer
+    from test_session_learning import WORDS
+
+    from triage_gui.engine.table import TicketScore
+
+    class WrongScorer(FakeScorer):
+        def _score(self, text: str) -> TicketScore:
+            last = text.rsplit(" ", 1)[-1]
+            truth = int(last) % 3 if last.isdigit() else 0
+            digest = hashlib.sha256(text.encode()).digest()
+            wrong = (truth + 1 + digest[0] % 2) % 3
+            names = list(WORDS)
+            probs = np.full(3, 0.0005)
+            probs[wrong] = 0.999
+            probs = probs[[names.index(n) for n in self.labels]] if set(self.labels) == set(names) else probs
+            noise = (np.frombuffer(digest[:DIM], np.uint8).astype(np.float32) - 128) / 64
+            label = self.labels[int(np.argmax(probs))]
+            return TicketScore(label, 0.999, probs.tolist(), np.log(probs).tolist(), 1.0, features=noise)
+
+    fake = FakeEngine()
+    build = fake.build
+    fake.build = lambda loaded, profile, calibrate=True: WrongScorer(fake, build(loaded, profile, calibrate).profile)
+    return fake
+
+
+@pytest.mark.parametrize("per_label", [0, 10])
+def test_a_confidently_wrong_language_model_leaves_the_sessions_labels_no_worse_than_the_first_pass(per_label):
+    """The window's path (the session, its refits and out-of-fold weights): after "All labelled" the accuracy
+    against gold is at least the first pass's, untaught and with 10 taught per label."""
+    import asyncio
+
+    from test_window_refinement import PROFILE
+
+    from triage_gui.session.session import Session
+
+    async def body():
+        fake = _wrong_engine()
+        session = Session(fake.as_engine(), device="cpu", batch_size=8)
+        try:
+            await ready(session, PROFILE)
+            session.add_rows(topical(150))
+            await idle(session)
+            table = session.table
+            for row in range(3 * per_label):  # rows 0, 1, 2 ... are billing, technical, account in turn
+                session.teaching.teach([row], table.value(row, "queue"))
+            await idle(session)
+            rest = range(3 * per_label, 150)
+            truth = [table.value(r, "queue") for r in rest]
+            assert table.count_scored() == 150 and not session.running
+            llm = np.mean([table.llm_label(r) == t for r, t in zip(rest, truth)])
+            first = np.mean([table.first_pass_label(r) == t for r, t in zip(rest, truth)])
+            final = np.mean([table.label(r) == t for r, t in zip(rest, truth)])
+            assert llm == 0 and first > 0.6  # the language model is always wrong, the first pass a classifier
+            assert final >= first
+        finally:
+            await session.close()
+            session.join_threads()
 
     asyncio.run(asyncio.wait_for(body(), 60))

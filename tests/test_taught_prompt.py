@@ -44,7 +44,7 @@ def test_the_prompts_taught_tickets_give_the_labels_train_gives(tmp_path, loaded
 
     assert main([*common, "--prompt", str(prompt), "--no-taught", "--out", str(tmp_path / "none.csv.out")]) == 0
     assert "labels learned from 0 taught tickets" in capsys.readouterr().err
-    assert {source for _, source in labels(tmp_path / "none.csv.out")} <= {"learned", "prompt"}
+    assert {source for _, source in labels(tmp_path / "none.csv.out")} <= {"learned", "prompt", "first pass"}
 
 
 def test_a_train_file_shows_progress_while_its_features_are_computed(tmp_path, loaded, capsys):

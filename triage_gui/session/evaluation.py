@@ -4,9 +4,12 @@ flipped with the last version.
 
 Tested without a window; the window only shows what it reports.
 
-Numbers only when they mean what they say. A version is scored once its run has labelled every gold row
+Numbers only when they mean what they say. A version is scored once every gold row has its final label
 and the learning has settled (:meth:`record`, called by :class:`VersionScoring` when the run completes and
-every task after it has ended; the window's 200 ms timer looked before, and a score taken mid-run stayed),
+every task after it has ended; the window's 200 ms timer looked before, and a score taken mid-run stayed).
+A label is final once the language model has read its row, or, untaught with the refinement not used for
+labels, once the first pass has labelled it: the language model's heads weigh 0 then, so its reading cannot
+change a label, and an untaught version saved over or stopped before the reading ended kept no score),
 one score per file (a fingerprint of the gold rows) and
 taught set (a fingerprint of it), the first kept: a load's score taken mid-refit, or a later load's,
 wrote over the last before. The change since an earlier version is given once this version has labelled
@@ -16,6 +19,7 @@ every gold row, against that version's score on the same gold rows with the same
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -66,6 +70,8 @@ class Evaluation:
         self._gold_print: tuple[object, tuple[str, ...], int, int] = (None, (), 0, 0)  # gold, labels, rows, sum
         # What the lead calls a session version (the prompt file's history number; v + 1 without one).
         self.numbering: Callable[[int], int] = lambda version: version + 1
+        # The rows whose label is final for the version in use (VersionScoring: the first pass's too, untaught).
+        self.final_rows: Callable[[], np.ndarray] = lambda: self.table.scored_mask()
 
     # ------------------------------------------------------------ gold
 
@@ -120,15 +126,16 @@ class Evaluation:
         return self.coverage()[1]
 
     def coverage(self) -> tuple[int, int]:
-        """(gold rows labelled by the version in use's own run, gold rows): tickets with a problem (blank
-        text) have no label to measure and are not gold rows."""
+        """(gold rows whose label is final for the version in use, gold rows): tickets with a problem (blank
+        text) have no label to measure and are not gold rows. Final: :attr:`final_rows`."""
         if self.gold is None:
             return 0, 0
         table = self.table
         gold = self.gold.ids(table) >= 0
         if table.problems:
             gold[[r for r in table.problems if r < len(gold)]] = False
-        return int((gold & table.scored_mask()).sum()), int(gold.sum())
+        final = self.final_rows()[: len(gold)]
+        return int((gold[: len(final)] & final).sum()), int(gold.sum())
 
     def gold_print(self) -> str:
         """Which gold rows: a fingerprint of their texts and gold labels, the same in any row order; kept
@@ -215,27 +222,59 @@ class VersionScoring:
     """Scores the version in use once its labels are final: on the run's completion (and on a new gold
     column or a refit after it), it waits for every task of the session to end (the refit after the last
     batch, the weights chosen out of fold), then records the accuracy the lead sees. Any change of the run
-    meanwhile starts the wait again, so a score is never taken mid-run."""
+    meanwhile starts the wait again, so a score is never taken while a label can still change. Untaught with
+    the refinement not used (:func:`first_pass_final`) the first pass's labels are final: the score is taken
+    once the first pass has labelled every gold row and the learning has settled, while the language model
+    still reads (the Versions table kept no score for a version saved over or stopped before its reading
+    ended); the accuracy after "All labelled" is the same (``tests/test_session_refinement.py``)."""
 
     def __init__(self, session: Session, evaluation: Evaluation) -> None:
         self.session, self.evaluation = session, evaluation
         self._waiting = LatestTask("score version")
+        self._for = -1  # the version the wait in flight is for
+        evaluation.final_rows = self.final_rows
         session.run_changed.connect(lambda status: self.look())
         session.head_changed.connect(lambda status: self.look())
         evaluation.gold_changed.connect(lambda gold: self.look())
 
+    def final_rows(self) -> np.ndarray:
+        """The rows whose label is final for the version in use: read by the language model, or every row with
+        a label of this version where the first pass's labels are final."""
+        table = self.session.table
+        return table.current_mask() if first_pass_final(self.session) else table.scored_mask()
+
     def look(self) -> None:
-        session = self.session
-        if session.run_status.state == "done" and self.evaluation.gold is not None:
-            self._waiting.start(self._settle(session.prompt_status.version))
+        session, version = self.session, self.session.prompt_status.version
+        if self.evaluation.gold is None:
+            return
+        if session.run_status.state == "done":
+            self._for = version
+            self._waiting.start(self._settle(version))
+        elif first_pass_final(session):
+            if not (self._waiting.active and self._for == version):  # a batch read changes no label: let it wait
+                self._for = version
+                self._waiting.start(self._settle(version))
         elif session.run_status.state == "running":
             self._waiting.cancel()
 
     async def _settle(self, version: int) -> None:
         session = self.session
-        await session.settled()
-        if session.run_status.state == "done" and session.prompt_status.version == version:
+        if session.run_status.state == "done":
+            await session.settled()
+        else:  # the first pass's labels: the learning settled (its refits), the language model reading on
+            while tasks := [t for t in session.teaching.tasks() if not t.done()]:
+                await asyncio.wait(tasks)
+        final = session.run_status.state == "done" or first_pass_final(session)
+        if final and session.prompt_status.version == version:
             self.evaluation.record(version, session.taught)
+
+
+def first_pass_final(session: Session) -> bool:
+    """Whether the first pass's labels are the final ones: nothing taught, the refinement not used for labels (its
+    heads weigh 0, so the language model's reading cannot change a label), and no file still being read."""
+    if session.taught or session.reading or not session.table.head_active:
+        return False
+    return not session.refinement().used
 
 
 def taught_print(taught: Mapping[str, str]) -> str:

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..engine.scoring import GoldReport, report_from_ids
 from ..engine.table import NONE, TicketTable
+from ..words import counted, plural
 
 IGNORE = ""  # mapped to this: the value is not counted
 
@@ -111,6 +112,31 @@ def evaluated_ids(table: TicketTable) -> np.ndarray:
 
 def gold_report(table: TicketTable, gold: GoldColumn) -> GoldReport:
     return report_from_ids(table.labels, gold.ids(table), evaluated_ids(table))
+
+
+def not_counted(table: TicketTable, gold: GoldColumn) -> str:
+    """Why rows of the file are not in the accuracy against gold, in one sentence ("" when every row is): the
+    count read 1,999/2,000 after All labelled with no word why. Rows without ticket text (never labelled), rows
+    without a gold label (empty, or a value that maps to no label), taught tickets with no label from a model
+    that did not see them yet, and rows not labelled yet."""
+    n = len(table)
+    ids, judged = gold.ids(table)[:n], evaluated_ids(table)[:n]
+    blank = np.zeros(n, dtype=bool)
+    blank[[r for r in table.problems if r < n]] = True
+    no_gold = (ids < 0) & ~blank
+    waiting = (ids >= 0) & ~blank & (judged < 0)
+    taught = waiting & table.taught_mask()
+    parts = []
+    if k := int(blank.sum()):
+        parts.append(f"{counted(k, 'row')} without ticket text")
+    if k := int(no_gold.sum()):
+        parts.append(f"{counted(k, 'ticket')} without a gold label")
+    if k := int(taught.sum()):
+        unseen = f"a model that did not see {plural(k, 'it', 'them')}"
+        parts.append(f"{counted(k, 'taught ticket')} not yet judged by {unseen}")
+    if k := int((waiting & ~taught).sum()):
+        parts.append(f"{counted(k, 'ticket')} not labelled yet")
+    return f"Not counted: {', '.join(parts)}." if parts else ""
 
 
 @dataclass

@@ -72,7 +72,9 @@ class Changes:
         changed = f"The language model changed {counted(self.changed, 'label')}"
         if not self.judged and self.verdict.evidence:  # no gold: the verdict's own evidence (taught, checks)
             v = self.verdict
-            on = f"on {counted(v.evidence, 'ticket')} you checked or taught"
+            judged = "judged by a model that did not see it"  # "out of fold", in a lead's words
+            each = judged if v.evidence == 1 else f"each {judged}"
+            on = f"on {counted(v.evidence, 'ticket')} you taught or checked, {each}"
             return f"{changed}; {on}, its reading made {v.fixed} right and {v.broken} wrong."
         if not self.judged:
             return changed + ("" if short else f" of the {self.read:,} tickets it read") + "."

@@ -423,7 +423,7 @@ class Teaching:
         self._set(HeadStatus("ready", len(self.taught), len(job.pseudo), _described(fit), 1000 * seconds))
         self.rows_changed.emit(0, max(0, len(self.table) - 1))
         # Then, off the critical path: out-of-fold labels, the weights they choose, the next suggestions.
-        from ..engine.learning import out_of_fold, reweigh
+        from ..engine.learning import out_of_fold, reweigh, with_twins
 
         chosen = await self.thread.run(out_of_fold, job.taught, job.pseudo, fit.head.scaler, job.store, job.k)
         self._weights, self._first, self.verdict = chosen.weights, chosen.first_weights, chosen.verdict
@@ -431,7 +431,8 @@ class Teaching:
             fit = await self.thread.run(reweigh, job.source, fit, chosen)
             if not self._land(job, fit):
                 return
-        self.table.set_head(np.zeros((0, job.k), np.float32), np.zeros(0, np.int64), chosen.labels)
+        oof = with_twins(self.table, chosen.labels)  # a text taught twice in the file: both rows count
+        self.table.set_head(np.zeros((0, job.k), np.float32), np.zeros(0, np.int64), oof)
         self._set(HeadStatus("ready", len(self.taught), len(job.pseudo), _described(fit), 1000 * seconds))
         self.rows_changed.emit(0, max(0, len(self.table) - 1))
         await self._suggest(fit, job.source)

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         row_source,
         row_values,
         taught_set,
+        with_twins,
     )
 
 # Imported on first use: scikit-learn (0.5 s) stays out of the window's start; the teaching thread imports it.
@@ -82,6 +83,7 @@ __getattr__ = lazy_face(
             "row_source",
             "row_values",
             "taught_set",
+            "with_twins",
         ],
     },
 )
@@ -122,4 +124,5 @@ __all__ = [
     "suggest",
     "table_sources",
     "taught_set",
+    "with_twins",
 ]

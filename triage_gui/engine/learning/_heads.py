@@ -294,7 +294,7 @@ def fit_all(
 @dataclass
 class OutOfFold:
     """Each taught row's out-of-fold label (row -> label index), the weights chosen from them, and the
-    taught tickets' out-of-fold accuracy under those weights (None: fewer than two taught); ``verdict``:
+    taught tickets' out-of-fold accuracy under those weights (None: none taught); ``verdict``:
     whether the language model's heads are used for labels, and the taught tickets' evidence."""
 
     labels: dict[int, int]
@@ -308,12 +308,13 @@ def out_of_fold(taught: Examples, pseudo: Examples, scaler: Scaler, store: Lexic
     """For each taught ticket, every head's probabilities from heads trained without it (five folds, or
     one per ticket below five); the weights chosen from them once there are :data:`MIN_TAUGHT` taught
     tickets and at least two of most labels (before: the measured ones); and the labels that makes. The
-    prompt's examples stay in every fold. With the encoder, the language model's heads keep their weight
-    only where their out-of-fold labels beat the first pass's clearly (:func:`refinement_verdict`); else
-    they weigh 0 and every label is the first pass's."""
+    prompt's examples stay in every fold: one taught ticket is labelled by the heads fitted on them alone (it
+    had no label, so a lead's one check or teach left the gold count at 1,999 of 2,000). With the encoder, the
+    language model's heads keep their weight only where their out-of-fold labels beat the first pass's clearly
+    (:func:`refinement_verdict`); else they weigh 0 and every label is the first pass's."""
     everything = Examples.concat([taught, pseudo])
     measured, encoder = measured_weights(everything), has_encoder(everything)
-    if len(taught) < 2:
+    if not len(taught) or (len(taught) == 1 and not len(pseudo)):
         verdict = refinement_verdict(np.zeros(0), np.zeros(0), np.zeros(0))
         if not encoder:
             verdict = RefinementVerdict(True, 0, 0, 0, NO_ENCODER)

@@ -2,7 +2,8 @@
 
 The first pass (encoder, word and character heads) labels every ticket; the language model's two heads
 (its hidden state and the calibrated prompt) join the weighted geometric mean only when, on the tickets the
-lead's session can judge by (taught tickets out of fold; random checks or gold where present), the labels
+lead's session can judge by (taught tickets, each judged by heads not trained on it; random checks or gold where
+present), the labels
 with them fixed clearly more first-pass labels than they broke. Untaught they weigh 0, so the refined label
 is the first pass's exactly. Measured before this gate (README; issue 33): untaught, those heads are fitted
 on pseudo-tickets made from the prompt's descriptions, and on data no weight was tuned on they cost
@@ -41,13 +42,25 @@ MIN_NET = 5
 Z = 1.645  # one-sided 5 % for the sign test's normal approximation
 NO_EVIDENCE = "not used: no evidence yet that it helps"
 NO_ENCODER = "used: without the sentence encoder the language model's heads label every row"
+TAUGHT = "taught"  # the default evidence, said in a lead's words (the window once said "out of fold")
+
+
+def evidence_words(n: int, what: str = TAUGHT) -> str:
+    """How many tickets the evidence is, in a lead's words: "40 taught tickets, each judged by a model that did
+    not see it" (out of fold: the jargon the Accuracy tab and the run bar said); other evidence as named."""
+    if what != TAUGHT:
+        return f"{n} {what}"
+    if n == 1:
+        return "1 taught ticket, judged by a model that did not see it"
+    return f"{n:,} taught tickets, each judged by a model that did not see it"
 
 
 @dataclass(frozen=True)
 class RefinementVerdict:
     """Whether the language model's heads are used for labels, and the evidence: of ``evidence`` tickets
     judged, those the refinement ``fixed`` (first pass wrong, refined right) and ``broken`` (the reverse);
-    ``reason``: one line a window shows ("used: it fixed 9 and broke 3 of 40 taught tickets out of fold")."""
+    ``reason``: one line a window shows ("used: on 40 taught tickets, each judged by a model that did not see it,
+    it fixed 9 and broke 3")."""
 
     used: bool
     fixed: int
@@ -57,10 +70,11 @@ class RefinementVerdict:
 
 
 def refinement_verdict(
-    refined: np.ndarray, first: np.ndarray, truth: np.ndarray, what: str = "taught tickets out of fold"
+    refined: np.ndarray, first: np.ndarray, truth: np.ndarray, what: str = TAUGHT
 ) -> RefinementVerdict:
     """The verdict from label indices on the evidence tickets: the refined labels, the first pass's, and
-    the right ones (rows where any is negative, no label, are left out). ``what`` names the evidence."""
+    the right ones (rows where any is negative, no label, are left out). ``what`` names the evidence
+    (:func:`evidence_words`; by default taught tickets, each labelled by heads not trained on it)."""
     refined, first, truth = (np.asarray(a, dtype=np.int64) for a in (refined, first, truth))
     known = (refined >= 0) & (first >= 0) & (truth >= 0)
     refined, first, truth = refined[known], first[known], truth[known]
@@ -70,11 +84,12 @@ def refinement_verdict(
     if not evidence:
         return RefinementVerdict(False, 0, 0, 0, NO_EVIDENCE)
     used = fixed - broken >= max(MIN_NET, Z * math.sqrt(fixed + broken))
-    said = f"it fixed {fixed} and broke {broken} of {evidence} {what}"
+    said = f"on {evidence_words(evidence, what)}, it fixed {fixed} and broke {broken}"
     if used:
         return RefinementVerdict(True, fixed, broken, evidence, f"used: {said}")
     if fixed == broken == 0:
-        return RefinementVerdict(False, 0, 0, evidence, f"not used: it changed none of {evidence} {what}")
+        none = f"not used: it changed none of {evidence_words(evidence, what)}"
+        return RefinementVerdict(False, 0, 0, evidence, none)
     return RefinementVerdict(False, fixed, broken, evidence, f"not used: {said}, not clearly more fixed than broken")
 
 

@@ -156,11 +156,27 @@ def _rows(values: list[np.ndarray]) -> np.ndarray:
 def apply_fit(table: TicketTable, fit: Fit, rows: int, version: int, oof: dict[int, int] | None = None) -> bool:
     """Put a fit's labels on the table, if it is still the version it was fitted for. A baseline row is
     labelled from the full re-encode's hidden state and prompt scores and the row's own embedding (the
-    encoder has one path only)."""
+    encoder has one path only). Where the fit gives the language model's heads no weight, a row it has read
+    keeps the first pass's label, and its source says so (``TicketTable.refined``: the detail pane said
+    "learned" for a label the first pass had decided)."""
     if table.version != version:
         return False
+    table.refined = any(float(fit.head.weights.get(h, 0.0)) > 0 for h in heads.llm_heads())
+    oof = None if oof is None else with_twins(table, oof)
     table.set_head(fit.probs, np.arange(rows), oof, baseline_labels(table, fit.head, fit.store, table.baseline))
     return True
+
+
+def with_twins(table: TicketTable, oof: dict[int, int]) -> dict[int, int]:
+    """Taught row -> out-of-fold label, for every taught row: a text in the file twice is one taught ticket (the
+    taught set holds it once, under its first row), so the fold that left it out left out both rows, and its
+    twin counts with the same label (it had none: the gold count read 1,999 of 2,000)."""
+    by_text = {table.texts[r]: k for r, k in oof.items() if 0 <= r < len(table)}
+    out = dict(oof)
+    for row in table.taught_rows().tolist():
+        if row not in out and (label := by_text.get(table.texts[row])) is not None:
+            out[row] = label
+    return out
 
 
 def baseline_labels(table: TicketTable, head: Head, store: LexicalStore, rows: Iterable[int]) -> dict[int, int]:

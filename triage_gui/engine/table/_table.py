@@ -69,7 +69,7 @@ class TicketTable:
         self._language = Grow(np.int8, fill=NONE)  # 0: unknown, i: CODES[i]; NONE: not detected yet
         self._head_probs = Grow(np.float32, max(1, len(self.labels)), fill=np.nan)
         self._logprobs = Grow(np.float32, max(1, len(self.labels)), fill=np.nan)
-        self.head_active = False  # whether learned probabilities decide untaught rows
+        self.head_active, self.refined = False, True  # learned probs decide untaught rows; refined: see _decide
         self.out_of_fold: dict[int, int] = {}  # taught row -> vocab id the head gives it when not trained on it
         self.baseline: dict[int, TicketScore] = {}
         self._baseline_head: dict[int, int] = {}  # baseline row -> vocab id the head gives its features
@@ -367,7 +367,7 @@ class TicketTable:
                 learned = self._head_probs.data[rows]
                 usable = ~np.isnan(learned[:, 0])
                 probs[usable] = learned[usable]
-                source[usable] = Source.LEARNED
+                source[usable] = Source.LEARNED if self.refined else Source.FIRST  # LLM heads at 0: first pass's
             best = probs.argmax(axis=1)
             self._auto.data[rows] = self._final.data[rows] = self._label_ids[best]
             self._confidence.data[rows] = probs[np.arange(len(rows)), best]

@@ -31,6 +31,14 @@ SOURCE_TEXT = {
     "model has not read this ticket yet; its label is refined when it has)",
     Source.TAUGHT.shown: "taught by you",
 }
+# A first-pass label on a ticket the language model has read: its heads carry no weight (issue 33), so the pane
+# says the first pass decided it (it said "learned" while the language model's weight was 0).
+READ_NOT_USED = (
+    "the language model has read this ticket; its reading is not used for labels until your taught tickets "
+    "show it helps"
+)
+NOT_READ = "the language model has not read this ticket yet"
+FIRST_READ = f"the classifier's first pass, from the prompt's examples and label descriptions ({READ_NOT_USED})"
 
 
 ROW_HEIGHT = 18
@@ -227,13 +235,14 @@ class DetailPane(QWidget):
             return "Not labelled yet."
         if d.stale:
             return f"<b>{label}</b> is from the previous prompt version; the new label is on its way."
-        source = d.source.shown
-        parts = [f"<b>{label}</b>, {SOURCE_TEXT.get(source, source)}"]
+        source, read = d.source.shown, d.llm_label is not None  # a first-pass label the reading left alone
+        said = FIRST_READ if read and d.source == Source.FIRST else SOURCE_TEXT.get(source, source)
+        parts = [f"<b>{label}</b>, {said}"]
         if d.source in (Source.LEARNED, Source.FIRST) and self.taught_count:
             tickets = f"{self.taught_count} ticket{'s' if self.taught_count != 1 else ''}"
             parts[0] = f"<b>{label}</b>, learned from the {tickets} you taught and the prompt's examples"
             if d.source == Source.FIRST:
-                parts[0] += " (first pass: the language model has not read this ticket yet)"
+                parts[0] += f" (first pass: {READ_NOT_USED if read else NOT_READ})"
         if d.confidence is not None and not d.taught:
             parts[0] += f" (confidence {d.confidence:.2f})"
         parts[0] += "."  # a sentence of its own: it ran into the next one ("taught by you You taught this label")

@@ -186,7 +186,7 @@ class ResultsArea(QTabWidget):
             self.axes.hide()
             return
         self.axes.show()
-        share = f"{report.correct}/{report.total} with a gold label"
+        share = f"{report.correct:,}/{report.total:,} with a gold label"
         text = f"Accuracy against gold <b>{100 * report.accuracy:.1f}%</b> ({share})"
         if since:
             text += f", {since}"

@@ -12,7 +12,7 @@ from ...engine.scoring import latency_summary
 from ...engine.table import language_summary
 from ...session.checks import CheckStatus
 from ...session.evaluation import Evaluation, VersionScoring
-from ...session.gold import gold_report, row_mask
+from ...session.gold import gold_report, not_counted, row_mask
 from ...session.refinement import refinement_changes
 from ...session.session import Session
 from ..tickets.ticket_area import TicketArea
@@ -122,6 +122,8 @@ class Summary:
         report = gold_report(table, gold)
         since = self.evaluation.comparison(report.accuracy, self.session.taught) if report.total else ""
         notes = [TAUGHT_NOTE] if len(table.taught_rows()) else []
+        if left_out := not_counted(table, gold):  # say why rows are not in the count (1,999/2,000 said nothing)
+            notes.insert(0, left_out)
         if stage := stage_note(table):
             notes.insert(0, stage)
         if not report.total:  # the run has just started: say so, not "pick a gold column" beside "Gold: team"

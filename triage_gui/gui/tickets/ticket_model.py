@@ -53,7 +53,8 @@ TEXT_HELP = {
     Col.LABEL: "The label: taught (✓) by you, learned from what you taught, or from the prompt. "
     "Double-click or press 1-9 to teach; Enter accepts the shown label.",
     Col.FROM: "Where the label came from: first pass (the taught classifier, before the language model has read "
-    "the ticket), learned (the classifier with the language model's view), prompt, or taught (you).",
+    "the ticket or while its reading is not used for labels), learned (the classifier with the language model's "
+    "view), prompt, or taught (you).",
     Col.CONFIDENCE: "Probability of the label, from where it came from (taught: 1).",
     Col.LATENCY: "Time to label this ticket: for a batch, the batch's wall time divided by its size.",
     Col.BASELINE_LABEL: "The label from re-encoding the whole prompt for this ticket (the slow, plain path).",
