@@ -1,6 +1,6 @@
 """The sentence encoder a lead chooses (issue 35): kept across restarts, embeddings kept per encoder (a
 switch embeds every row again, never mixes two 384-wide encoders), the multilingual encoder's vectors the
-same alone and in any batch, and the cheap "mostly not English" signal that offers it."""
+same alone and in any batch, and the language detector's "mostly not English" that offers it."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from fake_engine import FakeEncoder, FakeEngine
 from test_session import PROFILE, idle, ready, rows
 
 from triage_gui.engine.learning import embed_table
-from triage_gui.engine.model import E5_SMALL, MINILM, mostly_not_english
-from triage_gui.engine.table import NewRow, TicketTable
+from triage_gui.engine.model import E5_SMALL, MINILM
+from triage_gui.engine.table import NewRow, TicketTable, mostly_not_english, sample_counts
 from triage_gui.session.session import Session
 
 
@@ -123,8 +123,19 @@ def test_the_model_dialog_offers_the_encoders_and_returns_the_one_chosen(qtbot, 
 def test_mostly_not_english_tells_a_german_file_from_an_english_one():
     german = ["Meine Karte wurde zweimal belastet", "Ich kann mich nicht anmelden", "Wo bleibt meine neue Karte?"]
     english = ["My card was charged twice", "I cannot log in", "Where is my new card?"]
-    assert mostly_not_english(german * 10) and not mostly_not_english(english * 10)
-    assert not mostly_not_english(german + english * 2) and not mostly_not_english([])
+    assert mostly_not_english(sample_counts(german * 10)) and not mostly_not_english(sample_counts(english * 10))
+    assert not mostly_not_english(sample_counts(german + english * 2)) and not mostly_not_english(sample_counts([]))
+
+
+def test_spanish_and_italian_tickets_with_english_looking_words_are_not_english():
+    # "no", "a", "in", "me" are on the English word list the hand heuristic used: it read these as English
+    # and never offered the multilingual encoder; the detector reads their language.
+    spanish = ["No puedo entrar a mi cuenta desde ayer", "No me llega el codigo a mi telefono"]
+    italian = ["Non riesco a pagare in negozio con la carta", "Il bonifico in uscita non è arrivato"]
+    counts = sample_counts(spanish * 5 + italian * 5)
+    assert counts == {"es": 10, "it": 10} and mostly_not_english(counts)
+    assert not mostly_not_english({"en": 6, "de": 5, "": 40})  # unknown ("ok", "ATM") counts for nothing
+    assert not mostly_not_english({"": 12})
 
 
 @pytest.fixture(scope="module")

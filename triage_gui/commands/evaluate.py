@@ -149,6 +149,7 @@ def eval_one(args: argparse.Namespace) -> int:
     from ..engine.prompt import load_profile
     from ..engine.scoring import Scorer
     from ..session.gold import GoldColumn
+    from ._by_language import ByLanguage
     from ._steps import first_pass, load_encoder_for, read_input, score_local
 
     if args.batch_size < 1:
@@ -202,9 +203,11 @@ def eval_one(args: argparse.Namespace) -> int:
     results: Results = {}
 
     far: Far = {}  # an ordered field's labels two or more steps from the gold one, per method and K
+    by_language = ByLanguage(np.array([table.language(r) for r in range(n)], dtype=object), everyone)
 
     def record(method: str, k: int, predicted: np.ndarray, rows: np.ndarray) -> None:
         results.setdefault(method, {}).setdefault(k, []).append(measure(labels, gold, predicted, rows))
+        by_language.record(method, k, gold, predicted, rows)
         if profile.ordered:
             far.setdefault(method, {}).setdefault(k, []).append(steps_apart(gold[rows], predicted))
 
@@ -239,6 +242,7 @@ def eval_one(args: argparse.Namespace) -> int:
                 record("TF-IDF + logistic regression", k, tfidf_baseline(table.texts, gold, train_rows, test), test)
         print(f"K={k} done", file=sys.stderr)
     print_tables(args.file, profile.name, labels, usable, ks, results, print)
+    by_language.print(ks, encoder.name if encoder is not None else "none", print)
     if profile.ordered:
         print_far(far, ks, labels, print)
     print(

@@ -52,11 +52,19 @@ class Intents:
     # ------------------------------------------------------------- reading
 
     def offers_multilingual(self) -> bool:
-        """Whether to offer the multilingual encoder: most of the file's tickets are not English and the
-        encoder in use is not the multilingual one (:func:`engine.model.mostly_not_english`)."""
-        from ..engine.model import MULTILINGUAL, canonical_encoder, mostly_not_english
+        """Whether to offer the multilingual encoder: the encoder in use is not the multilingual one and
+        most tickets of a known language are not English (:func:`engine.table.mostly_not_english`), by the
+        table's language column, or, while its detection is still under way, by a sample of the tickets
+        detected now (500 at most, ~0.3 ms each)."""
+        from ..engine.model import MULTILINGUAL, canonical_encoder
+        from ..engine.table import LANGUAGE_SAMPLE, mostly_not_english, sample_counts
 
-        return canonical_encoder(self.encoder_spec) != MULTILINGUAL and mostly_not_english(self.table.texts)
+        if canonical_encoder(self.encoder_spec) == MULTILINGUAL:
+            return False
+        counts = self.table.language_counts()
+        if sum(counts.values()) < min(len(self.table), LANGUAGE_SAMPLE):
+            counts = sample_counts(self.table.texts)
+        return mostly_not_english(counts)
 
     @property
     def ticket_count(self) -> int:

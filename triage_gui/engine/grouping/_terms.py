@@ -28,13 +28,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..table import detect_languages, stop_words
+from ..table import LANGUAGE_SAMPLE, sample_languages, stop_words
 
 TOP_TERMS = 8
 MAX_DOC_SHARE = 0.5  # a term in more than half of the tickets outside a group says nothing about the group
 MIN_OUTSIDE = 10  # fewer tickets outside a group: their share is noise, no term is left out for it
 NAME_CHARS = 40  # a drafted name stays short; a label name may have 64
-LANGUAGE_SAMPLE = 500  # tickets whose language is detected (~0.3 ms each), spread over the set
 LANGUAGE_SHARE = 0.05  # a language's stop words join with this share of the sample (and two tickets)
 
 APOSTROPHES = "'\u2019\u02bc\u2018`\u00b4"  # ' ’ ʼ ‘ ` ´: between two letters, each is an apostrophe
@@ -77,8 +76,7 @@ def words(text: str) -> list[str]:
 
 def ticket_languages(texts: Sequence[str]) -> list[str]:
     """The languages the tickets are written in, English always: detected on up to LANGUAGE_SAMPLE of them."""
-    picked = np.unique(np.linspace(0, len(texts) - 1, min(len(texts), LANGUAGE_SAMPLE)).astype(np.int64))
-    found = detect_languages(texts[int(i)] for i in picked) if len(texts) else []
+    found = sample_languages(texts, LANGUAGE_SAMPLE)
     codes, counts = np.unique([c for c in found if c], return_counts=True)
     share = [str(c) for c, n in zip(codes, counts) if n >= max(2, LANGUAGE_SHARE * len(found))]
     return ["en", *sorted(set(share) - {"en"})]

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
         MULTILINGUAL,
         canonical_encoder,
         encoder_key,
-        mostly_not_english,
     )
     from ._integrity import damaged_model_message
     from ._loader import BUNDLED, RECOMMENDED_ONLINE, LoadedModel, ModelLoadError, is_hub_id, load_model
@@ -46,7 +45,6 @@ __getattr__ = lazy_face(
             "MULTILINGUAL",
             "canonical_encoder",
             "encoder_key",
-            "mostly_not_english",
         ],
         "_integrity": ["damaged_model_message"],
         "_loader": ["BUNDLED", "LoadedModel", "ModelLoadError", "RECOMMENDED_ONLINE", "is_hub_id", "load_model"],
@@ -77,6 +75,5 @@ __all__ = [
     "is_hub_id",
     "load_encoder",
     "load_model",
-    "mostly_not_english",
     "prefix_store",
 ]

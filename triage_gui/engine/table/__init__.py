@@ -11,7 +11,18 @@ from __future__ import annotations
 from ._batch import Applied, ScoredBatch, apply_batch
 from ._decision import Decision
 from ._features import BLOCK, FeatureRows
-from ._language import LANGUAGES, detect_language, detect_languages, language_name, language_summary, stop_words
+from ._language import (
+    LANGUAGE_SAMPLE,
+    LANGUAGES,
+    detect_language,
+    detect_languages,
+    language_name,
+    language_summary,
+    mostly_not_english,
+    sample_counts,
+    sample_languages,
+    stop_words,
+)
 from ._results import TicketScore, calibrated_probs, logprob_difference
 from ._rows import SEVERAL, NewRow, Source, text_parts
 from ._table import BLANK, NONE, TicketTable, decide, fill_languages
@@ -20,6 +31,7 @@ __all__ = [
     "BLANK",
     "BLOCK",
     "LANGUAGES",
+    "LANGUAGE_SAMPLE",
     "NONE",
     "SEVERAL",
     "Applied",
@@ -39,6 +51,9 @@ __all__ = [
     "language_name",
     "language_summary",
     "logprob_difference",
+    "mostly_not_english",
+    "sample_counts",
+    "sample_languages",
     "stop_words",
     "text_parts",
 ]

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 
 # Code -> the language's name in English, the order the summary and the filter list them in when counts tie.
@@ -43,6 +44,7 @@ LANGUAGES: dict[str, str] = {
 UNKNOWN = ""
 MIN_LETTERS = 8
 MIN_CONFIDENCE = 0.5
+LANGUAGE_SAMPLE = 500  # tickets detected to say what a set is written in, when not every ticket is detected yet
 DETECT_CHARS = 2000  # the start of a long ticket says its language; the whole of a 20 MB one took seconds
 
 _lock = threading.Lock()
@@ -74,6 +76,31 @@ def detect_language(text: str) -> str:
 
 def detect_languages(texts: Iterable[str]) -> list[str]:
     return [detect_language(t) for t in texts]
+
+
+def sample_languages(texts: Sequence[str], sample: int = LANGUAGE_SAMPLE) -> list[str]:
+    """The detected languages of up to ``sample`` tickets spread evenly over ``texts`` (first and last
+    included): what the tickets are written in, without reading every one (~0.3 ms a ticket)."""
+    import numpy as np
+
+    if not len(texts):
+        return []
+    picked = np.unique(np.linspace(0, len(texts) - 1, min(len(texts), sample)).astype(np.int64))
+    return detect_languages(texts[int(i)] for i in picked)
+
+
+def mostly_not_english(counts: Mapping[str, int]) -> bool:
+    """Whether most tickets of a known language are not English (``counts``: tickets per language code, as
+    :meth:`TicketTable.language_counts` gives them; unknown ``""`` left out): the window then offers the
+    multilingual encoder in one line. The detector, not a word list: "No puedo entrar a mi cuenta" is
+    Spanish though it has "no" and "a" (the hand heuristic this replaced read such tickets as English)."""
+    known = sum(n for code, n in counts.items() if code)
+    return known > 0 and (known - counts.get("en", 0)) * 2 > known
+
+
+def sample_counts(texts: Sequence[str], sample: int = LANGUAGE_SAMPLE) -> dict[str, int]:
+    """:func:`sample_languages` counted per language code."""
+    return dict(Counter(sample_languages(texts, sample)))
 
 
 def language_name(code: str) -> str:
