@@ -76,6 +76,7 @@ class MainWindow(QMainWindow):
         self.teaching = TeachActions(self.session, self.tickets, self.editor, self.check_status, notify)
         self.app_actions = AppActions(self.session, self.settings, self, self._repaint)
         self._build_actions()
+        self._file_done: str | None = None  # the file read whose tickets' language may still earn the offer
         self._connect()
         self._restore_settings()
         self.app_actions.follow_system_scheme()
@@ -167,6 +168,7 @@ class MainWindow(QMainWindow):
         s.prompt_changed.connect(self.show_prompt)
         s.run_changed.connect(self.show_run)
         s.file_changed.connect(self.show_file)
+        s.languages_known.connect(self.offer_multilingual)
         s.rows_added.connect(self._rows_added)
         s.rows_changed.connect(self._rows_changed)
         s.table_reset.connect(self._table_reset)
@@ -270,14 +272,21 @@ class MainWindow(QMainWindow):
         elif status.state == "done":
             self.statusBar().showMessage(f"{status.name}: {status.summary}", 15000)
             self.evaluation.detect(self.session.text_column)
-            if self.session.offers_multilingual():  # one line, no dialog: the lead decides in the model dialog
-                self.statusBar().showMessage(
-                    f"{status.name}: most tickets are not in English: the multilingual sentence encoder "
-                    "(Model > Choose model…, multilingual-e5-small) reads them better.",
-                    30000,
-                )
+            self._file_done = status.name
+            self.offer_multilingual()
         elif status.state == "stopped":
             self.statusBar().showMessage(f"{status.name}: stopped after {counted(status.rows, 'row')}.", 15000)
+
+    def offer_multilingual(self) -> None:
+        """One line, no dialog (the lead decides in the model dialog), once per file: asked when the file is
+        read and again when every row's language is known, whichever shows it first."""
+        if self._file_done is not None and self.session.offers_multilingual():
+            self.statusBar().showMessage(
+                f"{self._file_done}: most tickets are not in English: the multilingual sentence encoder "
+                "(Model > Choose model…, multilingual-e5-small) reads them better.",
+                30000,
+            )
+            self._file_done = None
 
     def show_head(self, status: HeadStatus) -> None:
         if status.taught != self.detail.taught_count:

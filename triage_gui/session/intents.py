@@ -54,17 +54,14 @@ class Intents:
     def offers_multilingual(self) -> bool:
         """Whether to offer the multilingual encoder: the encoder in use is not the multilingual one and
         most tickets of a known language are not English (:func:`engine.table.mostly_not_english`), by the
-        table's language column, or, while its detection is still under way, by a sample of the tickets
-        detected now (500 at most, ~0.3 ms each)."""
+        table's language column as far as it is detected (the window asks again on ``languages_known``).
+        Nothing is detected here: the detector's first load takes 1-9 s, too long for the loop's thread."""
         from ..engine.model import MULTILINGUAL, canonical_encoder
-        from ..engine.table import LANGUAGE_SAMPLE, mostly_not_english, sample_counts
+        from ..engine.table import mostly_not_english
 
         if canonical_encoder(self.encoder_spec) == MULTILINGUAL:
             return False
-        counts = self.table.language_counts()
-        if sum(counts.values()) < min(len(self.table), LANGUAGE_SAMPLE):
-            counts = sample_counts(self.table.texts)
-        return mostly_not_english(counts)
+        return mostly_not_english(self.table.language_counts())
 
     @property
     def ticket_count(self) -> int:

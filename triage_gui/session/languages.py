@@ -6,8 +6,10 @@ never runs on the loop's thread: an opened or pasted file's rows are detected in
 Language column fills faster than the first-pass labels do. It is no part of the session's ``busy``: no
 label waits for it (the detector's first load took 9 s with both cores busy); closing cancels it. Each
 block that lands is announced as the session's ``rows_changed`` (the table redraws those rows, the summary
-and the filter recount). A Clear (the session's ``table_reset``) or a new text column cancels the task: a
-block detected for the old texts is dropped at its next await (:mod:`session.tasks`).
+and the filter recount); once every row has its language, ``known`` (the window's one-line offer of the
+multilingual encoder reads the whole column then, never a sample detected on the loop's thread). A Clear
+(the session's ``table_reset``) or a new text column cancels the task: a block detected for the old texts is
+dropped at its next await (:mod:`session.tasks`).
 """
 
 from __future__ import annotations
@@ -26,9 +28,14 @@ class LanguageDetection:
     """Keeps the table's language column filled as rows are added; one task, one thread."""
 
     def __init__(
-        self, table: TicketTable, added: Event[[range]], reset: Event[[]], changed: Event[[int, int]]
+        self,
+        table: TicketTable,
+        added: Event[[range]],
+        reset: Event[[]],
+        changed: Event[[int, int]],
+        known: Event[[]],
     ) -> None:
-        self.table, self.changed = table, changed
+        self.table, self.changed, self.known = table, changed, known
         self.thread = WorkerThread("languages")
         self.detecting = LatestTask("detect languages")
         added.connect(lambda _rows: self.rows_added())
@@ -52,6 +59,7 @@ class LanguageDetection:
             self.table.set_languages(rows, codes)
             self.changed.emit(int(rows[0]), int(rows[-1]))
             await asyncio.sleep(0)  # the loop draws between blocks
+        self.known.emit()  # every row so far has its language: the window may offer the multilingual encoder
 
     def tasks(self) -> list[asyncio.Task]:
         """The detection in flight (for closing: it is not work the session's ``busy`` waits for)."""

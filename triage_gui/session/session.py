@@ -78,6 +78,7 @@ class Session(Intents):
         self.rows_added: Event[[range]] = Event()
         self.rows_changed: Event[[int, int]] = Event()  # first, last row whose label or scores changed
         self.table_reset: Event[[]] = Event()
+        self.languages_known: Event[[]] = Event()  # every loaded row's language is detected
         self.message: Event[[str, str]] = Event()  # title, text: something failed
         self.save_taught: Event[[]] = Event()  # the taught set changed: keep it with the prompt
 
@@ -98,7 +99,9 @@ class Session(Intents):
         self.teaching.rows_changed.connect(lambda *_: self._set_run(self._status(self.run_status.state)))  # counts
         self.teaching.taught_changed.connect(self.save_taught.emit)
         self.checks = RandomChecks(self.table)
-        self.languages = LanguageDetection(self.table, self.rows_added, self.table_reset, self.rows_changed)
+        self.languages = LanguageDetection(
+            self.table, self.rows_added, self.table_reset, self.rows_changed, self.languages_known
+        )
         self.teaching.history.stepped.connect(self.checks.stepped)  # an undone teach takes its verdict back
         self.teaching.changed.connect(lambda status: self.checks.refresh() if status.state == "ready" else None)
 
