@@ -11,6 +11,7 @@ from __future__ import annotations
 from ._batch import Applied, ScoredBatch, apply_batch
 from ._decision import Decision
 from ._features import BLOCK, FeatureRows
+from ._field_table import embedded_count, field_table
 from ._language import LANGUAGES, detect_language, detect_languages, language_name, language_summary, stop_words
 from ._results import TicketScore, calibrated_probs, logprob_difference
 from ._rows import SEVERAL, NewRow, Source, text_parts
@@ -35,6 +36,8 @@ __all__ = [
     "decide",
     "detect_language",
     "detect_languages",
+    "embedded_count",
+    "field_table",
     "fill_languages",
     "language_name",
     "language_summary",
