@@ -267,6 +267,7 @@ class PromptActions:
     def keep_taught(self) -> None:
         """The taught set changed: the document writes it with the saved prompt, off the GUI thread."""
         self.document.keep_taught(self.session.taught_items())
+        self.document.keep_field_taught(self.session.field_taught())  # a prompt with several fields: the others'
 
     # ----------------------------------------------------------- versions
 
