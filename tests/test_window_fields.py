@@ -153,3 +153,51 @@ def test_the_export_writes_each_fields_columns_as_classify_does(qtbot, window, t
         assert written["queue_label"] == decide(session.table, row).written
         d = decide(session.field_table(1), row)
         assert (written["priority_label"], written["priority_source"]) == (d.written, d.source.shown)
+
+
+def test_the_editor_edits_each_field_and_adds_renames_and_removes_fields_with_undo(qtbot, window, tmp_path):
+    path = open_two_fields(qtbot, window, tmp_path)
+    editor, document = window.editor, window.document
+    assert editor.field_bar.isVisible() and editor.field_bar.combo.currentText() == "queue"
+    assert not document.dirty  # the editor holds every field: the file as saved
+    assert editor.label_names() == ["billing", "technical", "account"]
+    editor.field_bar.combo.setCurrentIndex(1)  # the priority's instruction, labels and examples
+    assert editor.label_names() == ["low", "high"]
+    assert editor.instruction.toPlainText() == "How urgent is it?"
+    editor.instruction.setPlainText("How urgent is it, really?")
+    editor.flush_snapshot()
+    editor.field_bar.combo.setCurrentIndex(0)
+    assert editor.label_names() == ["billing", "technical", "account"]  # the queue's, the priority's edit kept
+    editor.rename_field("team")
+    editor.add_field("sentiment")
+    assert [f.name for f in editor.profile().fields] == ["team", "priority", "sentiment"]
+    assert editor.field_bar.combo.currentText() == "sentiment" and editor.label_names() == []
+    editor.undo_edit()
+    assert [f.name for f in editor.profile().fields] == ["team", "priority"]
+    editor.field_bar.combo.setCurrentIndex(1)
+    editor.remove_field()
+    assert not editor.profile().several and not editor.field_bar.isVisible()  # one field: the classic prompt
+    assert editor.label_names() == ["billing", "technical", "account"]
+    editor.undo_edit()
+    assert [f.name for f in editor.profile().fields] == ["team", "priority"]
+    assert window.prompt.save()  # saved with every field, the priority keeping its taught ticket
+    qtbot.waitUntil(lambda: not window.session.busy and not document.busy, timeout=15_000)
+    saved = PromptProfile.load(path)
+    assert [f.name for f in saved.fields] == ["team", "priority"]
+    assert saved.more_fields[0].instruction == "How urgent is it, really?"
+    assert [(e.text, e.label) for e in saved.more_fields[0].taught] == [("refund problem number 0", "high")]
+    assert window.session.field_names == ["team", "priority"]
+    assert window.model.columns()[1:4] == ["team", "From", "priority"]
+
+
+def test_a_one_field_prompt_shows_no_field_selector_until_a_field_is_added(qtbot, window, monkeypatch):
+    from PySide6.QtWidgets import QInputDialog
+
+    editor = window.editor
+    assert not editor.field_bar.isVisible() and not window.document.dirty
+    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("priority", True))
+    window.trigger("add_field")
+    assert [f.name for f in editor.profile().fields] == ["field 1", "priority"]
+    assert editor.field_bar.isVisible() and window.document.dirty
+    editor.undo_edit()
+    assert not editor.profile().several and not editor.field_bar.isVisible()

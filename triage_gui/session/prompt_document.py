@@ -207,6 +207,7 @@ class PromptDocument:
         ours = replace(  # the prompt from the editor; every other field as this document holds it
             self.saved,
             **{k: getattr(profile, k) for k in ("name", *PROMPT_KEYS)},
+            **self._fields_of(profile),
             taught=[Example(t, label) for t, label in pairs.items()],
             history=history,
             checks=self.checks,
@@ -270,6 +271,20 @@ class PromptDocument:
         of changes is one write of the newest set."""
         self._taught = list(taught)
         self._write_soon()
+
+    def _fields_of(self, profile: PromptProfile) -> dict:
+        """A prompt with several fields (the editor's or the file's): its fields as the editor has them, each
+        further one with what the file keeps for it (taught tickets, versions, checks: by position when the
+        number of fields is unchanged, as after a rename, else by name); nothing for a one-field prompt."""
+        if len(profile.fields) < 2 and len(self.saved.fields) < 2:
+            return {}  # the editor keeps no field's name of a one-field prompt: the file's stays
+        kept, self._fields = self._fields or self.saved.more_fields, None  # the waiting taught sets go now
+        by_name = {f.name: f for f in kept}
+        more = []
+        for i, f in enumerate(profile.more_fields):
+            old = kept[i] if len(kept) == len(profile.more_fields) else by_name.get(f.name)
+            more.append(f if old is None else replace(f, taught=old.taught, history=old.history, checks=old.checks))
+        return {"field_name": profile.field_name, "ordered": profile.ordered, "more_fields": more}
 
     def keep_field_taught(self, taught: Sequence[Sequence[tuple[str, str]]]) -> None:
         """The taught tickets of every field after the first (a prompt with several fields), written with the

@@ -113,6 +113,10 @@ class PromptActions:
         self.session.set_prompt(saved)
         self._show_state(self.document.status)
 
+    def add_field(self) -> None:
+        """Edit > Add a field…: the editor asks its name and shows it (Ctrl+Z takes it back)."""
+        self.editor.ask_add_field()
+
     def focus_editor(self) -> None:
         """Ctrl+1: the keyboard's way into the editor, its instruction first."""
         self.editor.focus_instruction()
