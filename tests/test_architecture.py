@@ -367,6 +367,7 @@ WINDOW_READS = {
     "session": {
         "accept", "add_taught", "cancel_load", "check_records", "check_status", "checks_changed", "clear",
         "columns", "compares_baseline", "draw_checks", "edit_groups", "file_changed", "forget_all",
+        "accept_field", "field_labels", "field_names", "field_table", "field_taught", "teach_field",
         "has_model", "head_changed", "head_status", "history", "in_background", "labels", "learn_from",
         "languages_known", "load_model", "message", "model_changed", "model_spec", "encoder_spec",
         "offers_multilingual", "model_status", "next_to_check",
@@ -379,7 +380,8 @@ WINDOW_READS = {
     },
     "document": {
         "adopt", "applied", "changed", "close", "dirty", "draft", "draft_taught", "edit", "failed", "flush",
-        "history", "keep_checks", "keep_taught", "merged", "new", "number", "path", "read", "save", "saved", "scored",
+        "history", "keep_checks", "keep_field_taught", "keep_taught", "merged", "new", "number", "path", "read",
+        "save", "saved", "scored",
         "start", "status", "stranded", "version_profile", "write_draft",
     },
     "evaluation": {

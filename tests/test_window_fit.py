@@ -353,7 +353,7 @@ def test_the_focused_table_is_ringed_in_the_highlight_colour(qtbot, window, sche
 
 
 def test_a_label_keeps_its_colour_whatever_the_other_labels_and_their_order():
-    from triage_gui.gui.tickets.ticket_model import LABEL_HUES, color_slots, label_slot
+    from triage_gui.gui.tickets.label_colors import LABEL_HUES, color_slots, label_slot
 
     billing = label_slot("billing", ["billing", "technical"])
     assert label_slot("billing", ["technical", "account", "billing"]) == billing
@@ -374,10 +374,10 @@ def test_label_colours_are_the_same_in_another_process():
     import subprocess
     import sys
 
-    from triage_gui.gui.tickets.ticket_model import color_slots
+    from triage_gui.gui.tickets.label_colors import color_slots
 
     code = (
-        "from triage_gui.gui.tickets.ticket_model import color_slots; import sys; "
+        "from triage_gui.gui.tickets.label_colors import color_slots; import sys; "
         "print(color_slots(tuple(sys.argv[1:])))"
     )
     for seed in ("1", "2"):
@@ -387,7 +387,8 @@ def test_label_colours_are_the_same_in_another_process():
 
 
 def test_the_table_and_the_bars_colour_a_label_by_its_name(qtbot, window):
-    from triage_gui.gui.tickets.ticket_model import Col, label_color, label_slot
+    from triage_gui.gui.tickets.label_colors import label_color, label_slot
+    from triage_gui.gui.tickets.ticket_model import Col
 
     five_labels_loaded(qtbot, window, False)
     table, model = window.session.table, window.model

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QPushButton, QStyle, QToolButton
 from qt_helpers import close, drop_files, open_window, wait_all_labelled
 
 from triage_gui.gui.results.latency_chart import legend
-from triage_gui.gui.tickets.ticket_model import label_color
+from triage_gui.gui.tickets.label_colors import label_color
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ first pass of three fields costs the encoder once and three sets of heads.
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,11 +21,6 @@ import numpy as np
 
 from ..engine.table import TicketTable
 from ..words import counted
-
-FIELD_COLUMNS = ("label", "confidence", "source")  # per field, named "<field>_label" and so on
-# Once per row, after every field's; the language last, as in a one-field export.
-SHARED_COLUMNS = ("prompt_hash", "reason", "language")
-NOT_LABELLED = "not labelled yet"  # the reason a one-field export gives (engine/tickets/_export.py)
 
 
 class SharedEncoder:
@@ -86,66 +80,22 @@ def train_columns(args: argparse.Namespace, names: list[str]) -> list[bool]:
     return found
 
 
-def field_cells(table: TicketTable) -> list[tuple[str, str, str]]:
-    """Each row's label, confidence and source for one field, as a one-field export writes them (the same
-    :func:`engine.table.decide`; "" where the export writes no label)."""
-    from ..engine.table import decide
-
-    cells = []
-    for row in range(len(table)):
-        d = decide(table, row)
-        if d.written is None:
-            cells.append(("", "", ""))
-        else:
-            cells.append((d.written, "" if d.confidence is None else f"{d.confidence:.4f}", d.source.shown))
-    return cells
-
-
-def fields_header(input_columns: list[str], names: list[str]) -> list[str]:
-    """The input's columns, then each field's three and the shared ones; a name the input already uses
-    gets ``_predicted`` (as a one-field export's ``label`` does)."""
-    from ..engine.tickets import output_header
-
-    return output_header(input_columns, [f"{n}_{c}" for n in names for c in FIELD_COLUMNS] + list(SHARED_COLUMNS))
-
-
-def fields_rows(table: TicketTable, columns: list[list[tuple[str, str, str]]], prompt_hash: str):
-    """Every input row, in input order, with each field's cells; the reason says why a row has none."""
-    for row in range(len(table)):
-        cells = [cell for field in columns for cell in field[row]]
-        unlabelled = any(not field[row][0] for field in columns)
-        reason = table.problems.get(row) or (NOT_LABELLED if unlabelled else "")
-        yield [*table.row_values(row), *cells, prompt_hash, reason, table.language(row)]
-
-
 def write_fields(
     out: str | None, table: TicketTable, names: list[str], columns: list[list[tuple[str, str, str]]], prompt_hash: str
 ) -> None:
     """The one place that writes a several-field output: CSV (standard output, or a file written
-    atomically) or, under a name ending in .xlsx, a workbook with the confidences as numbers."""
-    from ..engine.files import atomic_open, shown
-    from ..engine.tickets import ExcelExport, output_format
+    atomically) or, under a name ending in .xlsx, a workbook with the confidences as numbers
+    (:mod:`engine.tickets`, the window's export too)."""
+    from ..engine.files import shown
+    from ..engine.tickets import labelled_per_field, write_field_results, write_fields_csv
 
-    header = fields_header(table.columns, names)
-    rows = fields_rows(table, columns, prompt_hash)
     try:
         if out is None:
-            writer = csv.writer(sys.stdout)
-            writer.writerow(header)
-            writer.writerows(rows)
-        elif output_format(out) == "xlsx":
-            export = ExcelExport(table, prompt_hash, False)
-            width = len(table.columns)
-            export.header, export.rows, export.width = header, rows, width
-            export.numeric = {width + 3 * i + 1 for i in range(len(names))}
-            export.write(out)
+            write_fields_csv(sys.stdout, table, names, columns, prompt_hash)
         else:
-            with atomic_open(out, "w", encoding="utf-8", newline="") as handle:
-                writer = csv.writer(handle)
-                writer.writerow(header)
-                writer.writerows(rows)
+            write_field_results(out, table, names, columns, prompt_hash)
     except OSError as exc:
         raise ValueError(f"Cannot write {shown(out or '-')}: {exc.strerror or exc}") from None
-    labelled = [sum(1 for cell in field if cell[0]) for field in columns]
+    labelled = labelled_per_field(columns)
     said = ", ".join(f"{name} {n}" for name, n in zip(names, labelled, strict=True))
     print(f"{counted(len(table), 'row')} written; labelled per field: {said}", file=sys.stderr)

@@ -65,7 +65,8 @@ def run_fields(args: argparse.Namespace, profile, table: TicketTable, out: str |
     import copy
     import tempfile
 
-    from ._fields import SharedEncoder, field_cells, load_model_once, train_columns, write_fields
+    from ..engine.tickets import field_cells
+    from ._fields import SharedEncoder, load_model_once, train_columns, write_fields
 
     if args.train and args.train_label:
         raise ValueError(

@@ -74,6 +74,7 @@ class MainWindow(QMainWindow):
             self.session, self.evaluation, self.tickets, self.settings, self, notify, warn
         )
         self.teaching = TeachActions(self.session, self.tickets, self.editor, self.check_status, notify)
+        self.model.teach_field = self.teaching.teach_field  # the picker in a further field's column
         self.app_actions = AppActions(self.session, self.settings, self, self._repaint)
         self._build_actions()
         self._file_done: str | None = None  # the file read whose tickets' language may still earn the offer
@@ -198,7 +199,7 @@ class MainWindow(QMainWindow):
         t.sample_clicked.connect(self.ticket_actions.open_sample)
         t.recent_clicked.connect(lambda path: self.ticket_actions.open_files([path]))
         self.detail.teach.connect(self.teach)
-        self.detail.accept.connect(self.teaching.accept)
+        self.detail.accept.connect(lambda rows: self.teaching.accept(rows, 0))  # the pane shows the first field
         self.results.flip_selected.connect(self.tickets.select_source_row)
         self.results.cell_selected.connect(self.tickets.set_cell)
         self.results.version_revert.connect(self.prompt.revert)
@@ -247,6 +248,8 @@ class MainWindow(QMainWindow):
             if status.notice:
                 self.statusBar().showMessage(status.notice, 15000)
             self.tickets.refresh_label_filter()
+            self.model.set_fields(self.session.field_names, self.session.field_table)  # a column per field
+            self.tickets.show_fields(self.session.field_names)
             self.model.reset()
             self.tickets.size_columns()
             self.evaluation.detect(self.session.text_column)  # a file read before the labels were known
@@ -327,7 +330,7 @@ class MainWindow(QMainWindow):
     # ========================================================== view → session
 
     def teach(self, rows: list[int], label: str | None) -> None:
-        self.teaching.teach(rows, label)
+        self.teaching.teach_field(0, rows, label)  # the detail pane's and the tests': the first field
 
     def show_checks(self, status: CheckStatus) -> None:
         self.teaching.show_checks(status, gold=self.evaluation.gold is not None)

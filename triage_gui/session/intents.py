@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ..engine.table import TicketTable
     from .checks import CheckStatus, RandomChecks
     from .events import Event
+    from .fields import FieldLabels
     from .gold import GoldColumn
     from .languages import LanguageDetection
     from .status import HeadStatus, PromptStatus
@@ -38,6 +39,7 @@ class Intents:
 
     table: TicketTable
     teaching: Teaching
+    fields: FieldLabels
     checks: RandomChecks
     file_thread: WorkerThread
     languages: LanguageDetection
@@ -129,6 +131,16 @@ class Intents:
     def checks_changed(self) -> Event[[CheckStatus]]:
         return self.checks.changed
 
+    @property
+    def field_names(self) -> list[str]:
+        """Every field's name, the first's first, for a prompt with several (:mod:`fields`); [] for one field."""
+        return [self.fields.first, *self.fields.names] if self.fields.names else []
+
+    def field_table(self, index: int) -> TicketTable | None:
+        """Field ``index``'s labels (0: the first field's, ``table``; after it, that field's own table of the
+        same rows, which may cover only the rows embedded when it was fitted; None: not labelled yet)."""
+        return self.table if index == 0 else self.fields.table_of(index)
+
     # ------------------------------------------------------------ teaching
 
     def teach(self, rows: Sequence[int], label: str | None) -> list[int]:
@@ -137,6 +149,43 @@ class Intents:
         checked = self.checks.record(rows, label) if label is not None else []
         self.teaching.teach(rows, label)
         return checked
+
+    def teach_field(self, field: int, rows: Sequence[int], label: str | None) -> None:
+        """Teach these rows ``label`` (None: forget) in field ``field`` (0: the first field, :meth:`teach`), one
+        undo step that names the field; every other field's labels stay as they are."""
+        if not field:
+            self.teach(rows, label)
+            return
+        table = self.table
+        texts = [table.texts[r] for r in rows if 0 <= r < len(table) and r not in table.problems]
+        self.history.record("teach", self.fields.teach(field, texts, label), field, self.fields.names[field - 1])
+
+    def accept_field(self, field: int, rows: Sequence[int]) -> dict[str, int]:
+        """Enter in field ``field``'s column: teach each row the label that field shows, one undo step.
+        Returns label -> rows accepted with it."""
+        if not field:
+            return self.accept(rows)[0]
+        from ..engine.table import decide
+
+        shown, table = self.fields.table_of(field), self.table
+        by_label: dict[str, list[str]] = {}
+        for row in rows:
+            d = decide(shown, row) if shown is not None and 0 <= row < len(shown) else None
+            if d is not None and d.label is not None and row not in table.problems:
+                by_label.setdefault(d.label, []).append(table.texts[row])
+        changes = {}
+        for label, texts in by_label.items():
+            changes.update(self.fields.teach(field, texts, label))
+        self.history.record("accept", changes, field, self.fields.names[field - 1])
+        return {label: len(texts) for label, texts in by_label.items()}
+
+    def field_labels(self, field: int) -> list[str]:
+        """Field ``field``'s labels (0: the first field's, :attr:`labels`)."""
+        return self.fields.specs[field - 1].labels if 0 < field <= len(self.fields.specs) else self.labels
+
+    def field_taught(self) -> list[list[tuple[str, str]]]:
+        """Every further field's taught tickets, in field order (what the prompt file keeps for them)."""
+        return [self.fields.items(i) for i in range(1, len(self.fields.specs) + 1)]
 
     def accept(self, rows: Sequence[int]) -> tuple[dict[str, int], list[int]]:
         """Enter: teach each row the label it shows. Returns label -> rows accepted with it, and the rows

@@ -36,6 +36,7 @@ from ..engine.prompt import (
     SCHEMA_VERSION,
     CheckRecord,
     Example,
+    Field,
     Measure,
     Merged,
     ProfileError,
@@ -94,6 +95,7 @@ class PromptDocument:
         self.draft_taught: list[tuple[str, str]] = []  # the taught set the draft held at start
         self.writer = WorkerThread("prompt-file", transient=True)
         self._taught: list[tuple[str, str]] | None = None  # a taught set waiting to be written
+        self._fields: list[Field] | None = None  # the further fields with their taught sets, waiting likewise
         self._writing = LatestTask("write taught tickets")
         self._drafting = LatestTask("write prompt draft")
         self.writes = 0  # prompt-file writes made (tests count the coalescing)
@@ -205,6 +207,7 @@ class PromptDocument:
         ours = replace(  # the prompt from the editor; every other field as this document holds it
             self.saved,
             **{k: getattr(profile, k) for k in ("name", *PROMPT_KEYS)},
+            **self._fields_of(profile),
             taught=[Example(t, label) for t, label in pairs.items()],
             history=history,
             checks=self.checks,
@@ -269,6 +272,33 @@ class PromptDocument:
         self._taught = list(taught)
         self._write_soon()
 
+    def _fields_of(self, profile: PromptProfile) -> dict:
+        """A prompt with several fields (the editor's or the file's): its fields as the editor has them, each
+        further one with what the file keeps for it (taught tickets, versions, checks: by position when the
+        number of fields is unchanged, as after a rename, else by name); nothing for a one-field prompt."""
+        if len(profile.fields) < 2 and len(self.saved.fields) < 2:
+            return {}  # the editor keeps no field's name of a one-field prompt: the file's stays
+        kept, self._fields = self._fields or self.saved.more_fields, None  # the waiting taught sets go now
+        by_name = {f.name: f for f in kept}
+        more = []
+        for i, f in enumerate(profile.more_fields):
+            old = kept[i] if len(kept) == len(profile.more_fields) else by_name.get(f.name)
+            more.append(f if old is None else replace(f, taught=old.taught, history=old.history, checks=old.checks))
+        return {"field_name": profile.field_name, "ordered": profile.ordered, "more_fields": more}
+
+    def keep_field_taught(self, taught: Sequence[Sequence[tuple[str, str]]]) -> None:
+        """The taught tickets of every field after the first (a prompt with several fields), written with the
+        first field's, each saying its field; nothing when unchanged (or for a one-field prompt)."""
+        fields = self._fields or self.saved.more_fields
+        if len(taught) != len(fields) or all(
+            [(e.text, e.label) for e in f.taught] == list(t) for f, t in zip(fields, taught, strict=True)
+        ):
+            return
+        self._fields = [
+            replace(f, taught=[Example(x, label) for x, label in t]) for f, t in zip(fields, taught, strict=True)
+        ]
+        self._write_soon()
+
     def keep_checks(self, checks: Sequence[CheckRecord]) -> None:
         """The random checks changed: written with the file, as the taught set (nothing when unchanged)."""
         if list(checks) != self.checks:
@@ -300,7 +330,10 @@ class PromptDocument:
         pairs = [(e.text, e.label) for e in self.saved.taught] if carried is AS_SAVED else carried
         taught = [Example(t, label) for t, label in pairs]
         self._taught = None
-        ours = replace(self.saved, taught=taught, history=list(self.history), checks=list(self.checks))
+        more, self._fields = self._fields or self.saved.more_fields, None
+        ours = replace(
+            self.saved, taught=taught, history=list(self.history), checks=list(self.checks), more_fields=more
+        )
         return PromptWrite(self.path, self.saved, ours, carried)
 
     def _write_file(self, job: PromptWrite) -> None:
@@ -353,6 +386,7 @@ class PromptDocument:
         taught = known_taught(ours, merged)
         # The checks' base is what this side wrote: the other window's checks stay in the file untouched.
         base = replace(self.saved, taught=taught, history=written.history, extra=written.extra, checks=ours.checks)
+        base.more_fields = ours.more_fields  # the further fields' taught sets as written (their prompt is ours)
         take = merged.prompt_from_them and not self.dirty
         self.saved = replace(written, taught=taught, checks=ours.checks) if take else base
         if take:

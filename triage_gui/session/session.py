@@ -29,6 +29,7 @@ from ..engine.table import NewRow, ScoredBatch, TicketTable, apply_batch
 from .checks import RandomChecks
 from .engine import Engine, field_of
 from .events import Event
+from .fields import FieldLabels
 from .intents import Intents
 from .labelling import Throughput, WorkQueue, label_stream, run_status
 from .labelling_store import ScoreMemory, ScoreStore
@@ -104,6 +105,11 @@ class Session(Intents):
         )
         self.teaching.history.stepped.connect(self.checks.stepped)  # an undone teach takes its verdict back
         self.teaching.changed.connect(lambda status: self.checks.refresh() if status.state == "ready" else None)
+        self.fields = FieldLabels(self.table, lambda: self.encoder)  # a prompt's fields after the first (:mod:`fields`)
+        self.fields.rows_changed.connect(self.rows_changed.emit)
+        self.fields.taught_changed.connect(self.save_taught.emit)
+        self.teaching.history.apply_field = self.fields.apply
+        self.fields.history_named = lambda name: setattr(self.teaching.history, "field_name", name)
 
     def _in_use(self) -> InUse:
         """What the teaching works with now (read on the loop's thread, before work is handed over)."""
@@ -176,6 +182,7 @@ class Session(Intents):
             return
         self.encoder = encoder
         self.table.use_encoder(encoder_key(encoder))  # another encoder's embeddings go: every row again
+        self.fields.cleared()
         if self.scorer is not None:
             self.teaching.encoder_ready()  # the prompt's examples through the encoder too
         if self.running:
@@ -193,6 +200,7 @@ class Session(Intents):
         self._encoder_loading.cancel()
         self._labelling.cancel()  # its batch in flight carries the old encoder's vectors: never stored
         self.encoder = None
+        self.fields.cleared()
         if spec == "none" or self.engine.load_encoder is None:
             self.table.use_encoder("none")
             if self.scorer is not None:
@@ -216,7 +224,9 @@ class Session(Intents):
         """Use this prompt: rebuild the prefix and re-label everything, the language model's pass included
         after a Stop (Save and re-label after Stop left the new version to the first pass alone). Returns
         False (and does nothing) when it is what is already in use or being built and nothing was stopped:
-        saving an unchanged prompt costs nothing; after a Stop it resumes the pass."""
+        saving an unchanged prompt costs nothing; after a Stop it resumes the pass. The fields after the first
+        (a prompt with several) are labelled by their first pass (:mod:`fields`)."""
+        self.fields.set_prompt(profile)
         if self.requested is not None and profile.content_hash() == self.requested.content_hash():
             if not self.user_stopped or not self._remaining():
                 return False
@@ -342,6 +352,7 @@ class Session(Intents):
         self.table.clear()
         self.text_column = ""
         self.teaching.cleared()
+        self.fields.cleared()
         self.checks.clear()
         self._set_run(RunStatus("idle"))  # before the reset: what redraws on it reads the run status
         self.table_reset.emit()
@@ -352,6 +363,7 @@ class Session(Intents):
         self.text_column = column
         self._labelling.cancel()
         self.table.set_texts(column)
+        self.fields.cleared()
         self.languages.restart()
         self._changed_all()
         self.teaching.texts_changed()
@@ -441,6 +453,7 @@ class Session(Intents):
             self.scores.remember(self.table, batch, done.scored)
         if done.embedded:
             self.teaching.rows_embedded(done.embedded)
+            self.fields.rows_embedded()
         if done.scored:
             self.teaching.rows_scored(done.scored)
         if done.based:
@@ -465,9 +478,9 @@ class Session(Intents):
 
     def _tasks(self) -> list[asyncio.Task]:
         kinds = (self._loading, self._encoder_loading, self._rebuilding, self._labelling)
-        tasks = [k.task for k in kinds if k.pending] + [*self._file_tasks, *self.teaching.tasks()]
+        tasks = [k.task for k in kinds if k.pending] + [*self._file_tasks, *self.teaching.tasks(), *self.fields.tasks()]
         return [t for t in tasks if t is not None and not t.done()]
 
     def _threads(self) -> list[WorkerThread]:
         threads = [self.engine_thread, self.loader_thread, self.file_thread, self.languages.thread]
-        return [*threads, *self.teaching.threads()]
+        return [*threads, *self.teaching.threads(), *self.fields.threads()]

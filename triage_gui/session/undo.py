@@ -28,6 +28,7 @@ class Step:
 
     what: str
     changes: Changes
+    field: int = 0  # whose taught set: 0 the first field's (the teaching's), else a further field's (:mod:`fields`)
 
 
 def diff(before: Mapping[str, str], after: Mapping[str, str]) -> Changes:
@@ -65,6 +66,10 @@ class TaughtHistory:
 
     def __init__(self, apply: Callable[[dict[str, str | None]], None]) -> None:
         self.apply = apply
+        # A prompt with several fields: the further fields' undo and redo (field, text -> label), and the first
+        # field's name, which its steps then carry ("teach 2 tickets 'billing' (queue)"); "" for one field.
+        self.apply_field: Callable[[int, dict[str, str | None]], None] | None = None
+        self.field_name = ""
         self.done: list[Step] = []
         self.undone: list[Step] = []
         self.changed: Event[[]] = Event()
@@ -79,10 +84,13 @@ class TaughtHistory:
     def redo_text(self) -> str:
         return self.undone[-1].what if self.undone else ""
 
-    def record(self, kind: str, changes: Changes) -> None:
+    def record(self, kind: str, changes: Changes, field: int = 0, name: str = "") -> None:
+        """One step; ``field`` and its ``name`` for a further field's (the first field's name is ``field_name``)."""
         if not changes:
             return  # nothing changed (accepting a label already taught): nothing to undo
-        self.done.append(Step(describe(kind, changes), changes))
+        named = name if field else self.field_name
+        what = describe(kind, changes) + (f" ({named})" if named else "")
+        self.done.append(Step(what, changes, field))
         del self.done[:-LIMIT]
         self.undone.clear()
         self.changed.emit()
@@ -92,8 +100,9 @@ class TaughtHistory:
             return None
         step = self.done.pop()
         self.undone.append(step)
-        self.apply({text: before for text, (before, _) in step.changes.items()})
-        self.stepped.emit(step, True)
+        self._apply(step, {text: before for text, (before, _) in step.changes.items()})
+        if not step.field:  # the random checks are the first field's
+            self.stepped.emit(step, True)
         self.changed.emit()
         return step
 
@@ -102,10 +111,17 @@ class TaughtHistory:
             return None
         step = self.undone.pop()
         self.done.append(step)
-        self.apply({text: after for text, (_, after) in step.changes.items()})
-        self.stepped.emit(step, False)
+        self._apply(step, {text: after for text, (_, after) in step.changes.items()})
+        if not step.field:
+            self.stepped.emit(step, False)
         self.changed.emit()
         return step
+
+    def _apply(self, step: Step, labels: dict[str, str | None]) -> None:
+        if step.field and self.apply_field is not None:
+            self.apply_field(step.field, labels)
+        elif not step.field:
+            self.apply(labels)
 
     def clear(self) -> None:
         """A taught set replaced as a whole (another prompt opened): the old steps no longer apply."""

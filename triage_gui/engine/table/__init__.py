@@ -11,6 +11,7 @@ from __future__ import annotations
 from ._batch import Applied, ScoredBatch, apply_batch
 from ._decision import Decision
 from ._features import BLOCK, FeatureRows
+from ._field_table import embedded_count, field_table
 from ._language import (
     LANGUAGE_SAMPLE,
     LANGUAGES,
@@ -47,6 +48,8 @@ __all__ = [
     "decide",
     "detect_language",
     "detect_languages",
+    "embedded_count",
+    "field_table",
     "fill_languages",
     "language_name",
     "language_summary",

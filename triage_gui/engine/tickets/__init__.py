@@ -19,6 +19,13 @@ from ._export import (
     write_csv,
     write_results,
 )
+from ._field_export import (
+    field_cells,
+    fields_workbook,
+    labelled_per_field,
+    write_field_results,
+    write_fields_csv,
+)
 from ._formats import FILE_FILTER, FORMAT_NAMES, FORMATS, SUPPORTED, XLSX, Format, check_file, open_tickets
 from ._into_table import read_table, rows_of
 from ._reader import Ticket, TicketSource, tickets_from_text
@@ -45,6 +52,9 @@ __all__ = [
     "choose_text_column",
     "detect_encoding",
     "export_counts",
+    "field_cells",
+    "fields_workbook",
+    "labelled_per_field",
     "open_tickets",
     "output_format",
     "output_header",
@@ -55,6 +65,8 @@ __all__ = [
     "tickets_from_text",
     "usable_taught",
     "write_csv",
+    "write_field_results",
+    "write_fields_csv",
     "write_results",
     "write_taught",
 ]

@@ -113,6 +113,10 @@ class PromptActions:
         self.session.set_prompt(saved)
         self._show_state(self.document.status)
 
+    def add_field(self) -> None:
+        """Edit > Add a field…: the editor asks its name and shows it (Ctrl+Z takes it back)."""
+        self.editor.ask_add_field()
+
     def focus_editor(self) -> None:
         """Ctrl+1: the keyboard's way into the editor, its instruction first."""
         self.editor.focus_instruction()
@@ -267,6 +271,7 @@ class PromptActions:
     def keep_taught(self) -> None:
         """The taught set changed: the document writes it with the saved prompt, off the GUI thread."""
         self.document.keep_taught(self.session.taught_items())
+        self.document.keep_field_taught(self.session.field_taught())  # a prompt with several fields: the others'
 
     # ----------------------------------------------------------- versions
 

@@ -33,17 +33,28 @@ class TeachActions:
         self.notify = notify
 
     def teach(self, rows: list[int], label: str | None) -> None:
+        """Teach the field of the column in use (a prompt with several fields; else the one field)."""
+        self.teach_field(self.tickets.field_in_use, rows, label)
+
+    def teach_field(self, field: int, rows: list[int], label: str | None) -> None:
         question = f"Teach all {len(rows):,} selected tickets '{label}'?"
         if not self._many_agreed(
             rows, f"Forget what you taught {len(rows):,} selected tickets?" if label is None else question
         ):
             return
+        if field:  # a further field: its own taught set, one undo step naming it
+            self.session.teach_field(field, rows, label)
+            return
         checked = self.session.teach(rows, label)  # a ticket of the random sample: counted, then taught
         self._next_to_check(checked)
 
-    def accept(self, rows: list[int]) -> None:
-        """Enter (or "Label is right"): teach the shown labels and say what that did, and how to undo it."""
+    def accept(self, rows: list[int], field: int | None = None) -> None:
+        """Enter (or "Label is right"): teach the shown labels and say what that did, and how to undo it; in
+        ``field`` (None: the field of the column in use)."""
         if not self._many_agreed(rows, f"Accept the shown label of all {len(rows):,} selected tickets (teach them)?"):
+            return
+        if field := self.tickets.field_in_use if field is None else field:
+            self.notify(accepted_message(self.session.accept_field(field, rows)), 8000)
             return
         accepted, checked = self.session.accept(rows)
         self.notify(accepted_message(accepted), 8000)
@@ -72,7 +83,7 @@ class TeachActions:
             self.tickets.focus_table()
 
     def teach_keys(self, rows: list[int], which) -> None:
-        labels = self.session.labels
+        labels = self.session.field_labels(self.tickets.field_in_use)
         if which is None:
             self.teach(rows, None)
         elif isinstance(which, int) and which < len(labels):

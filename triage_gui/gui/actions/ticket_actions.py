@@ -24,10 +24,13 @@ from ...engine.tickets import (
     TicketFileError,
     check_file,
     export_counts,
+    field_cells,
+    fields_workbook,
     output_format,
     rows_of,
     sheet_sizes,
     tickets_from_text,
+    write_field_results,
     write_results,
 )
 from ...paths import sample_tickets
@@ -273,15 +276,23 @@ class TicketActions:
         says when it is done. False: refused or failed at once (said)."""
         table, profile = self.session.table, self.session.prompt_in_use
         prompt_hash = profile.content_hash() if profile else ""
+        names = self.session.field_names  # a prompt with several fields: <field>_label and so on, as classify
+        columns = [field_cells(self.session.field_table(i), len(table)) for i in range(len(names))]
         try:
             if output_format(path) == "xlsx":  # .xls/.xlsm refused; any other name is CSV
                 sheet = self.last_sheet or None  # the input workbook's ("Messages"), not a name of ours
-                workbook = ExcelExport(table, prompt_hash, self.session.compares_baseline, sheet).snapshot()
+                if names:
+                    workbook = fields_workbook(table, names, columns, prompt_hash, sheet).snapshot()
+                else:
+                    workbook = ExcelExport(table, prompt_hash, self.session.compares_baseline, sheet).snapshot()
                 self.notify(f"Exporting {counted(len(table), 'ticket')} to {path}…", 0)
                 job = self.session.in_background(workbook.write, path)
                 job.add_done_callback(lambda done: self._exported(path, len(table), done))
                 return True
-            labelled = write_results(path, table, prompt_hash, self.session.compares_baseline)
+            if names:
+                labelled = min(write_field_results(path, table, names, columns, prompt_hash))
+            else:
+                labelled = write_results(path, table, prompt_hash, self.session.compares_baseline)
         except (OSError, ValueError) as exc:  # ValueError: more rows than a workbook holds
             self._failed(path, exc)
             return False

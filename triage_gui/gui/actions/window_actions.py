@@ -79,6 +79,8 @@ def action_table(
         ActionSpec("clear", "Clear &tickets", "&Edit", t.clear, enabled_when=loaded),
         ActionSpec("stop", "&Stop labelling", "&Edit", session.stop, "Esc", enabled_when=working,
                    guide="Stop labelling (Resume picks up the rest)"),
+        ActionSpec("add_field", "Add a fie&ld to the prompt…", "&Edit", p.add_field,
+                   tooltip="Another decision per ticket (a priority beside the queue), with its own labels"),
         ActionSpec("suggest", "Su&ggest labels…", "&Edit", p.suggest_labels, enabled_when=loaded, separator=True,
                    guide="Suggest labels: group the loaded tickets by meaning, name and shape the groups"),
         ActionSpec("suggest_missing", "Suggest labels for poorly &fitted tickets…", "&Edit",

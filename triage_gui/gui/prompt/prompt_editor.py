@@ -1,4 +1,6 @@
-"""The prompt editor: instruction, a labels table and few-shot examples, with undo/redo and inline errors."""
+"""The prompt editor: instruction, a labels table and few-shot examples, with undo/redo and inline errors; for
+a prompt with several fields, the field selector (:mod:`field_bar`) says whose it shows, and a field is added,
+renamed or removed as one undo step."""
 
 from __future__ import annotations
 
@@ -24,8 +26,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...engine.prompt import Example, Label, Problem, PromptProfile
+from ...engine.prompt import Example, Field, Label, Problem, PromptProfile
 from ...session.checks import CheckStatus
+from .field_bar import FieldBar
 from .prompt_cells import LabelChoice, MultiLine, TabOn
 
 ERROR_BRUSH = QBrush(QColor(230, 60, 60, 90))
@@ -72,6 +75,13 @@ class PromptEditor(QWidget):
         self._restoring = False
         self._snapshot_timer = QTimer(self, singleShot=True, interval=300)
         self._snapshot_timer.timeout.connect(self._take_snapshot)
+        self._fields: list[Field] = []  # a prompt with several fields: each one's prompt ([]: one field)
+        self._field = 0  # the field shown
+        self.field_bar = FieldBar()
+        self.field_bar.chosen.connect(self.show_field)
+        self.field_bar.added.connect(self.add_field)
+        self.field_bar.renamed.connect(self.rename_field)
+        self.field_bar.removed.connect(self.remove_field)
 
         self.name = QLineEdit()
         self.name.setAccessibleName("Prompt name")
@@ -128,6 +138,7 @@ class PromptEditor(QWidget):
         named.addWidget(QLabel("<b>Prompt</b>"))
         named.addWidget(self.name, 1)
         layout.addLayout(named)
+        layout.addWidget(self.field_bar)
         # Instruction, labels and examples share one splitter, the labels taking most of the height: at
         # 1024x640 with eleven labels the table showed 1.5 rows and nothing could be dragged. Now five
         # rows or more show there, and the lead drags the handles for more.
@@ -282,6 +293,16 @@ class PromptEditor(QWidget):
         return item.text() if item is not None else ""
 
     def profile(self) -> PromptProfile:
+        shown = self._shown_profile()
+        if not self._fields:
+            return shown
+        fields = list(self._fields)
+        was = fields[self._field]
+        fields[self._field] = Field(was.name, shown.instruction, shown.labels, shown.examples, was.ordered)
+        return PromptProfile.of_fields(fields, shown.name)
+
+    def _shown_profile(self) -> PromptProfile:
+        """What the widgets show: the one field, or the field shown of several."""
         return PromptProfile(
             name=self.name.text().strip() or "Untitled prompt",
             instruction=self.instruction.toPlainText(),
@@ -302,7 +323,16 @@ class PromptEditor(QWidget):
 
     def _restore(self, data: dict) -> None:
         self._restoring = True
-        profile = PromptProfile.from_dict(data)
+        whole = PromptProfile.from_dict(data)
+        several = len(whole.fields) > 1
+        if not several and whole.several:  # one field left (the others removed): the classic one-field prompt
+            whole = whole.field_profile(0)
+        self._fields = (
+            [Field(f.name, f.instruction, f.labels, f.examples, f.ordered) for f in whole.fields] if several else []
+        )
+        self._field = min(self._field, len(self._fields) - 1) if several else 0
+        profile = whole.field_profile(self._field) if several else whole
+        self.field_bar.show_fields([f.name for f in self._fields], self._field)
         self.name.setText(profile.name)
         self.name.setCursorPosition(0)  # its start, not its end, when longer than the field
         made_up = (auto_name(profile.label_names), "Untitled prompt", "")
@@ -312,7 +342,7 @@ class PromptEditor(QWidget):
                 self.instruction.setPlainText(profile.instruction)
             self._fill(self.labels, [(x.name, x.description) for x in profile.labels])
             self._fill(self.examples, [(x.text, x.label) for x in profile.examples])
-        self._state = profile.to_dict()
+        self._state = whole.to_dict()
         self._names = self.label_names()
         self._restoring = False
         self.clear_problems()
@@ -366,6 +396,51 @@ class PromptEditor(QWidget):
         before = self._state
         if self._auto_name and self.name.text() == self._auto_name:
             profile = replace(profile, name=auto_name(profile.label_names))
+        self._restore(profile.to_dict())
+        self.undo_stack.push(_Snapshot(self, before, self._state))
+
+    def show_field(self, index: int) -> None:
+        """Show field ``index``'s instruction, labels and examples (the edits of the one shown are kept)."""
+        self.flush_snapshot()
+        if 0 <= index < len(self._fields) and index != self._field:
+            self._field = index
+            self._restore(self._state)
+
+    def add_field(self, name: str) -> None:
+        """A new field named ``name`` after the others, shown (one undo step; a one-field prompt's field is
+        named "field 1" if it has no name)."""
+        profile = self.profile()
+        fields = [Field(f.name, f.instruction, f.labels, f.examples, f.ordered) for f in profile.fields]
+        fields[0].name = fields[0].name or "field 1"
+        fields.append(Field(name, "Read the ticket and choose one label.", []))
+        self._step(PromptProfile.of_fields(fields, profile.name), len(fields) - 1)
+
+    def ask_add_field(self) -> None:
+        """*Add a field…*: its name asked, then added (a one-field prompt's first gets the selector)."""
+        self.field_bar.ask_add()
+
+    def rename_field(self, name: str) -> None:
+        """The field shown, renamed (one undo step)."""
+        fields = self._fields_now()
+        if fields:
+            fields[self._field] = replace(fields[self._field], name=name)
+            self._step(PromptProfile.of_fields(fields, self.profile().name), self._field)
+
+    def remove_field(self) -> None:
+        """The field shown, removed; the last field cannot be (one undo step)."""
+        fields = self._fields_now()
+        if len(fields) > 1:
+            del fields[self._field]
+            self._step(PromptProfile.of_fields(fields, self.profile().name), max(0, self._field - 1))
+
+    def _fields_now(self) -> list[Field]:
+        fields = self.profile().fields if self._fields else []
+        return [Field(f.name, f.instruction, f.labels, f.examples, f.ordered) for f in fields]
+
+    def _step(self, profile: PromptProfile, show: int) -> None:
+        self.flush_snapshot()
+        before = self._state
+        self._field = show
         self._restore(profile.to_dict())
         self.undo_stack.push(_Snapshot(self, before, self._state))
 

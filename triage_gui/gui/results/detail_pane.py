@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...engine.table import Decision, Source, TicketTable, decide
-from ..tickets.ticket_model import is_dark, label_color, label_slot
+from ..tickets.label_colors import is_dark, label_color, label_slot
 from ..widgets.flow_layout import FlowLayout
 
 SOURCE_TEXT = {

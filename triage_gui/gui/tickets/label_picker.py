@@ -75,9 +75,28 @@ class LabelDelegate(QStyledItemDelegate):
         super().__init__(parent)
         self.table = table
 
+    def _field(self, index) -> tuple[list[str], str | None]:
+        """The labels of the field whose column ``index`` is in, and the label it shows on that row (a prompt
+        with several fields: each label column picks from its own field's labels)."""
+        from PySide6.QtCore import QSortFilterProxyModel
+
+        from .ticket_model import TicketTableModel
+
+        model, source = index.model(), index
+        if isinstance(model, QSortFilterProxyModel):
+            source = model.mapToSource(index)
+            model = model.sourceModel()
+        field = model.field_of(source.column()) if isinstance(model, TicketTableModel) else 0
+        if field and isinstance(model, TicketTableModel):
+            d = model.field_decision(field, source.row())
+            return model.labels_of(field), None if d is None else d.label
+        return list(self.table.labels), decide(self.table, source.row()).label
+
     def createEditor(self, parent, option, index):
         box = LabelPicker(parent)
-        for i, name in enumerate(self.table.labels):  # the key that teaches it in the table: 1-9, 0 (and typed here)
+        for i, name in enumerate(
+            self._field(index)[0]
+        ):  # the key that teaches it in the table: 1-9, 0 (and typed here)
             box.addItem(f"{key_of_label_slot(i) or ' '}  {name}", name)
         box.addItem(NOT_TAUGHT, NOT_TAUGHT)
         box.setAccessibleName("Teach label")
@@ -93,7 +112,7 @@ class LabelDelegate(QStyledItemDelegate):
             # click missed when the list opened around the current label); the current one is selected.
             editor.setCurrentIndex(0)
             editor.showPopup()
-            current = editor.findData(decide(self.table, index.row()).label or "")
+            current = editor.findData(self._field(index)[1] or "")
             editor.view().setCurrentIndex(editor.model().index(max(current, 0), 0))
 
     def setModelData(self, editor: QWidget, model, index) -> None:

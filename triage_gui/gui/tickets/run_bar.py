@@ -37,6 +37,7 @@ class RunBar(QObject):
         self.stop_button.setEnabled(False)
         self._resumable = False
         self._refinement = ""  # what the language model's reading changed (set_refinement)
+        self._fields = ""  # a prompt with several fields: which the language model reads (set_fields)
         self._shown: RunStatus | None = None
         self.stop_button.clicked.connect(self._stop_or_resume)
         self.row = QHBoxLayout()
@@ -49,6 +50,19 @@ class RunBar(QObject):
         """What the language model's reading changed (the summary's words), said once the run has ended."""
         if words != self._refinement:
             self._refinement = words
+            if self._shown is not None:
+                self.show_run(self._shown)
+
+    def set_fields(self, names: list[str]) -> None:
+        """A prompt with several fields: the language model refines the first field's labels; the others have
+        their first pass (said in the bar); [] for one field, which the bar says nothing about."""
+        words = (
+            f"the language model reads {names[0]!r} only; {', '.join(map(repr, names[1:]))}: first pass"
+            if len(names) > 1
+            else ""
+        )
+        if words != self._fields:
+            self._fields = words
             if self._shown is not None:
                 self.show_run(self._shown)
 
@@ -80,6 +94,8 @@ class RunBar(QObject):
             self.rate_label.setText(" · ".join(filter(None, ["All labelled", self._refinement])))
         else:
             self.rate_label.setText("")
+        if self._fields and status.total:
+            self.rate_label.setText(" · ".join(filter(None, [self.rate_label.text(), self._fields])))
         self._resumable = status.state == "stopped"  # what the button does follows the run, not its text
         self.stop_button.setText("Resume" if self._resumable else "Stop")
         self.stop_button.setToolTip(

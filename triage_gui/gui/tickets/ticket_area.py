@@ -30,7 +30,7 @@ from ...defaults import LOW_CONFIDENCE
 from ...engine.table import text_parts
 from ...session.gold import Filters
 from ...session.status import RunStatus
-from ..widgets.flow_layout import FlowLayout
+from ..widgets.flow_layout import FlowLayout, labelled
 from . import text_columns
 from .empty_state import EmptyState
 from .label_picker import LabelDelegate
@@ -167,7 +167,7 @@ class TicketArea(QWidget):
 
         self.filter_bar = QWidget()
         flow = FlowLayout(self.filter_bar)
-        for widget in self._pairs(
+        for widget in labelled(
             ("Text:", self.text_column),
             ("Gold:", self.gold_combo),
             ("Show:", self.label_filter),
@@ -182,20 +182,6 @@ class TicketArea(QWidget):
         extra = (self.disagree_only, self.wrong_only, self.taught_only, self.next_only, self.check_only)
         for widget in (low, *extra, self.cell_chip, self.search):
             flow.addWidget(widget)
-
-    @staticmethod
-    def _pairs(*pairs: tuple[str, QWidget]) -> list[QWidget]:
-        out = []
-        for text, widget in pairs:
-            holder = QWidget()
-            row = QHBoxLayout(holder)
-            row.setContentsMargins(0, 0, 0, 0)
-            label = QLabel(text)
-            label.setBuddy(widget)
-            row.addWidget(label)
-            row.addWidget(widget)
-            out.append(holder)
-        return out
 
     def _build_table(self) -> None:
         self.table = TicketView()
@@ -225,8 +211,16 @@ class TicketArea(QWidget):
 
     def size_columns(self) -> None:
         """The ticket text takes the spare width; the narrow columns stay readable (:mod:`ticket_columns`)."""
-        size_columns(self.table, self.model)
-        self.table.setItemDelegateForColumn(self.model.column_index(Col.LABEL), self.delegate)
+        size_columns(self.table, self.model, self.delegate)
+
+    @property
+    def field_in_use(self) -> int:
+        """The field whose column the current cell is in (a prompt with several fields; 0: the first field)."""
+        return self.model.field_of(self.table.currentIndex().column())
+
+    def show_fields(self, names: list[str]) -> None:
+        """A prompt with several fields: the run bar says which the language model reads."""
+        self.run_bar.set_fields(names)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
@@ -423,7 +417,8 @@ class TicketArea(QWidget):
         current = view.currentIndex() if view.currentIndex().isValid() else view.selectionModel().selectedRows()[0]
         source = proxy.mapToSource(current)
         view.setFocus()
-        view.edit(proxy.mapFromSource(model.index(source.row(), model.column_index(Col.LABEL))))
+        column = current.column() if current.column() in model.label_columns() else model.column_index(Col.LABEL)
+        view.edit(proxy.mapFromSource(model.index(source.row(), column)))
 
     def focus_table(self, empty: bool = False) -> None:
         """Keys to the ticket table, or (``empty``) to the empty state, where Ctrl+V pastes."""

@@ -4,7 +4,7 @@ screen the table scrolls sideways rather than squeezing the ticket text to a few
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QHeaderView, QStyle, QTableView
+from PySide6.QtWidgets import QAbstractItemDelegate, QHeaderView, QStyle, QTableView
 
 from .ticket_model import Col, TicketTableModel
 
@@ -23,14 +23,18 @@ def title_margin(header: QHeaderView) -> int:
     return margin + style.pixelMetric(QStyle.PixelMetric.PM_HeaderMarkSize)
 
 
-def size_columns(table: QTableView, model: TicketTableModel) -> None:
+def size_columns(table: QTableView, model: TicketTableModel, picker: QAbstractItemDelegate | None = None) -> None:
+    """Every column's width; with a ``picker``, it edits every label column (each field's) and no other."""
+    if picker is not None:
+        for i in range(model.columnCount()):
+            table.setItemDelegateForColumn(i, picker if i in model.label_columns() else None)  # type: ignore[arg-type]
     header = table.horizontalHeader()
     metrics, margin = header.fontMetrics(), title_margin(header)
     for i, column in enumerate(model.column_ids()):  # by role, never by the title shown
         if column == Col.TICKET:
             continue
         header.setSectionResizeMode(i, QHeaderView.ResizeMode.Interactive)
-        floor = FLOORS.get(column, 78)
+        floor = FLOORS.get(column, 78) if isinstance(column, Col) else FLOORS[Col.FROM if column.source else Col.LABEL]
         header.resizeSection(i, max(floor, min(TITLE_MAX, metrics.horizontalAdvance(model.title(column)) + margin)))
     fit_ticket_column(table, model)
 

@@ -7,10 +7,8 @@ setting it teaches the ticket; the model only forwards that intent.
 
 from __future__ import annotations
 
-import functools
-import unicodedata
-import zlib
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 
 import numpy as np
@@ -20,13 +18,11 @@ from PySide6.QtWidgets import QApplication
 
 from ...defaults import LOW_CONFIDENCE
 from ...engine.table import NONE, Decision, TicketTable, decide, language_name
+from .label_colors import is_dark, label_color, label_slot
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 NOT_TAUGHT = "(not taught)"
 Index = QModelIndex | QPersistentModelIndex
-
-# Distinct hues; used as a translucent tint, so they read on light and dark backgrounds alike.
-LABEL_HUES = [210, 20, 130, 280, 45, 170, 330, 90, 250, 0]
 
 
 class Col(StrEnum):
@@ -43,6 +39,18 @@ class Col(StrEnum):
     GOLD = "gold"
     LANGUAGE = "language"
 
+
+@dataclass(frozen=True)
+class FieldCol:
+    """A column of a field after the first (a prompt with several fields): its label or where it came from."""
+
+    index: int  # 1: the second field
+    name: str
+    source: bool = False  # the "From" column, else the label
+
+
+Column = Col | FieldCol
+FieldTables = Callable[[int], "TicketTable | None"]  # field index -> its table (0: the first field's)
 
 TITLES = {
     Col.TICKET: "Ticket", Col.LABEL: "Label", Col.FROM: "From", Col.CONFIDENCE: "Confidence",
@@ -63,46 +71,6 @@ TEXT_HELP = {
 }
 
 
-def hue_slot(name: str) -> int:
-    """A label's own place in LABEL_HUES, from its name alone: CRC-32 of the NFC form (Python's hash() is
-    salted per process), so a label keeps its colour across sessions, reorderings and added labels."""
-    return zlib.crc32(unicodedata.normalize("NFC", name).encode("utf-8")) % len(LABEL_HUES)
-
-
-@functools.lru_cache(maxsize=32)
-def color_slots(labels: tuple[str, ...]) -> dict[str, int]:
-    """Each current label's colour: its own slot, or, where two names hash alike, the next free slot.
-    Names are placed in the order of their hash (not their order in the prompt), so the outcome does not
-    depend on how the labels are ordered; no two share a colour while the palette has room."""
-    taken: set[int] = set()
-    slots: dict[str, int] = {}
-    for name in sorted(set(labels), key=lambda n: (zlib.crc32(unicodedata.normalize("NFC", n).encode()), n)):
-        slot = hue_slot(name)
-        while len(taken) < len(LABEL_HUES) and slot in taken:
-            slot = (slot + 1) % len(LABEL_HUES)
-        taken.add(slot)
-        slots[name] = slot
-    return slots
-
-
-def label_slot(name: str, labels: Sequence[str]) -> int:
-    """The colour index of ``name`` among the current ``labels`` (a label no longer current: its own)."""
-    return color_slots(tuple(labels)).get(name, hue_slot(name))
-
-
-def label_color(index: int, dark: bool = False) -> QColor:
-    color = QColor.fromHsv(LABEL_HUES[index % len(LABEL_HUES)], 170, 200 if dark else 230)
-    color.setAlpha(110 if dark else 90)
-    return color
-
-
-def is_dark() -> bool:
-    app = QApplication.instance()
-    if not isinstance(app, QApplication):
-        return False
-    return app.palette().color(QPalette.ColorRole.Base).lightness() < 128
-
-
 class TicketTableModel(QAbstractTableModel):
     BASE_COLUMNS = [Col.TICKET, Col.LABEL, Col.FROM, Col.CONFIDENCE, Col.LATENCY, Col.LANGUAGE]
     BASELINE_COLUMNS = [Col.BASELINE_LABEL, Col.BASELINE_MS, Col.AGREE]
@@ -111,6 +79,9 @@ class TicketTableModel(QAbstractTableModel):
         super().__init__(parent)
         self.table = table
         self.teach = teach
+        self.field_names: list[str] = []  # a prompt with several fields: each field's name, else []
+        self.field_table: FieldTables = lambda index: None
+        self.teach_field: Callable[[int, list[int], str | None], None] = lambda index, rows, label: None
         self.show_baseline = False
         self.gold_column: str | None = None
         self.low_confidence = LOW_CONFIDENCE
@@ -118,23 +89,48 @@ class TicketTableModel(QAbstractTableModel):
 
     # --------------------------------------------------------------- structure
 
-    def _make_columns(self) -> list[Col]:
-        cols = list(self.BASE_COLUMNS)
+    def _make_columns(self) -> list[Column]:
+        cols: list[Column] = list(self.BASE_COLUMNS)
+        at = cols.index(Col.FROM) + 1  # each further field's label and source after the first field's
+        for i, name in enumerate(self.field_names[1:], 1):
+            cols[at:at] = [FieldCol(i, name), FieldCol(i, name, True)]
+            at += 2
         if self.show_baseline:
             cols += self.BASELINE_COLUMNS
         if self.gold_column:
             cols.append(Col.GOLD)
         return cols
 
-    def column_ids(self) -> list[Col]:
+    def column_ids(self) -> list[Column]:
         return list(self._columns)
 
-    def column_index(self, column: Col) -> int:
+    def column_index(self, column: Column) -> int:
         """Where the column of this role is now (-1: not shown)."""
         return self._columns.index(column) if column in self._columns else -1
 
-    def title(self, column: Col) -> str:
+    def title(self, column: Column) -> str:
+        if isinstance(column, FieldCol):
+            return TITLES[Col.FROM] if column.source else column.name
+        if column == Col.LABEL and self.field_names:
+            return self.field_names[0]
         return f"Gold ({self.gold_column})" if column == Col.GOLD else TITLES[column]
+
+    def label_columns(self) -> list[int]:
+        """Where the label columns are (the first field's, then each further field's): the picker edits them."""
+        return [i for i, c in enumerate(self._columns) if c == Col.LABEL or (isinstance(c, FieldCol) and not c.source)]
+
+    def field_of(self, column: int) -> int:
+        """The field whose label or source the column at this position shows (0: the first's, or none)."""
+        found = self._columns[column] if 0 <= column < len(self._columns) else None
+        return found.index if isinstance(found, FieldCol) else 0
+
+    def set_fields(self, names: list[str], tables: FieldTables) -> None:
+        """A prompt with several fields: one label and one source column per field (the first field's are
+        Label and From, titled by its name); [] for a one-field prompt, which looks as it always has."""
+        self.field_table = tables
+        if names != self.field_names:
+            self.field_names = list(names)
+            self.reset()
 
     def columns(self) -> list[str]:
         """The titles shown, in order (what a user reads; code uses :meth:`column_index`)."""
@@ -152,6 +148,8 @@ class TicketTableModel(QAbstractTableModel):
             if role == Qt.ItemDataRole.DisplayRole:
                 return self.title(name)
             if role == Qt.ItemDataRole.ToolTipRole:
+                if isinstance(name, FieldCol):
+                    return TEXT_HELP[Col.FROM if name.source else Col.LABEL].replace("The label", f"The {name.name}")
                 return TEXT_HELP.get(name)
         elif orientation == Qt.Orientation.Vertical and role == Qt.ItemDataRole.DisplayRole:
             return str(section + 1)
@@ -159,7 +157,9 @@ class TicketTableModel(QAbstractTableModel):
 
     def flags(self, index: Index) -> Qt.ItemFlag:
         base = super().flags(index)
-        if index.isValid() and self._columns[index.column()] == Col.LABEL and index.row() not in self.table.problems:
+        column = self._columns[index.column()] if index.isValid() else None
+        labels = column == Col.LABEL or (isinstance(column, FieldCol) and not column.source)
+        if labels and index.row() not in self.table.problems:
             return base | Qt.ItemFlag.ItemIsEditable
         return base
 
@@ -169,6 +169,8 @@ class TicketTableModel(QAbstractTableModel):
         if not index.isValid() or index.row() >= len(self.table):
             return None
         row, name = index.row(), self._columns[index.column()]
+        if isinstance(name, FieldCol):
+            return self._field_data(row, name, role)
         if role == Qt.ItemDataRole.DisplayRole:
             return self._display(row, name)
         if role == Qt.ItemDataRole.EditRole:
@@ -192,13 +194,52 @@ class TicketTableModel(QAbstractTableModel):
         return None
 
     def setData(self, index: Index, value, role: int = Qt.ItemDataRole.EditRole) -> bool:
-        if role != Qt.ItemDataRole.EditRole or self._columns[index.column()] != Col.LABEL:
+        column = self._columns[index.column()]
+        field = column.index if isinstance(column, FieldCol) and not column.source else 0
+        if role != Qt.ItemDataRole.EditRole or (column != Col.LABEL and not field):
             return False
         label = None if value in ("", NOT_TAUGHT, None) else str(value)
-        if label is not None and label not in self.table.labels:
+        if label is not None and label not in self.labels_of(field):
             return False
-        self.teach([index.row()], label)
+        if field:
+            self.teach_field(field, [index.row()], label)
+        else:
+            self.teach([index.row()], label)
         return True
+
+    def labels_of(self, field: int) -> list[str]:
+        """The labels of field ``field`` (0: the first field's, the table's)."""
+        table = self.field_table(field) if field else self.table
+        return list(table.labels) if table is not None else []
+
+    def field_decision(self, field: int, row: int) -> Decision | None:
+        """Field ``field``'s label and marks for the row (None: that field has not labelled it yet)."""
+        table = self.field_table(field)
+        return None if table is None or row >= len(table) else decide(table, row, self.low_confidence)
+
+    def _field_data(self, row: int, column: FieldCol, role: int):
+        """A further field's cells: as the first field's Label and From, read from that field's table."""
+        d = self.field_decision(column.index, row)
+        if d is None or d.label is None:
+            return "" if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole, SORT_ROLE) else None
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column.source:
+                return d.source.shown
+            return f"✓ {d.label}" if d.taught else f"{'⚠ ' if d.low_confidence else ''}{d.label}"
+        if role in (Qt.ItemDataRole.EditRole, SORT_ROLE):
+            return d.source.shown if column.source else d.label
+        table = self.field_table(column.index)
+        if role == Qt.ItemDataRole.BackgroundRole and not column.source and table is not None:
+            return label_color(label_slot(d.label, table.labels), is_dark())
+        if role == Qt.ItemDataRole.FontRole and not column.source:
+            font = QFont()
+            font.setBold(d.taught)
+            return font
+        if role == Qt.ItemDataRole.ToolTipRole and table is not None:
+            probs = table.label_probs(row)
+            lines = [] if probs is None else [f"{label}: {p:.3f}" for label, p in zip(table.labels, probs)]
+            return "\n".join([f"{column.name} from: {d.source.shown}", *lines])
+        return None
 
     def decision(self, row: int) -> Decision:
         """The row's label and marks, under the lead's low-confidence threshold (every cell reads this)."""

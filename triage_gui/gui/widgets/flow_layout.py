@@ -7,7 +7,7 @@ being squeezed to "S…".
 from __future__ import annotations
 
 from PySide6.QtCore import QMargins, QPoint, QRect, QSize, Qt
-from PySide6.QtWidgets import QLayout, QLayoutItem, QSizePolicy, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLayout, QLayoutItem, QSizePolicy, QWidget
 
 
 class FlowLayout(QLayout):
@@ -94,3 +94,18 @@ class FlowLayout(QLayout):
 def _expands(item: QLayoutItem) -> bool:
     widget = item.widget()
     return widget is not None and widget.sizePolicy().horizontalPolicy() == QSizePolicy.Policy.Expanding
+
+
+def labelled(*pairs: tuple[str, QWidget]) -> list[QWidget]:
+    """Each widget in a row after its label (the label's buddy: its mnemonic focuses the widget)."""
+    out = []
+    for text, widget in pairs:
+        holder = QWidget()
+        row = QHBoxLayout(holder)
+        row.setContentsMargins(0, 0, 0, 0)
+        label = QLabel(text)
+        label.setBuddy(widget)
+        row.addWidget(label)
+        row.addWidget(widget)
+        out.append(holder)
+    return out

@@ -1,0 +1,57 @@
+"""The prompt editor's field selector (a prompt with several fields: a queue and a priority): which field's
+instruction, labels and examples the editor shows, and Add, Rename and Remove a field. Hidden for a one-field
+prompt, which looks as it always has (Edit > Add a field… adds its second)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSignalBlocker, Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QInputDialog, QLabel, QPushButton, QWidget
+
+
+class FieldBar(QWidget):
+    """See the module docstring; the editor owns the fields and answers the signals (each edit undoable)."""
+
+    chosen = Signal(int)  # the field to show
+    added = Signal(str)  # the new field's name
+    renamed = Signal(str)  # the shown field's new name
+    removed = Signal()  # the shown field
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = QLabel("<b>Field</b>")
+        self.combo = QComboBox()
+        self.combo.setAccessibleName("Field")
+        self.combo.setToolTip("Which field's instruction, labels and examples you edit (a queue, a priority…)")
+        self.combo.currentIndexChanged.connect(self.chosen)
+        self.add_button = QPushButton("Add field…")
+        self.add_button.setToolTip("Another decision per ticket, with its own instruction and labels")
+        self.add_button.clicked.connect(self.ask_add)
+        self.rename_button = QPushButton("Rename…")
+        self.rename_button.clicked.connect(lambda: self._ask(self.renamed, "Rename field", self.combo.currentText()))
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.setToolTip("Remove this field from the prompt (Ctrl+Z brings it back)")
+        self.remove_button.clicked.connect(self.removed)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.title)
+        row.addWidget(self.combo)
+        row.addStretch(1)
+        for button in (self.add_button, self.rename_button, self.remove_button):
+            row.addWidget(button)
+        self.show_fields([], 0)
+
+    def show_fields(self, names: list[str], current: int) -> None:
+        """The fields by name and the one shown ([]: a one-field prompt: the bar hides)."""
+        with QSignalBlocker(self.combo):
+            self.combo.clear()
+            self.combo.addItems(names)
+            self.combo.setCurrentIndex(current if names else -1)
+        self.setVisible(len(names) > 1)
+
+    def ask_add(self) -> None:
+        self._ask(self.added, "Add field", "")
+
+    def _ask(self, signal, title: str, name: str) -> None:
+        text, ok = QInputDialog.getText(self, title, "Field name (a queue, a priority…):", text=name)
+        if ok and text.strip():
+            signal.emit(text.strip())
