@@ -99,11 +99,13 @@ def test_ray_local_gives_the_labels_of_one_process(tickets, one_process, tmp_pat
     assert_same_output(out, one_process)
 
 
-def test_classify_fast_on_a_cluster_runs_its_first_pass_here_with_the_same_labels(tickets, cluster, tmp_path):
-    """The first pass needs no cluster (~2 ms a ticket): ``--fast --ray`` runs it here, labels as ``--fast``."""
+@pytest.mark.parametrize("encoder", ["minilm", "e5-small"])
+def test_classify_fast_on_a_cluster_runs_its_first_pass_here_with_the_same_labels(tickets, cluster, tmp_path, encoder):
+    """The first pass needs no cluster (~2 ms a ticket): ``--fast --ray`` runs it here, labels as ``--fast``,
+    with either bundled encoder (the full ``--ray`` run embeds on the driver too: its workers get none)."""
     here, there = tmp_path / "here.csv", tmp_path / "there.csv"
-    assert classify(tickets, here, "--fast").returncode == 0
-    result = classify(tickets, there, "--fast", "--ray", cluster)
+    assert classify(tickets, here, "--fast", "--encoder", encoder).returncode == 0
+    result = classify(tickets, there, "--fast", "--ray", cluster, "--encoder", encoder)
     assert result.returncode == 0, result.stderr
     assert "first pass ran here" in result.stderr and "Ray:" not in result.stderr
     assert [r["label"] for r in read_rows(there)] == [r["label"] for r in read_rows(here)]
