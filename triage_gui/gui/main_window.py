@@ -175,6 +175,7 @@ class MainWindow(QMainWindow):
         s.table_reset.connect(self._table_reset)
         s.message.connect(self.show_error)
         s.save_taught.connect(self.prompt.keep_taught)
+        s.save_taught.connect(self._show_field_taught)
         self.document.changed.connect(self.show_document)
         s.head_changed.connect(self.show_head)
         s.suggested.connect(lambda rows: self.tickets.set_rows(suggested=tuple(rows)))
@@ -297,9 +298,13 @@ class MainWindow(QMainWindow):
             self.detail.show_row(self.detail.row)
         self.teaching.show_head(status, self.learn_status)
         self.editor.set_taught_count(status.taught)
+        self._show_field_taught()
         self.mark_dirty()
         self.model.rows_changed(0, self.session.ticket_count - 1)
         self.detail.show_row(self.detail.row)
+
+    def _show_field_taught(self) -> None:
+        self.editor.set_field_taught([len(taught) for taught in self.session.fields.taught])
 
     def _rows_added(self, rows: range) -> None:
         if rows.start == 0 or len(self.session.columns) != self.tickets.column_count:
