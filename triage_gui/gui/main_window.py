@@ -285,9 +285,10 @@ class MainWindow(QMainWindow):
         """One line, no dialog (the lead decides in the model dialog), once per file: asked when the file is
         read and again when every row's language is known, whichever shows it first."""
         if self._file_done is not None and self.session.offers_multilingual():
+            # The encoder's name first and no file name: the line before was cut after "(Model >…" beside
+            # the permanent labels at 1280x720, the encoder's name lost (walkthrough).
             self.statusBar().showMessage(
-                f"{self._file_done}: most tickets are not in English: the multilingual sentence encoder "
-                "(Model > Choose model…, multilingual-e5-small) reads them better.",
+                "Most tickets are not in English: multilingual-e5-small reads them better (Model › Choose model…).",
                 30000,
             )
             self._file_done = None
