@@ -169,3 +169,22 @@ def test_a_mostly_german_file_gets_the_multilingual_encoder_offered_in_one_line(
     window.session.open_file(path, replace=True)  # with it in use, nothing more is offered
     qtbot.waitUntil(lambda: window.statusBar().currentMessage().startswith("tickets.csv:"), timeout=10_000)
     assert "not in English" not in window.statusBar().currentMessage()
+
+
+def test_the_multilingual_offer_fits_beside_the_status_labels_at_1280(qtbot, window, tmp_path):
+    """Walkthrough: at 1280x720 the offer was cut after "(Model >…", the encoder's name lost."""
+    window.resize(1280, 720)
+    german = ["Meine Karte wurde zweimal belastet", "Ich kann mich nicht anmelden", "Wo bleibt meine neue Karte?"]
+    path = tmp_path / "tickets.csv"
+    path.write_text("text\n" + "".join(f"{german[i % 3]} ({i})\n" for i in range(12)), encoding="utf-8")
+    window.session.open_file(path)
+    bar = window.statusBar()
+    qtbot.waitUntil(lambda: "not in English" in bar.currentMessage(), timeout=10_000)
+    window.check_status.setText("Accuracy: not estimated")  # as the real window shows them
+    window.learn_status.setText("Learned from the prompt's examples and label descriptions")
+    window.model_status.setText("SmolLM2-135M-Instruct (bundled) · cpu")
+    qtbot.wait(50)
+    labels = (window.check_status, window.learn_status, window.prompt_status, window.model_status)
+    room = bar.width() - sum(label.width() + 6 for label in labels if label.isVisible()) - 12
+    assert bar.fontMetrics().horizontalAdvance(bar.currentMessage()) <= room
+    assert "multilingual-e5-small" in bar.currentMessage()

@@ -53,3 +53,15 @@ def test_a_group_holding_most_tickets_keeps_its_distinctive_words():
     texts = [f"{t} please help" for t in texts]
     again = find_groups(np.arange(len(texts)), vectors, texts, groups=3, terms=Terms(texts))
     assert all(g.terms and not {"please", "help"} & set(" ".join(g.terms).split()) for g in again.groups)
+
+
+def test_auxiliaries_never_name_a_group():
+    """Walkthrough (300 banking77 tickets): groups were named "Cash / did" and "Long does" ("how long does
+    a transfer take"), "just" among their words; scikit-learn's English list lacks these three."""
+    vectors, _, gold = blobs()
+    topics = ("how long does my transfer take", "i did a cash deposit", "i just got charged a fee", "my pin")
+    texts = [f"{topics[t]} {i}" for i, t in enumerate(gold.tolist())]
+    grouping = find_groups(np.arange(len(texts)), vectors, texts, groups=4)
+    said = " ".join(" ".join([*g.terms, g.name, g.description]) for g in grouping.groups).lower().split()
+    assert {"did", "does", "just"}.isdisjoint(said)
+    assert {"transfer", "cash", "charged", "pin"} <= {w.strip(".,/") for w in said}

@@ -201,3 +201,22 @@ def test_a_one_field_prompt_shows_no_field_selector_until_a_field_is_added(qtbot
     assert editor.field_bar.isVisible() and window.document.dirty
     editor.undo_edit()
     assert not editor.profile().several and not editor.field_bar.isVisible()
+
+
+def test_the_editors_taught_count_is_the_shown_fields(qtbot, window, tmp_path):
+    """Walkthrough: with the priority field shown and priority tickets taught, the line under the editor
+    said "Taught tickets: none yet" (it counted the queue's only)."""
+    open_two_fields(qtbot, window, tmp_path)
+    editor, session = window.editor, window.session
+    line = editor.taught_count
+    qtbot.waitUntil(lambda: "Taught tickets (queue):</b> none yet" in line.text(), timeout=5_000)
+    editor.field_bar.combo.setCurrentIndex(1)  # the prompt file holds one taught priority ticket
+    qtbot.waitUntil(lambda: "Taught tickets (priority):</b> 1 " in line.text(), timeout=5_000)
+    press(qtbot, window, 4, FieldCol(1, "priority"), Qt.Key.Key_1)
+    qtbot.waitUntil(lambda: "Taught tickets (priority):</b> 2 " in line.text(), timeout=5_000)
+    editor.field_bar.combo.setCurrentIndex(0)
+    assert "Taught tickets (queue):</b> none yet" in line.text()
+    window.trigger("undo")
+    qtbot.waitUntil(lambda: not session.busy, timeout=10_000)
+    editor.field_bar.combo.setCurrentIndex(1)
+    qtbot.waitUntil(lambda: "Taught tickets (priority):</b> 1 " in line.text(), timeout=5_000)

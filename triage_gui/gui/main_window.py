@@ -175,6 +175,7 @@ class MainWindow(QMainWindow):
         s.table_reset.connect(self._table_reset)
         s.message.connect(self.show_error)
         s.save_taught.connect(self.prompt.keep_taught)
+        s.save_taught.connect(self._show_field_taught)
         self.document.changed.connect(self.show_document)
         s.head_changed.connect(self.show_head)
         s.suggested.connect(lambda rows: self.tickets.set_rows(suggested=tuple(rows)))
@@ -284,9 +285,10 @@ class MainWindow(QMainWindow):
         """One line, no dialog (the lead decides in the model dialog), once per file: asked when the file is
         read and again when every row's language is known, whichever shows it first."""
         if self._file_done is not None and self.session.offers_multilingual():
+            # The encoder's name first and no file name: the line before was cut after "(Model >…" beside
+            # the permanent labels at 1280x720, the encoder's name lost (walkthrough).
             self.statusBar().showMessage(
-                f"{self._file_done}: most tickets are not in English: the multilingual sentence encoder "
-                "(Model > Choose model…, multilingual-e5-small) reads them better.",
+                "Most tickets are not in English: multilingual-e5-small reads them better (Model › Choose model…).",
                 30000,
             )
             self._file_done = None
@@ -297,9 +299,13 @@ class MainWindow(QMainWindow):
             self.detail.show_row(self.detail.row)
         self.teaching.show_head(status, self.learn_status)
         self.editor.set_taught_count(status.taught)
+        self._show_field_taught()
         self.mark_dirty()
         self.model.rows_changed(0, self.session.ticket_count - 1)
         self.detail.show_row(self.detail.row)
+
+    def _show_field_taught(self) -> None:
+        self.editor.set_field_taught([len(taught) for taught in self.session.field_taught()])
 
     def _rows_added(self, rows: range) -> None:
         if rows.start == 0 or len(self.session.columns) != self.tickets.column_count:

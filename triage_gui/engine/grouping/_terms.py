@@ -2,14 +2,14 @@
 phrases, a drafted name from the top terms and a one-line description.
 
 c-TF-IDF treats each group's tickets as one document: a term's weight is its frequency in the group times
-``log(1 + A / f)``, with ``A`` the average number of terms per group and ``f`` the term's frequency over
-every group, so a word every group uses ("account", "help") weighs little and one a group owns weighs
-much. Stop words are left out: English's (scikit-learn's list) always, and those of every other language
-the tickets are written in (``resources/stop_words.json``, the languages detected on a sample of the
-tickets: :func:`ticket_languages`), so "nicht" or "pour" never names a group; and so is, for each group, a
-term in more than half of the tickets *outside* it (a term every ticket uses says nothing about any group,
-but a group that holds most of the tickets still has its own words: a filter on the share of all tickets
-emptied the words of any group over half of them). English tickets keep exactly the terms they had: a
+``log(1 + A / f)``, with ``A`` the average number of terms per group and ``f`` the term's frequency over every
+group, so a word every group uses ("account", "help") weighs little and one a group owns weighs much. Stop
+words are left out: English's (scikit-learn's list, with "did", "does" and "just") always, and those of every
+other language the tickets are written in (``resources/stop_words.json``, the languages detected on a sample
+of the tickets: :func:`ticket_languages`), so "nicht" or "pour" never names a group; and so is, for each
+group, a term in more than half of the tickets *outside* it (a term every ticket uses says nothing about any
+group, but a group that holds most of the tickets still has its own words: a filter on the share of all
+tickets emptied the words of any group over half of them). English tickets keep exactly the terms they had: a
 language joins only with at least :data:`LANGUAGE_SHARE` of the sample, so a few tickets taken for Dutch do
 not drop "door".
 

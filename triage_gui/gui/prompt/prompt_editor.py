@@ -185,7 +185,14 @@ class PromptEditor(QWidget):
         self.examples.itemChanged.connect(self._edited)
 
     def set_taught_count(self, count: int) -> None:
+        """The first field's taught tickets (the only field of a one-field prompt)."""
         self._taught = count
+        self._show_taught()
+
+    def set_field_taught(self, counts: list[int]) -> None:
+        """The taught tickets of each field after the first (the line under the editor counts the shown
+        field's: it said "none yet" on the priority field with a priority ticket taught)."""
+        self._field_taught = list(counts)
         self._show_taught()
 
     def edit_first_label(self) -> None:
@@ -222,10 +229,16 @@ class PromptEditor(QWidget):
         # The estimate's line is there from the start, so the tables do not shrink when the first check
         # status arrives during a run.
         count, estimate = getattr(self, "_taught", 0), getattr(self, "_estimate", "") or CheckStatus().describe()
+        field, further = getattr(self, "_field", 0), getattr(self, "_field_taught", [])
+        if field > 0:
+            count = further[field - 1] if field - 1 < len(further) else 0
+        fields = getattr(self, "_fields", [])
+        several = len(fields) > 1 and field < len(fields)
+        title = f"Taught tickets ({fields[field].name})" if several else "Taught tickets"
         taught = (
-            f"<b>Taught tickets:</b> {count} (kept with this prompt)"
+            f"<b>{title}:</b> {count} (kept with this prompt)"
             if count
-            else "<b>Taught tickets:</b> none yet. Correct a label in the table to teach."
+            else f"<b>{title}:</b> none yet. Correct a label in the table to teach."
         )
         self.taught_count.setText(taught + (f"<br>{estimate}" if estimate else ""))
 
@@ -405,6 +418,7 @@ class PromptEditor(QWidget):
         if 0 <= index < len(self._fields) and index != self._field:
             self._field = index
             self._restore(self._state)
+            self._show_taught()
 
     def add_field(self, name: str) -> None:
         """A new field named ``name`` after the others, shown (one undo step; a one-field prompt's field is
