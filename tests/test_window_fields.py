@@ -64,7 +64,16 @@ def press(qtbot, window, row: int, column, key) -> None:
 def test_a_label_and_source_column_per_field_each_read_from_its_field(qtbot, window, tmp_path):
     open_two_fields(qtbot, window, tmp_path)
     model, session = window.model, window.session
-    assert model.columns() == ["Ticket", "queue", "From", "priority", "From", "Confidence", "Latency ms", "Language"]
+    assert model.columns() == [
+        "Ticket",
+        "queue",
+        "From (queue)",
+        "priority",
+        "From (priority)",
+        "Confidence (queue)",
+        "Latency ms",
+        "Language",
+    ]
     second = session.field_table(1)
     priority = FieldCol(1, "priority")
     for row in range(N):
@@ -187,7 +196,7 @@ def test_the_editor_edits_each_field_and_adds_renames_and_removes_fields_with_un
     assert saved.more_fields[0].instruction == "How urgent is it, really?"
     assert [(e.text, e.label) for e in saved.more_fields[0].taught] == [("refund problem number 0", "high")]
     assert window.session.field_names == ["team", "priority"]
-    assert window.model.columns()[1:4] == ["team", "From", "priority"]
+    assert window.model.columns()[1:4] == ["team", "From (team)", "priority"]
 
 
 def test_a_one_field_prompt_shows_no_field_selector_until_a_field_is_added(qtbot, window, monkeypatch):

@@ -288,7 +288,7 @@ class MainWindow(QMainWindow):
             # The encoder's name first and no file name: the line before was cut after "(Model >…" beside
             # the permanent labels at 1280x720, the encoder's name lost (walkthrough).
             self.statusBar().showMessage(
-                "Most tickets are not in English: multilingual-e5-small reads them better (Model › Choose model…).",
+                "Mostly not in English: multilingual-e5-small reads these better (Model › Choose model…).",
                 30000,
             )
             self._file_done = None

@@ -109,10 +109,14 @@ class TicketTableModel(QAbstractTableModel):
         return self._columns.index(column) if column in self._columns else -1
 
     def title(self, column: Column) -> str:
+        """With several fields, each source column and the one Confidence column name their field: two columns
+        titled "From", and a confidence beside the priority that was the queue's, read as the priority's (seen
+        in a real-window walkthrough)."""
         if isinstance(column, FieldCol):
-            return TITLES[Col.FROM] if column.source else column.name
-        if column == Col.LABEL and self.field_names:
-            return self.field_names[0]
+            return f"{TITLES[Col.FROM]} ({column.name})" if column.source else column.name
+        if self.field_names and column in (Col.LABEL, Col.FROM, Col.CONFIDENCE):
+            first = self.field_names[0]
+            return first if column == Col.LABEL else f"{TITLES[column]} ({first})"
         return f"Gold ({self.gold_column})" if column == Col.GOLD else TITLES[column]
 
     def label_columns(self) -> list[int]:
