@@ -95,9 +95,9 @@ def test_export_mid_run_warns_and_starts_beside_the_input(qtbot, window, tmp_pat
     rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
     assert len(rows) == 200
     assert all(r["label"] for r in rows)  # the first pass labelled every ticket before the Stop
-    first = [r for r in rows if r["label_source"] == "first pass"]
-    assert first and all(not r["latency_ms"] for r in first)
-    assert f"{len(first)} of 200 tickets are not read by the language model yet" in asked[0]
+    unread = [r for r in rows if not r["latency_ms"]]  # the language model has not read these yet
+    assert unread and all(r["label_source"] == "first pass" for r in unread)
+    assert f"{len(unread)} of 200 tickets are not read by the language model yet" in asked[0]
 
 
 def test_a_second_file_asks_replace_or_add(qtbot, window, tmp_path, monkeypatch):
