@@ -46,19 +46,6 @@ class SharedEncoder:
         return getattr(self.encoder, name)
 
 
-def load_model_once(args: argparse.Namespace):
-    """The language model, loaded once for every field's scorer."""
-    from ..engine.model import load_model
-
-    def progress(fraction: float, message: str) -> None:
-        print(message, file=sys.stderr)
-
-    loaded = load_model(args.model, args.device, progress, args.threads, args.dtype)
-    if loaded.repaired:
-        print(loaded.repaired, file=sys.stderr)
-    return loaded
-
-
 def train_columns(args: argparse.Namespace, names: list[str]) -> list[bool]:
     """Which fields ``--train`` teaches: those with a column of their name; none at all is refused."""
     if not args.train:

@@ -66,7 +66,7 @@ def run_fields(args: argparse.Namespace, profile, table: TicketTable, out: str |
     import tempfile
 
     from ..engine.tickets import field_cells
-    from ._fields import SharedEncoder, load_model_once, train_columns, write_fields
+    from ._fields import SharedEncoder, train_columns, write_fields
 
     if args.train and args.train_label:
         raise ValueError(
@@ -76,7 +76,7 @@ def run_fields(args: argparse.Namespace, profile, table: TicketTable, out: str |
     fields = profile.fields
     fast = getattr(args, "fast", False)
     trains = train_columns(args, [f.name for f in fields])
-    loaded = None if fast else load_model_once(args)
+    loaded = None if fast else load_model_said(args)
     encoder = None if args.no_learning else load_encoder_for(args)
     shared = SharedEncoder(encoder) if encoder is not None else None
     if shared is not None:
@@ -125,6 +125,11 @@ def label_table(args: argparse.Namespace, table: TicketTable, profile, taught, s
 
 def load_scorer(args: argparse.Namespace, profile):
     """The language model and the prompt's prefix, their load said on stderr."""
+    return scorer_for(args, load_model_said(args), profile)
+
+
+def load_model_said(args: argparse.Namespace):
+    """The language model, its load said on stderr (a prompt of several fields loads it once for all)."""
     from ..engine.model import load_model
 
     def progress(fraction: float, message: str) -> None:
@@ -133,7 +138,7 @@ def load_scorer(args: argparse.Namespace, profile):
     loaded = load_model(args.model, args.device, progress, args.threads, args.dtype)
     if loaded.repaired:
         print(loaded.repaired, file=sys.stderr)
-    return scorer_for(args, loaded, profile)
+    return loaded
 
 
 def scorer_for(args: argparse.Namespace, loaded, profile):
