@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from helpers import banking_tickets, write_tickets
 
-from triage_gui.engine.grouping import MAX_NONE, MIN_ANCHORS, as_profile, find_groups, group_table, grouped_rows
+from triage_gui.engine.grouping import MAX_NONE, MIN_ANCHORS, as_profile, capture, chosen, find_groups, group_table
 from triage_gui.engine.prompt import load_profile
 from triage_gui.engine.table import NewRow, TicketTable
 
@@ -173,14 +173,14 @@ def test_off_topic_tickets_labelled_confidently_are_proposed_as_a_new_label_taki
     taught = np.concatenate([np.flatnonzero(gold == t)[:6] for t in range(len(TOPICS))])  # 24 anchors
     assert len(taught) >= MIN_ANCHORS
     grouping = group_table(table, poorly_fitted=True, anchors=vectors[taught])
-    chosen = set(grouping.rows.tolist())
-    assert set(range(len(texts) - 15, len(texts))) <= chosen  # every planted ticket
-    assert len(chosen) <= 15 + 0.1 * (len(texts) - 15)  # and few of the tickets the labels fit
+    grouped = set(grouping.rows.tolist())
+    assert set(range(len(texts) - 15, len(texts))) <= grouped  # every planted ticket
+    assert len(grouped) <= 15 + 0.1 * (len(texts) - 15)  # and few of the tickets the labels fit
     planted_group = grouping.group_of()[len(texts) - 1]
     weather = grouping.groups[planted_group]
     assert weather.takes_from.get("card", 0) >= 12  # what the new label would take over, and from which
     assert "far from every label's examples" in grouping.note
-    rows, note = grouped_rows(table, True, anchors=vectors[taught[: MIN_ANCHORS - 1]])
+    rows, note = chosen(capture(table, True, anchors=vectors[taught[: MIN_ANCHORS - 1]]))
     assert not len(rows) and f"once the labels have {MIN_ANCHORS} examples" in note  # said so, not guessed
 
 

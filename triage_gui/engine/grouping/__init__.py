@@ -23,7 +23,6 @@ from ._from_table import (
     far_threshold,
     gather,
     group_table,
-    grouped_rows,
     nearest_anchor,
 )
 from ._groups import LOOSE, MAX_NONE, SMALL, Group, Grouping, find_groups
@@ -49,6 +48,5 @@ __all__ = [
     "find_groups",
     "gather",
     "group_table",
-    "grouped_rows",
     "nearest_anchor",
 ]

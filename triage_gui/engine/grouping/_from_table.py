@@ -26,7 +26,7 @@ from ...defaults import LOW_CONFIDENCE
 from ...words import counted
 from ..prompt import Example, Label, PromptProfile, default_profile
 from ..table import TicketTable
-from ._groups import Grouping, distinct_rows, find_groups
+from ._groups import Grouping, distinct_rows, find_groups, unit_rows
 
 FAR_QUANTILE = 0.05  # see the module docstring
 MIN_ANCHORS = 20  # fewer examples and taught tickets: "far" is not measured (module docstring)
@@ -38,18 +38,12 @@ class NotEmbedded(ValueError):
     """The tickets have no first-pass embeddings yet (no encoder, or the first pass still running)."""
 
 
-def _unit(vectors: np.ndarray) -> np.ndarray:
-    vectors = np.asarray(vectors, dtype=np.float32).reshape(len(vectors), -1)
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return vectors / np.where(norms > 0, norms, 1)
-
-
 def far_threshold(anchors: np.ndarray | None) -> float | None:
     """The cosine under which a ticket is far from every anchor (see the module docstring), or None when
     there are fewer than ``MIN_ANCHORS`` distinct anchors."""
     if anchors is None or len(anchors) < MIN_ANCHORS:
         return None
-    unit = _unit(anchors)
+    unit = unit_rows(anchors)
     unit = unit[distinct_rows(unit)]  # a text taught twice is one anchor
     if len(unit) < MIN_ANCHORS:
         return None
@@ -61,10 +55,10 @@ def far_threshold(anchors: np.ndarray | None) -> float | None:
 def nearest_anchor(vectors: Any, rows: np.ndarray, anchors: np.ndarray) -> np.ndarray:
     """Each of ``vectors[rows]``'s cosine to its nearest anchor (``vectors``: an array or the table's view,
     read in blocks: never a 200,000 x 384 copy or a 200,000 x anchors matrix at once)."""
-    unit = _unit(anchors)
+    unit = unit_rows(anchors)
     out = np.empty(len(rows), dtype=np.float32)
     for start in range(0, len(rows), 8192):
-        out[start : start + 8192] = (_unit(vectors[rows[start : start + 8192]]) @ unit.T).max(axis=1)
+        out[start : start + 8192] = (unit_rows(vectors[rows[start : start + 8192]]) @ unit.T).max(axis=1)
     return out
 
 
@@ -159,16 +153,6 @@ def gather(taken: Capture) -> tuple[np.ndarray, np.ndarray, list[str], list[str 
     return rows, taken.view[rows], texts, current, note
 
 
-def grouped_rows(
-    table: TicketTable, poorly_fitted: bool = False, low: float = LOW_CONFIDENCE, anchors: np.ndarray | None = None
-) -> tuple[np.ndarray, str]:
-    """:func:`chosen` of the table read here (no row and a note when none is embedded)."""
-    try:
-        return chosen(capture(table, poorly_fitted, low, anchors))
-    except NotEmbedded:
-        return np.zeros(0, dtype=np.int64), ""
-
-
 def group_table(
     table: TicketTable,
     groups: int | None = None,
@@ -178,7 +162,7 @@ def group_table(
     anchors: np.ndarray | None = None,
 ) -> Grouping:
     """The table's tickets grouped (:func:`find_groups`); with ``poorly_fitted`` only those the current
-    labels fit badly (:func:`grouped_rows`), each group saying how many it would take over from which
+    labels fit badly (:func:`chosen`), each group saying how many it would take over from which
     current label."""
     rows, vectors, texts, current, note = gather(capture(table, poorly_fitted, low, anchors))
     grouping = find_groups(rows, vectors, texts, groups, seed, current)

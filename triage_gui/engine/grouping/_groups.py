@@ -61,8 +61,9 @@ class Group:
         return [word for word, on in (("small", self.small), ("loose", self.loose)) if on]
 
 
-def _unit(vectors: np.ndarray) -> np.ndarray:
-    vectors = np.asarray(vectors, dtype=np.float32)
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """Each row scaled to length 1 (a zero row stays zero), as float32."""
+    vectors = np.asarray(vectors, dtype=np.float32).reshape(len(vectors), -1)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return vectors / np.where(norms > 0, norms, 1)
 
@@ -239,7 +240,7 @@ def find_groups(
     many as the data says (:func:`choose_k`), the tickets far from their group's centre in none."""
     from threadpoolctl import threadpool_limits
 
-    unit = _unit(vectors)
+    unit = unit_rows(vectors)
     n = len(unit)
     if n == 0:
         return Grouping(np.asarray(rows), unit, texts, np.zeros(0, dtype=np.int64), seed, current, terms)
