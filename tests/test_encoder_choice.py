@@ -5,6 +5,7 @@ same alone and in any batch, and the language detector's "mostly not English" th
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ from test_session import PROFILE, idle, ready, rows
 
 from triage_gui.engine.learning import embed_table
 from triage_gui.engine.model import E5_SMALL, MINILM
-from triage_gui.engine.table import NewRow, TicketTable, mostly_not_english, sample_counts
+from triage_gui.engine.table import NewRow, TicketTable, detect_languages, mostly_not_english
 from triage_gui.session.session import Session
 
 
@@ -118,6 +119,11 @@ def test_the_model_dialog_offers_the_encoders_and_returns_the_one_chosen(qtbot, 
     monkeypatch.setattr(dialogs.ModelDialog, "exec", lambda self: 1)
     monkeypatch.setattr(dialogs, "ModelDialog", lambda *a: dialog)
     assert dialogs.choose_model(None, "bundled", MINILM) == ("bundled", E5_SMALL)
+
+
+def sample_counts(texts: list[str]) -> dict[str, int]:
+    """Tickets per detected language, as the table's language column counts them."""
+    return dict(Counter(detect_languages(texts)))
 
 
 def test_mostly_not_english_tells_a_german_file_from_an_english_one():

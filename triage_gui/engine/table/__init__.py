@@ -20,7 +20,6 @@ from ._language import (
     language_name,
     language_summary,
     mostly_not_english,
-    sample_counts,
     sample_languages,
     stop_words,
 )
@@ -55,7 +54,6 @@ __all__ = [
     "language_summary",
     "logprob_difference",
     "mostly_not_english",
-    "sample_counts",
     "sample_languages",
     "stop_words",
     "text_parts",

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 
@@ -44,7 +43,7 @@ LANGUAGES: dict[str, str] = {
 UNKNOWN = ""
 MIN_LETTERS = 8
 MIN_CONFIDENCE = 0.5
-LANGUAGE_SAMPLE = 500  # tickets detected to say what a set is written in, when not every ticket is detected yet
+LANGUAGE_SAMPLE = 500  # tickets detected to say what a set is written in (the group names' stop words)
 DETECT_CHARS = 2000  # the start of a long ticket says its language; the whole of a 20 MB one took seconds
 
 _lock = threading.Lock()
@@ -96,11 +95,6 @@ def mostly_not_english(counts: Mapping[str, int]) -> bool:
     Spanish though it has "no" and "a" (the hand heuristic this replaced read such tickets as English)."""
     known = sum(n for code, n in counts.items() if code)
     return known > 0 and (known - counts.get("en", 0)) * 2 > known
-
-
-def sample_counts(texts: Sequence[str], sample: int = LANGUAGE_SAMPLE) -> dict[str, int]:
-    """:func:`sample_languages` counted per language code."""
-    return dict(Counter(sample_languages(texts, sample)))
 
 
 def language_name(code: str) -> str:
