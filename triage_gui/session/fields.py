@@ -62,6 +62,12 @@ def usable(taught: dict[str, str], labels: list[str]) -> list[tuple[str, str]]:
     return usable_taught([Example(text, label) for text, label in taught.items()], labels)[0]
 
 
+def refit_due(embedded: int, scorable: int, fitted: int) -> bool:
+    """Whether the tables fitted on ``fitted`` embedded rows are due a refit: the embedded rows have doubled
+    (16, 32, 64, …), or every scorable row is embedded now."""
+    return embedded >= max(16, 2 * fitted) or embedded == scorable > fitted
+
+
 class FieldLabels:
     """Narrow inputs, as the teaching has: the ticket table (read on the loop's thread only) and the encoder
     in use (None: none yet, so no first pass); it reports through its own events, which the session forwards."""
@@ -130,13 +136,8 @@ class FieldLabels:
             text = text.strip()
             if text and taught.get(text) != label:
                 changes[text] = (taught.get(text), label)
-                if label is None:
-                    taught.pop(text, None)
-                else:
-                    taught[text] = label
         if changes:
-            self.taught_changed.emit()
-            self.refit()
+            self.apply(index, {text: after for text, (_, after) in changes.items()})
         return changes
 
     def apply(self, index: int, labels: dict[str, str | None]) -> None:
@@ -154,8 +155,7 @@ class FieldLabels:
         """Rows got their embeddings: refit once they have doubled since the last fit, or all are embedded."""
         if not self.specs or self._fitting.active:
             return
-        embedded, scorable = embedded_count(self.table), self.table.count_scorable()
-        if embedded >= max(16, 2 * self._fitted) or embedded == scorable > self._fitted:
+        if refit_due(embedded_count(self.table), self.table.count_scorable(), self._fitted):
             self.refit()
 
     def cleared(self) -> None:
@@ -184,6 +184,5 @@ class FieldLabels:
             return
         self.tables, self._fitted = list(tables), embedded
         self.rows_changed.emit(0, max(0, len(tables[0]) - 1))
-        now, scorable = embedded_count(table), table.count_scorable()
-        if now >= max(16, 2 * embedded) or now == scorable > embedded:  # rows embedded meanwhile
+        if refit_due(embedded_count(table), table.count_scorable(), embedded):  # rows embedded meanwhile
             self.refit()
