@@ -340,9 +340,7 @@ class PromptEditor(QWidget):
         several = len(whole.fields) > 1
         if not several and whole.several:  # one field left (the others removed): the classic one-field prompt
             whole = whole.field_profile(0)
-        self._fields = (
-            [Field(f.name, f.instruction, f.labels, f.examples, f.ordered) for f in whole.fields] if several else []
-        )
+        self._fields = editable(whole.fields) if several else []
         self._field = min(self._field, len(self._fields) - 1) if several else 0
         profile = whole.field_profile(self._field) if several else whole
         self.field_bar.show_fields([f.name for f in self._fields], self._field)
@@ -424,7 +422,7 @@ class PromptEditor(QWidget):
         """A new field named ``name`` after the others, shown (one undo step; a one-field prompt's field is
         named "field 1" if it has no name)."""
         profile = self.profile()
-        fields = [Field(f.name, f.instruction, f.labels, f.examples, f.ordered) for f in profile.fields]
+        fields = editable(profile.fields)
         fields[0].name = fields[0].name or "field 1"
         fields.append(Field(name, "Read the ticket and choose one label.", []))
         self._step(PromptProfile.of_fields(fields, profile.name), len(fields) - 1)
@@ -448,8 +446,7 @@ class PromptEditor(QWidget):
             self._step(PromptProfile.of_fields(fields, self.profile().name), max(0, self._field - 1))
 
     def _fields_now(self) -> list[Field]:
-        fields = self.profile().fields if self._fields else []
-        return [Field(f.name, f.instruction, f.labels, f.examples, f.ordered) for f in fields]
+        return editable(self.profile().fields) if self._fields else []
 
     def _step(self, profile: PromptProfile, show: int) -> None:
         self.flush_snapshot()
@@ -561,6 +558,12 @@ class PromptEditor(QWidget):
             item = table.item(row, column)
             if item is not None:
                 item.setBackground(ERROR_BRUSH)
+
+
+def editable(fields: list[Field]) -> list[Field]:
+    """Copies of ``fields`` with what the editor edits (name, instruction, labels, examples, order); their taught
+    tickets, versions and checks are the prompt document's to keep (``session.prompt_document``)."""
+    return [Field(f.name, f.instruction, f.labels, f.examples, f.ordered) for f in fields]
 
 
 def auto_name(labels: list[str]) -> str:

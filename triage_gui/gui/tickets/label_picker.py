@@ -94,9 +94,8 @@ class LabelDelegate(QStyledItemDelegate):
 
     def createEditor(self, parent, option, index):
         box = LabelPicker(parent)
-        for i, name in enumerate(
-            self._field(index)[0]
-        ):  # the key that teaches it in the table: 1-9, 0 (and typed here)
+        labels, _ = self._field(index)
+        for i, name in enumerate(labels):  # the key that teaches it in the table: 1-9, 0 (and typed here)
             box.addItem(f"{key_of_label_slot(i) or ' '}  {name}", name)
         box.addItem(NOT_TAUGHT, NOT_TAUGHT)
         box.setAccessibleName("Teach label")
