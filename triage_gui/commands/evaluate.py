@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.scoring import macro_f1, report_from_ids
+from ..engine.scoring import macro_f1, report_from_ids, steps_apart
 from ..words import counted, plural
 
 STRATEGIES = ("random", "suggested")
@@ -374,12 +374,6 @@ def print_refinement(results: Results, ks: list[int], used: dict[int, list[bool]
     if worst is not None:
         verdict = "never below" if worst >= -TOLERANCE - 1e-9 else "BELOW"
         out(f"\nrefined {verdict} the first pass by more than {100 * TOLERANCE:.1f} point (worst {100 * worst:+.1f})")
-
-
-def steps_apart(gold: np.ndarray, predicted: np.ndarray) -> int:
-    """Tickets whose label is two or more steps from the gold one in an ordered field (low given for
-    high): the mistakes that matter most in a priority."""
-    return int((np.abs(np.asarray(predicted) - gold) >= 2).sum())
 
 
 def print_far(far: Far, ks: list[int], labels: list[str], out: Callable[[str], None]) -> None:

@@ -12,7 +12,16 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_face
 
 if TYPE_CHECKING:
-    from ._metrics import GoldReport, LatencySummary, latency_summary, macro_f1, report_from_ids, wilson_interval
+    from ._metrics import (
+        GoldReport,
+        LatencySummary,
+        far_apart,
+        latency_summary,
+        macro_f1,
+        report_from_ids,
+        steps_apart,
+        wilson_interval,
+    )
     from ._runner import as_batch, score_micro_batch, score_stream, score_table
     from ._scorer import Scorer, ScoringError
 
@@ -23,9 +32,11 @@ __getattr__ = lazy_face(
         "_metrics": [
             "GoldReport",
             "LatencySummary",
+            "far_apart",
             "latency_summary",
             "macro_f1",
             "report_from_ids",
+            "steps_apart",
             "wilson_interval",
         ],
         "_runner": ["as_batch", "as_batch", "score_micro_batch", "score_stream", "score_table", "score_table"],
@@ -39,11 +50,13 @@ __all__ = [
     "Scorer",
     "ScoringError",
     "as_batch",
+    "far_apart",
     "latency_summary",
     "macro_f1",
     "report_from_ids",
     "score_micro_batch",
     "score_stream",
     "score_table",
+    "steps_apart",
     "wilson_interval",
 ]

@@ -50,6 +50,19 @@ def report_from_ids(labels: list[str], gold: np.ndarray, predicted: np.ndarray) 
     return GoldReport(total, correct, per_label, confusion.tolist())
 
 
+def far_apart(gold: np.ndarray, predicted: np.ndarray) -> np.ndarray:
+    """Per ticket, whether its label is two or more steps from the gold one in an ordered field (low given
+    for high), as label indices in the field's order (-1: no gold or no label, never far): the mistakes that
+    matter most in a priority. The one rule ``eval``, the Accuracy tab and the ticket table's mark read."""
+    gold, predicted = np.asarray(gold), np.asarray(predicted)
+    return (gold >= 0) & (predicted >= 0) & (np.abs(predicted - gold) >= 2)
+
+
+def steps_apart(gold: np.ndarray, predicted: np.ndarray) -> int:
+    """How many tickets are :func:`far_apart`."""
+    return int(far_apart(gold, predicted).sum())
+
+
 def macro_f1(report: GoldReport) -> float:
     """Mean F1 over the labels that occur in the gold column (a label never predicted scores 0)."""
     scores = []
