@@ -66,6 +66,10 @@ class Evaluation:
         self.previous: Score | None = None  # the newest score of the latest earlier version that has one
         self.in_use = -1  # the version in use
         self.gold_changed: Event[[GoldColumn | None]] = Event()
+        # A prompt with several fields: each further field's gold column by the field's name (:meth:`choose_for`).
+        self.field_gold: dict[str, GoldColumn] = {}
+        self.field_offered: set[str] = set()  # further fields a gold column was looked for (or chosen)
+        self.field_gold_changed: Event[[str, GoldColumn | None]] = Event()
         self.scored: Event[[Score]] = Event()  # a version got a score (for a file and taught set)
         self._gold_print: tuple[object, tuple[str, ...], int, int] = (None, (), 0, 0)  # gold, labels, rows, sum
         # What the lead calls a session version (the prompt file's history number; v + 1 without one).
@@ -79,14 +83,17 @@ class Evaluation:
         self.gold = gold
         self.gold_changed.emit(gold)
 
-    def header_key(self, column: str) -> str:
-        return "|".join(self.table.columns) + "::" + column
+    def header_key(self, column: str, field: str = "") -> str:
+        """Where a column's value mapping is remembered: per file header, and per field after the first (the
+        same column mapped to the queue's labels and to the priority's are two mappings)."""
+        return "|".join(self.table.columns) + "::" + column + (f"::{field}" if field else "")
 
-    def needs_mapping(self, column: str) -> tuple[int, int] | None:
+    def needs_mapping(self, column: str, field: str = "", labels: list[str] | None = None) -> tuple[int, int] | None:
         """(matched, total) where some values of ``column`` are no label names and no mapping is
-        remembered for this file's header; None when the column can be used as it is."""
-        matched, total = match_share(self.table, column)
-        if total and matched < total and self.header_key(column) not in self.mappings:
+        remembered for this file's header; None when the column can be used as it is. ``field`` and
+        ``labels``: a further field's name and labels (its mapping is its own)."""
+        matched, total = match_share(self.table, column, labels)
+        if total and matched < total and self.header_key(column, field) not in self.mappings:
             return matched, total
         return None
 
@@ -119,8 +126,54 @@ class Evaluation:
         return False
 
     def cleared(self) -> None:
-        """The tickets were dropped: their gold column and the comparison base go with them."""
+        """The tickets were dropped: their gold columns and the comparison base go with them."""
         self.gold, self.previous, self.offered = None, None, False
+        self.field_gold, self.field_offered = {}, set()
+
+    # ------------------------------------------------- further fields' gold
+
+    def gold_for(self, field: str) -> GoldColumn | None:
+        """A further field's gold column (by the field's name), None: none."""
+        return self.field_gold.get(field)
+
+    def choose_for(self, field: str, column: str | None, mapping: dict[str, str] | None = None) -> None:
+        """Use ``column`` as the further field ``field``'s gold (None: none); a new mapping is remembered for
+        files with the same header, for that field."""
+        self.field_offered.add(field)
+        if column is None:
+            self.field_gold.pop(field, None)
+            self.field_gold_changed.emit(field, None)
+            return
+        key = self.header_key(column, field)
+        if mapping is not None:
+            self.mappings[key] = mapping
+        gold = self.field_gold[field] = GoldColumn(column, dict(self.mappings.get(key) or {}))
+        self.field_gold_changed.emit(field, gold)
+
+    def detect_fields(self, text_column: str, fields: list[tuple[str, list[str]]]) -> list[str]:
+        """For each further field (name, labels) not looked for yet in this file, the column whose values match
+        its labels best, where (nearly) all are label names, as :meth:`detect` finds the first field's: a file
+        with a queue and a priority column gives each field its own. The columns already gold for another field
+        are not offered again. Returns the fields that got one."""
+        table, found = self.table, list[str]()
+        if not len(table):
+            return found
+        for name, labels in fields:
+            if name in self.field_offered or name in self.field_gold or not labels:
+                continue
+            self.field_offered.add(name)
+            taken = {g.column for g in self.field_gold.values()} | ({self.gold.column} if self.gold else set())
+            shares = []
+            for column in table.columns:
+                matched, total = match_share(table, column, labels)
+                if column != text_column and column not in taken and total and matched / total >= 0.9:
+                    shares.append((matched / total, column))
+            if shares:
+                best = max(shares, key=lambda share: share[0])  # the first of the best
+                self.field_gold[name] = GoldColumn(best[1])
+                self.field_gold_changed.emit(name, self.field_gold[name])
+                found.append(name)
+        return found
 
     def gold_rows(self) -> int:
         return self.coverage()[1]

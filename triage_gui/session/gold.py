@@ -11,11 +11,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..engine.scoring import GoldReport, report_from_ids
+from ..engine.scoring import GoldReport, far_apart, report_from_ids, steps_apart
 from ..engine.table import NONE, TicketTable
 from ..words import counted, plural
 
 IGNORE = ""  # mapped to this: the value is not counted
+Far = tuple[str, str, str]  # an ordered field's label, the taught or gold one two steps from it, "taught"/"gold"
+FAR_MARK = "‼ "  # the ticket table's mark before a label two or more steps from its taught or gold one
 
 
 def normal(value: str) -> str:
@@ -87,9 +89,10 @@ def value_counts(table: TicketTable, column: str, limit: int = 200) -> list[tupl
     return sorted(counts.items(), key=lambda kv: -kv[1])[:limit]
 
 
-def match_share(table: TicketTable, column: str) -> tuple[int, int]:
-    """(rows whose value is a label name, rows with a value)."""
-    names = {normal(n) for n in table.labels}
+def match_share(table: TicketTable, column: str, labels: list[str] | None = None) -> tuple[int, int]:
+    """(rows whose value is a label name, rows with a value); the table's labels unless ``labels`` (a further
+    field's) are given."""
+    names = {normal(n) for n in (table.labels if labels is None else labels)}
     matched = total = 0
     for row in range(min(len(table), 5000)):
         value = normal(table.value(row, column))
@@ -112,6 +115,43 @@ def evaluated_ids(table: TicketTable) -> np.ndarray:
 
 def gold_report(table: TicketTable, gold: GoldColumn) -> GoldReport:
     return report_from_ids(table.labels, gold.ids(table), evaluated_ids(table))
+
+
+def two_steps(table: TicketTable, gold: GoldColumn) -> int:
+    """An ordered field's tickets counted in :func:`gold_report` whose label is two or more steps from their
+    gold label (``engine.scoring.steps_apart``, the rule ``eval`` counts with)."""
+    return steps_apart(gold.ids(table), evaluated_ids(table))
+
+
+def far_from(table: TicketTable, row: int, gold: GoldColumn | None) -> Far | None:
+    """For a row of an ordered field: (its label, the label it is far from, "taught" or "gold") where they are
+    two or more steps apart (``engine.scoring.far_apart``), else None. A taught row is judged as accuracy
+    judges it (:meth:`TicketTable.evaluated_label`: the label a model not trained on it gives) against what
+    it was taught; any other row by its label against its gold value."""
+    labels = table.labels
+    taught = table.taught_label(row)
+    own: str | None
+    other: str | None
+    if taught is not None:
+        own, other, kind = table.evaluated_label(row), taught, "taught"
+    else:
+        own = table.label(row) if table.current(row) else None
+        other = None if gold is None else gold.label_for(table.value(row, gold.column), labels)
+        kind = "gold"
+    if own is None or other is None or own not in labels or other not in labels:
+        return None
+    far = far_apart(np.array([labels.index(other)]), np.array([labels.index(own)]))
+    return (own, other, kind) if far[0] else None
+
+
+def far_words(far: Far | None) -> list[str]:
+    """The one sentence on a label two or more steps from its taught or gold one (:func:`far_from`; []: none)."""
+    if far is None:
+        return []
+    label, other, kind = far
+    if kind == "taught":
+        return [f"{FAR_MARK}Two or more steps apart: taught {other}, the classifier not trained on it gives {label}."]
+    return [f"{FAR_MARK}Two or more steps apart: labelled {label}, gold {other}."]
 
 
 def not_counted(table: TicketTable, gold: GoldColumn) -> str:
@@ -149,6 +189,7 @@ class Filters:
     wrong: bool = False  # against gold
     search: str = ""
     cell: tuple[int, int] | None = None  # (gold, predicted) label indices from the confusion matrix
+    cell_field: int = 0  # whose confusion matrix the cell is of (0: the first field's)
     taught: bool = False
     only: tuple[int, ...] | None = None  # just these rows ("Teach next", "To check")
     language: str | None = None  # a detected language code ("" : tickets whose language is unknown)
@@ -160,8 +201,14 @@ class Filters:
         ) or bool(self.cell is not None or self.taught or self.only is not None or self.language is not None)
 
 
-def row_mask(table: TicketTable, filters: Filters, gold: GoldColumn | None) -> np.ndarray | None:
-    """Rows to show, or None for all of them."""
+def row_mask(
+    table: TicketTable,
+    filters: Filters,
+    gold: GoldColumn | None,
+    field: tuple[TicketTable | None, GoldColumn | None] = (None, None),
+) -> np.ndarray | None:
+    """Rows to show, or None for all of them; ``field``: the table and gold column of the field whose
+    confusion-matrix cell :attr:`Filters.cell` is, where that is not the first field's."""
     if not filters.active:
         return None
     n = len(table)
@@ -185,11 +232,15 @@ def row_mask(table: TicketTable, filters: Filters, gold: GoldColumn | None) -> n
         rows = np.array([r for r in filters.only if 0 <= r < n], dtype=np.int64)
         keep[rows] = True
         mask &= keep
-    if (filters.wrong or filters.cell is not None) and gold is not None:
+    if filters.wrong and gold is not None:
         g, p = gold.ids(table), evaluated_ids(table)
-        if filters.wrong:
-            mask &= (g >= 0) & (p >= 0) & (g != p)
-        if filters.cell is not None:
+        mask &= (g >= 0) & (p >= 0) & (g != p)
+    if filters.cell is not None:
+        of, its_gold = field if filters.cell_field else (table, gold)
+        if of is not None and its_gold is not None:  # a further field's table may cover the first rows only
+            k = min(n, len(of))
+            g, p = np.full(n, -1, dtype=np.int64), np.full(n, -1, dtype=np.int64)
+            g[:k], p[:k] = its_gold.ids(of)[:k], evaluated_ids(of)[:k]
             mask &= (g == filters.cell[0]) & (p == filters.cell[1])
     if filters.search:
         needle = filters.search.casefold()
