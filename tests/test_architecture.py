@@ -385,8 +385,8 @@ WINDOW_READS = {
         "start", "status", "stranded", "version_profile", "write_draft",
     },
     "evaluation": {
-        "choose", "cleared", "comparison", "detect", "flips", "gold", "gold_changed", "mappings",
-        "needs_mapping", "numbering", "scored", "version_applied",
+        "choose", "choose_for", "cleared", "comparison", "detect", "detect_fields", "field_gold_changed", "flips",
+        "gold", "gold_changed", "gold_for", "mappings", "needs_mapping", "numbering", "scored", "version_applied",
     },
 }  # fmt: skip
 

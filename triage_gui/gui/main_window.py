@@ -22,6 +22,7 @@ from ..session.session import Session
 from ..session.status import FileStatus, HeadStatus, ModelStatus, PromptStatus, RunStatus
 from ..words import counted
 from .actions.app_actions import AppActions
+from .actions.field_gold_actions import FieldGoldActions
 from .actions.menus import Actions
 from .actions.prompt_actions import PromptActions
 from .actions.teach_actions import TeachActions
@@ -210,6 +211,7 @@ class MainWindow(QMainWindow):
         self.editor.export_taught.connect(self.prompt.export_taught)
         self.editor.changed.connect(self.prompt.edited)
         self.evaluation.gold_changed.connect(self._gold_changed)
+        self.field_gold = FieldGoldActions(s, self.evaluation, t, self.model, self.results, self, self.summary.redraw)
 
     # ========================================================= session → view
 

@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -42,7 +43,8 @@ def read_only(table: QTableWidget) -> QTableWidget:
 
 class ResultsArea(QTabWidget):
     flip_selected = Signal(int)  # source row of a ticket whose label flipped
-    cell_selected = Signal(int, int, str)  # gold index, predicted index, description
+    cell_selected = Signal(int, int, str, int)  # gold index, predicted index, description, field (0: the first)
+    accuracy_field_chosen = Signal(int)  # the field whose accuracy the Accuracy tab shows (0: the first)
     version_revert = Signal(int)  # prompt version to go back to
     version_diff = Signal(int, int)  # two prompt versions to compare
 
@@ -80,8 +82,20 @@ class ResultsArea(QTabWidget):
         self.axes = QLabel("Rows: gold ↓ · Columns: labelled →")  # the matrix's axis names, as its tooltips say
         self.axes.setAccessibleName("Confusion matrix axes")
         self.axes.hide()
+        self.field_choice = QComboBox()  # a prompt with several fields: whose accuracy is shown
+        self.field_choice.setAccessibleName("Field whose accuracy is shown")
+        self.field_choice.setToolTip("A prompt with several fields: each field's accuracy against its own gold column")
+        self.field_choice.activated.connect(lambda index: self.accuracy_field_chosen.emit(index))
+        self.field_row = QWidget()
+        row = QHBoxLayout(self.field_row)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(QLabel("Field:"))
+        row.addWidget(self.field_choice)
+        row.addStretch(1)
+        self.field_row.hide()
         accuracy = QWidget()
         box = QVBoxLayout(accuracy)
+        box.addWidget(self.field_row)
         box.addWidget(self.accuracy)
         box.addWidget(self.axes)
         box.addWidget(self.confusion, 1)
@@ -128,6 +142,7 @@ class ResultsArea(QTabWidget):
         self.addTab(versions, "Versions")
         self._version_numbers: list[int] = []
         self._labels: list[str] = []
+        self._field = 0  # the field whose confusion matrix is shown
 
     # --------------------------------------------------------------- summary
 
@@ -177,8 +192,27 @@ class ResultsArea(QTabWidget):
         """The latency chart's series: each ticket's cached-path time and the baseline's where it ran."""
         self.chart.set_series(cached, baseline)
 
-    def show_gold(self, report: GoldReport | None, since: str = "", note: str = "") -> None:
-        """The accuracy against gold; ``since``: the change since the previous version, or why there is none."""
+    def show_fields(self, names: list[str]) -> None:
+        """Every field's name, the first's first ([] for a one-field prompt, which shows no field selector):
+        the Accuracy tab shows one field's at a time, the one chosen (kept by name across prompt versions)."""
+        if names == [self.field_choice.itemText(i) for i in range(self.field_choice.count())]:
+            return
+        was = self.field_choice.currentText()
+        self.field_choice.clear()
+        self.field_choice.addItems(names)
+        self.field_choice.setCurrentIndex(names.index(was) if was in names else 0)
+        self.field_row.setVisible(len(names) > 1)
+
+    def accuracy_field(self) -> int:
+        """The field whose accuracy the Accuracy tab shows (0: the first, and for a one-field prompt)."""
+        return max(0, self.field_choice.currentIndex()) if self.field_choice.count() > 1 else 0
+
+    def show_gold(
+        self, report: GoldReport | None, since: str = "", note: str = "", field: int = 0, far: int | None = None
+    ) -> None:
+        """Field ``field``'s accuracy against gold (0: the first's); ``since``: the change since the previous version,
+        or why there is none; ``far``: an ordered field's tickets two or more steps from their gold label."""
+        self._field = field
         if report is None or report.total == 0:
             self.accuracy.setText(note or NO_GOLD_TEXT)
             self.confusion.setRowCount(0)
@@ -187,6 +221,9 @@ class ResultsArea(QTabWidget):
             return
         self.axes.show()
         share = f"{report.correct:,}/{report.total:,} with a gold label"
+        if far is not None:  # an ordered field (low < medium < high)
+            order = " < ".join(s.label for s in report.per_label)
+            share += f"; {far:,} two or more steps from their gold label ({order})"
         text = f"Accuracy against gold <b>{100 * report.accuracy:.1f}%</b> ({share})"
         if since:
             text += f", {since}"
@@ -261,7 +298,9 @@ class ResultsArea(QTabWidget):
 
     def _cell_clicked(self, row: int, column: int) -> None:
         if row < len(self._labels) and column < len(self._labels):
-            self.cell_selected.emit(row, column, f"gold {self._labels[row]} → {self._labels[column]}")
+            whose = f"{self.field_choice.itemText(self._field)}: " if self._field else ""
+            said = f"{whose}gold {self._labels[row]} → {self._labels[column]}"
+            self.cell_selected.emit(row, column, said, self._field)
 
     # ----------------------------------------------------------------- flips
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from ...engine.prompt import PromptProfile
 from ...engine.scoring import latency_summary
-from ...engine.table import language_summary
+from ...engine.table import TicketTable, language_summary
 from ...session.checks import CheckStatus
 from ...session.evaluation import Evaluation, VersionScoring
-from ...session.gold import gold_report, not_counted, row_mask
+from ...session.gold import GoldColumn, gold_report, not_counted, row_mask, two_steps
 from ...session.refinement import refinement_changes
 from ...session.session import Session
+from ...words import counted
 from ..tickets.ticket_area import TicketArea
 from .results_area import NO_GOLD_TEXT, ResultsArea
 
@@ -102,9 +103,15 @@ class Summary:
         if self.tickets.filters().active and self.session.running:
             self.apply_filters()
 
+    def redraw(self) -> None:
+        """Now, not on the next tick (a gold column or the field shown in the Accuracy tab changed)."""
+        self.dirty = True
+        self.refresh()
+
     def apply_filters(self) -> None:
         filters = self.tickets.filters()
-        self.tickets.filter_rows(row_mask(self.session.table, filters, self.evaluation.gold), filters.only)
+        field = self.field_gold(filters.cell_field)  # a further field's confusion-matrix cell
+        self.tickets.filter_rows(row_mask(self.session.table, filters, self.evaluation.gold, field), filters.only)
         self.tickets.say_hidden(self.session.ticket_count)
 
     def refinement(self, short: bool = False) -> str:
@@ -112,12 +119,29 @@ class Summary:
         table = self.session.table
         return refinement_changes(table, self.session.refinement(), self.evaluation.gold).words(short)
 
+    def field_gold(self, field: int) -> tuple[TicketTable | None, GoldColumn | None]:
+        """A further field's labelled table (None: not yet) and gold column (None: none); (None, None) for the
+        first field or one the prompt no longer has."""
+        names = self.session.field_names
+        if not 0 < field < len(names):
+            return None, None
+        return self.session.field_table(field), self.evaluation.gold_for(names[field])
+
+    def ordered(self, field: int) -> bool:
+        """Whether field ``field``'s labels are in an order (low < medium < high): its two-steps count is shown."""
+        profile = self.session.prompt_in_use
+        return profile is not None and field < len(profile.fields) and profile.fields[field].ordered
+
     def refresh_gold(self) -> None:
+        flipped = self.session.table.previous_ids() >= 0
+        self.results.show_flips(*self.evaluation.flips(), compared=bool(flipped.any()))
+        if field := self.results.accuracy_field():
+            self.refresh_field_gold(field)
+            return
         table, gold = self.session.table, self.evaluation.gold
         if gold is None or not table.labels:
             said = " ".join(filter(None, [NO_GOLD_TEXT, self.refinement()]))
             self.results.show_gold(None, "", said if len(table) else "")
-            self.results.show_flips(*self.evaluation.flips(), compared=bool((table.previous_ids() >= 0).any()))
             return
         report = gold_report(table, gold)
         since = self.evaluation.comparison(report.accuracy, self.session.taught) if report.total else ""
@@ -131,5 +155,28 @@ class Summary:
         if refined := self.refinement():
             notes.append(refined)
         notes.append(estimate_note(self.session.check_status))
-        self.results.show_gold(report, since, " ".join(notes))
-        self.results.show_flips(*self.evaluation.flips(), compared=bool((table.previous_ids() >= 0).any()))
+        self.results.show_gold(report, since, " ".join(notes), far=two_steps(table, gold) if self.ordered(0) else None)
+
+    def refresh_field_gold(self, field: int) -> None:
+        """A further field's accuracy against its own gold column, in the first field's words: taught tickets count
+        with the label a model not trained on them gives (the field's first pass judges them out of fold). That
+        field is labelled by its first pass alone, so no version comparison, stage or refinement note."""
+        table, gold = self.field_gold(field)
+        name, rows = self.session.field_names[field], len(self.session.table)
+        if gold is None:
+            self.results.show_gold(None, "", f"Pick a gold column for {name} (Gold ({name}): above the tickets) to see "
+                                   "its accuracy." if rows else "", field)  # fmt: skip
+            return
+        report = gold_report(table, gold) if table is not None and table.labels else None
+        if report is None or not report.total:
+            said = f"Accuracy against gold ({gold.column}): no ticket with a gold label is labelled yet."
+            self.results.show_gold(None, "", said, field)
+            return
+        assert table is not None
+        notes = [TAUGHT_NOTE] if len(table.taught_rows()) else []
+        if left_out := not_counted(table, gold):
+            notes.insert(0, left_out)
+        if later := rows - len(table):  # the field's table is refitted as rows arrive: the newest are not in it yet
+            notes.insert(0, f"{counted(later, 'ticket')} not labelled for {name} yet.")
+        far = two_steps(table, gold) if self.ordered(field) else None
+        self.results.show_gold(report, "", " ".join(notes), field, far)

@@ -33,6 +33,7 @@ from ...session.status import RunStatus
 from ..widgets.flow_layout import FlowLayout, labelled
 from . import text_columns
 from .empty_state import EmptyState
+from .field_gold import NO_GOLD, FieldGold
 from .label_picker import LabelDelegate
 from .language_filter import LanguageFilter, shown
 from .run_bar import RunBar
@@ -40,7 +41,6 @@ from .ticket_columns import fit_ticket_column, size_columns
 from .ticket_model import Col, TicketFilterProxy, TicketTableModel, label_counts
 from .ticket_view import TicketView
 
-NO_GOLD = "(none)"
 ALL_LABELS = "All labels"
 
 
@@ -48,6 +48,7 @@ class TicketArea(QWidget):
     filters_changed = Signal()
     text_column_chosen = Signal(str)
     gold_column_chosen = Signal(object)  # column name or None
+    field_gold_chosen = Signal(int, object)  # a further field (1: the second), its gold column name or None
     baseline_toggled = Signal(bool)
     stop_clicked = Signal()
     resume_clicked = Signal()
@@ -65,6 +66,7 @@ class TicketArea(QWidget):
         self.proxy = TicketFilterProxy(self)
         self.proxy.setSourceModel(model)
         self.cell: tuple[int, int] | None = None  # confusion-matrix cell filter
+        self.cell_field = 0  # whose confusion matrix (0: the first field's)
         self._build_filters()
         self._build_table()
         self.run_bar = bar = RunBar(self)  # its widgets under the names they had here (tests click them)
@@ -116,8 +118,9 @@ class TicketArea(QWidget):
         self.gold_combo.setToolTip("A column of correct labels, to measure accuracy against")
         self.gold_combo.setMinimumContentsLength(10)
         self.gold_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.gold_combo.addItem(NO_GOLD)
         self.gold_combo.activated.connect(self._gold_activated)
+        self.field_gold = FieldGold(self.gold_combo)  # the combos' columns, and each further field's gold
+        self.field_gold.chosen.connect(self.field_gold_chosen)
         self.label_filter = QComboBox()
         self.label_filter.setAccessibleName("Filter by label")
         self.label_filter.setMinimumContentsLength(14)
@@ -167,12 +170,13 @@ class TicketArea(QWidget):
 
         self.filter_bar = QWidget()
         flow = FlowLayout(self.filter_bar)
-        for widget in labelled(
+        pairs = labelled(
             ("Text:", self.text_column),
             ("Gold:", self.gold_combo),
             ("Show:", self.label_filter),
             ("Language:", self.language_filter),
-        ):
+        )
+        for widget in (*pairs[:2], self.field_gold, *pairs[2:]):
             flow.addWidget(widget)
         low = QWidget()
         low_box = QHBoxLayout(low)
@@ -221,6 +225,7 @@ class TicketArea(QWidget):
     def show_fields(self, names: list[str]) -> None:
         """A prompt with several fields: the run bar says which the language model reads."""
         self.run_bar.set_fields(names)
+        self.field_gold.set_fields(names)  # and a gold column per further field
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
@@ -229,15 +234,12 @@ class TicketArea(QWidget):
     def set_columns(self, columns: list[str], text_column: str, gold: str | None) -> None:
         self._columns, self._text_in_use = list(columns), text_column
         text_columns.fill(self.text_column, columns, text_column)
-        self.gold_combo.clear()
-        self.gold_combo.addItem(NO_GOLD)
         text = set(text_parts(text_column, columns))
-        self.gold_combo.addItems([c for c in columns if c not in text])  # the ticket text is never gold
-        self.gold_combo.setCurrentText(gold or NO_GOLD)
+        self.field_gold.set_columns([c for c in columns if c not in text], gold)  # the ticket text is never gold
 
-    def show_gold(self, column: str | None) -> None:
-        """The gold column in use (None: none), as the lead's choice would show it."""
-        self.gold_combo.setCurrentText(column or NO_GOLD)
+    def show_gold(self, column: str | None, field: int = 0) -> None:
+        """Field ``field``'s gold column in use (None: none; 0: the first field's), as the lead's choice shows it."""
+        self.field_gold.show_gold(field, column)
 
     @property
     def column_count(self) -> int:
@@ -281,6 +283,7 @@ class TicketArea(QWidget):
             wrong=self.wrong_only.isChecked(),
             search=self.search.text(),
             cell=self.cell,
+            cell_field=self.cell_field,
             taught=self.taught_only.isChecked(),
             only=self._only(),
             language=self.language_filter.currentData(),
@@ -366,8 +369,8 @@ class TicketArea(QWidget):
         ):
             self.filters_changed.emit()
 
-    def set_cell(self, gold: int, predicted: int, text: str) -> None:
-        self.cell = (gold, predicted)
+    def set_cell(self, gold: int, predicted: int, text: str, field: int = 0) -> None:
+        self.cell, self.cell_field = (gold, predicted), field
         self.cell_chip.setText(f"{text} ✕")
         self.cell_chip.show()
         self.filters_changed.emit()

@@ -34,7 +34,8 @@ def size_columns(table: QTableView, model: TicketTableModel, picker: QAbstractIt
         if column == Col.TICKET:
             continue
         header.setSectionResizeMode(i, QHeaderView.ResizeMode.Interactive)
-        floor = FLOORS.get(column, 78) if isinstance(column, Col) else FLOORS[Col.FROM if column.source else Col.LABEL]
+        role = column if isinstance(column, Col) else Col.GOLD if column.gold else Col.FROM if column.source else None
+        floor = FLOORS.get(role or Col.LABEL, 78)
         header.resizeSection(i, max(floor, min(TITLE_MAX, metrics.horizontalAdvance(model.title(column)) + margin)))
     fit_ticket_column(table, model)
 

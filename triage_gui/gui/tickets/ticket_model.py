@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QApplication
 
 from ...defaults import LOW_CONFIDENCE
 from ...engine.table import NONE, Decision, TicketTable, decide, language_name
+from ...session.gold import FAR_MARK, Far, far_words
 from .label_colors import is_dark, label_color, label_slot
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -47,6 +48,8 @@ class FieldCol:
     index: int  # 1: the second field
     name: str
     source: bool = False  # the "From" column, else the label
+    gold: bool = False  # the field's gold column (its values), else the label
+    label = property(lambda self: not (self.source or self.gold))  # the field's label column (teaching edits it)
 
 
 Column = Col | FieldCol
@@ -84,6 +87,9 @@ class TicketTableModel(QAbstractTableModel):
         self.teach_field: Callable[[int, list[int], str | None], None] = lambda index, rows, label: None
         self.show_baseline = False
         self.gold_column: str | None = None
+        self.field_gold: dict[int, str] = {}  # a further field -> its gold column
+        # (field, row) -> the row's label two or more steps from its taught or gold one, in an ordered field
+        self.far: Callable[[int, int], Far | None] = lambda field, row: None
         self.low_confidence = LOW_CONFIDENCE
         self._columns = self._make_columns()
 
@@ -99,6 +105,7 @@ class TicketTableModel(QAbstractTableModel):
             cols += self.BASELINE_COLUMNS
         if self.gold_column:
             cols.append(Col.GOLD)
+        cols += [FieldCol(i, name, gold=True) for i, name in enumerate(self.field_names[1:], 1) if i in self.field_gold]
         return cols
 
     def column_ids(self) -> list[Column]:
@@ -113,6 +120,8 @@ class TicketTableModel(QAbstractTableModel):
         titled "From", and a confidence beside the priority that was the queue's, read as the priority's (seen
         in a real-window walkthrough)."""
         if isinstance(column, FieldCol):
+            if column.gold:
+                return f"Gold ({self.field_gold.get(column.index, '')})"
             return f"{TITLES[Col.FROM]} ({column.name})" if column.source else column.name
         if self.field_names and column in (Col.LABEL, Col.FROM, Col.CONFIDENCE):
             first = self.field_names[0]
@@ -121,7 +130,7 @@ class TicketTableModel(QAbstractTableModel):
 
     def label_columns(self) -> list[int]:
         """Where the label columns are (the first field's, then each further field's): the picker edits them."""
-        return [i for i, c in enumerate(self._columns) if c == Col.LABEL or (isinstance(c, FieldCol) and not c.source)]
+        return [i for i, c in enumerate(self._columns) if c == Col.LABEL or (isinstance(c, FieldCol) and c.label)]
 
     def field_of(self, column: int) -> int:
         """The field whose label or source the column at this position shows (0: the first's, or none)."""
@@ -152,6 +161,8 @@ class TicketTableModel(QAbstractTableModel):
             if role == Qt.ItemDataRole.DisplayRole:
                 return self.title(name)
             if role == Qt.ItemDataRole.ToolTipRole:
+                if isinstance(name, FieldCol) and name.gold:
+                    return f"The {name.name}'s correct labels, to measure its accuracy against"
                 if isinstance(name, FieldCol):
                     return TEXT_HELP[Col.FROM if name.source else Col.LABEL].replace("The label", f"The {name.name}")
                 return TEXT_HELP.get(name)
@@ -162,7 +173,7 @@ class TicketTableModel(QAbstractTableModel):
     def flags(self, index: Index) -> Qt.ItemFlag:
         base = super().flags(index)
         column = self._columns[index.column()] if index.isValid() else None
-        labels = column == Col.LABEL or (isinstance(column, FieldCol) and not column.source)
+        labels = column == Col.LABEL or (isinstance(column, FieldCol) and column.label)
         if labels and index.row() not in self.table.problems:
             return base | Qt.ItemFlag.ItemIsEditable
         return base
@@ -199,7 +210,7 @@ class TicketTableModel(QAbstractTableModel):
 
     def setData(self, index: Index, value, role: int = Qt.ItemDataRole.EditRole) -> bool:
         column = self._columns[index.column()]
-        field = column.index if isinstance(column, FieldCol) and not column.source else 0
+        field = column.index if isinstance(column, FieldCol) and column.label else 0
         if role != Qt.ItemDataRole.EditRole or (column != Col.LABEL and not field):
             return False
         label = None if value in ("", NOT_TAUGHT, None) else str(value)
@@ -222,14 +233,19 @@ class TicketTableModel(QAbstractTableModel):
         return None if table is None or row >= len(table) else decide(table, row, self.low_confidence)
 
     def _field_data(self, row: int, column: FieldCol, role: int):
-        """A further field's cells: as the first field's Label and From, read from that field's table."""
+        """A further field's cells: as the first field's Label and From, read from that field's table; its gold
+        column's from the file."""
+        if column.gold:
+            value = self.table.value(row, self.field_gold.get(column.index, ""))
+            return value if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole, SORT_ROLE) else None
         d = self.field_decision(column.index, row)
         if d is None or d.label is None:
             return "" if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole, SORT_ROLE) else None
         if role == Qt.ItemDataRole.DisplayRole:
             if column.source:
                 return d.source.shown
-            return f"✓ {d.label}" if d.taught else f"{'⚠ ' if d.low_confidence else ''}{d.label}"
+            far = FAR_MARK if self.far(column.index, row) else ""
+            return f"{far}✓ {d.label}" if d.taught else f"{far}{'⚠ ' if d.low_confidence else ''}{d.label}"
         if role in (Qt.ItemDataRole.EditRole, SORT_ROLE):
             return d.source.shown if column.source else d.label
         table = self.field_table(column.index)
@@ -242,7 +258,8 @@ class TicketTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole and table is not None:
             probs = table.label_probs(row)
             lines = [] if probs is None else [f"{label}: {p:.3f}" for label, p in zip(table.labels, probs)]
-            return "\n".join([f"{column.name} from: {d.source.shown}", *lines])
+            mark = far_words(self.far(column.index, row))
+            return "\n".join([*mark, f"{column.name} from: {d.source.shown}", *lines])
         return None
 
     def decision(self, row: int) -> Decision:
@@ -260,10 +277,11 @@ class TicketTableModel(QAbstractTableModel):
             d = self.decision(row)
             if d.label is None:
                 return ""
+            far = FAR_MARK if self.far(0, row) else ""
             if d.taught:
-                return f"✓ {d.label}"
+                return f"{far}✓ {d.label}"
             mark = "⚠ " if d.low_confidence else ""
-            return f"{mark}{d.label}{' …' if d.stale else ''}"
+            return f"{far}{mark}{d.label}{' …' if d.stale else ''}"
         if name == Col.FROM:
             d = self.decision(row)
             return "" if d.label is None else ("out of date" if d.stale else d.source.shown)
@@ -319,9 +337,12 @@ class TicketTableModel(QAbstractTableModel):
             if d.stale:
                 return "From the previous prompt version; the new label is on its way."
             probs = table.label_probs(row)
+            far = far_words(self.far(0, row)) if name == Col.LABEL else []
             if probs is not None:
                 lines = [f"{label}: {p:.3f}" for label, p in zip(table.labels, probs)]
-                return "\n".join([f"From: {d.source.shown}", *lines])
+                return "\n".join([*far, f"From: {d.source.shown}", *lines])
+            if far:
+                return far[0]
         if name == Col.LANGUAGE and table.language(row):
             return language_name(table.language(row))
         return TEXT_HELP.get(name)
@@ -358,6 +379,12 @@ class TicketTableModel(QAbstractTableModel):
     def set_gold_column(self, column: str | None) -> None:
         if column != self.gold_column:
             self.gold_column = column
+            self.reset()
+
+    def set_field_gold(self, columns: dict[int, str]) -> None:
+        """The further fields' gold columns shown: field index (1: the second) -> column; {}: none."""
+        if columns != self.field_gold:
+            self.field_gold = dict(columns)
             self.reset()
 
     def set_low_confidence(self, threshold: float) -> None:
