@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from fake_engine import FakeEngine
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextDocument
 from test_session_fields import QUEUE
 from test_session_learning import WORDS
 
@@ -29,8 +30,11 @@ ORDER = ["low", "medium", "high"]
 PRIORITY = Field(
     "priority",
     "How urgent is it?",
-    [Label("low", "password login address question"), Label("medium", "refund invoice fee payment"),
-     Label("high", "crash error broken freezes bug")],  # fmt: skip
+    [
+        Label("low", "password login address question"),
+        Label("medium", "refund invoice fee payment"),
+        Label("high", "crash error broken freezes bug"),
+    ],
     [Example("how do I change my address", "low"), Example("the app crash lost my work", "high")],
     ordered=True,
 )
@@ -92,7 +96,14 @@ def show_field(window, field: int) -> str:
     window.results.setCurrentIndex(1)
     window.results.field_choice.setCurrentIndex(field)
     window.results.field_choice.activated.emit(field)
-    return window.results.accuracy.text()
+    return shown(window)
+
+
+def shown(window) -> str:
+    """The Accuracy tab's text as the lead reads it (its rich text rendered: a bare "<" once hid the rest)."""
+    document = QTextDocument()
+    document.setHtml(window.results.accuracy.text())
+    return document.toPlainText()
 
 
 def shown_accuracy(text: str) -> tuple[int, int]:
@@ -234,7 +245,7 @@ def test_a_one_field_prompt_has_no_field_selector_and_no_further_gold(qtbot, win
     assert not window.tickets.field_gold.isVisible()
     assert window.results.accuracy_field() == 0 and window.results.field_choice.count() == 0
     assert window.model.columns()[-1] == f"Gold ({window.evaluation.gold.column})"
-    assert "two or more steps" not in window.results.accuracy.text()
+    assert "two or more steps" not in shown(window)
 
 
 def test_far_apart_is_the_one_rule_and_never_counts_a_missing_label():

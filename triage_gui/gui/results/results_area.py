@@ -3,6 +3,8 @@ the tickets whose label flipped with the last prompt save, and the prompt's vers
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import (
@@ -222,7 +224,7 @@ class ResultsArea(QTabWidget):
         self.axes.show()
         share = f"{report.correct:,}/{report.total:,} with a gold label"
         if far is not None:  # an ordered field (low < medium < high)
-            order = " < ".join(s.label for s in report.per_label)
+            order = html.escape(" < ".join(s.label for s in report.per_label))  # rich text: "<" would start a tag
             share += f"; {far:,} two or more steps from their gold label ({order})"
         text = f"Accuracy against gold <b>{100 * report.accuracy:.1f}%</b> ({share})"
         if since:
