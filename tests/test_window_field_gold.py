@@ -283,3 +283,30 @@ def test_each_further_field_finds_the_column_its_labels_match_best_and_maps_its_
     assert evaluation.gold_for("priority").label_for("P2", ORDER) == "high"
     evaluation.cleared()
     assert evaluation.gold_for("priority") is None and evaluation.gold is None
+
+
+def test_a_further_fields_values_are_mapped_to_its_own_labels_once(qtbot, window, tmp_path, monkeypatch):
+    from triage_gui.gui import dialogs
+
+    rows = open_two_fields(qtbot, window, tmp_path)
+    asked = []
+    mapping = {"billing": "medium", "technical": "high", "account": "low"}
+
+    def answer(parent, table, column, matched, total):
+        asked.append((list(table.labels), column, matched, total))
+        return mapping
+
+    monkeypatch.setattr(dialogs, "gold_mapping", answer)
+    combo = window.tickets.field_gold.combos[0]
+    combo.setCurrentText("queue")  # the queue's values, read as priorities
+    combo.activated.emit(combo.currentIndex())
+    assert asked == [(ORDER, "queue", 0, N)]  # the priority's labels offered, not the queue's
+    assert window.evaluation.gold_for("priority").column == "queue"
+    text = show_field(window, 1)
+    right, total, _ = hand_count(window.session.field_table(1), [mapping[r["queue"]] for r in rows])
+    assert shown_accuracy(text) == (right, total)
+    combo.setCurrentText("priority")
+    combo.activated.emit(combo.currentIndex())
+    combo.setCurrentText("queue")
+    combo.activated.emit(combo.currentIndex())
+    assert len(asked) == 1  # remembered for this file's header and this field
