@@ -57,6 +57,7 @@ class PromptActions:
         document.changed.connect(self._show_state)
         document.failed.connect(lambda why: notify(why, 10000))
         document.merged.connect(self._merged)
+        document.fields_moved.connect(self._fields_moved)
         evaluation.scored.connect(self._scored)
         evaluation.numbering = document.number
         # kept with the prompt file, each with what it was made under
@@ -116,6 +117,20 @@ class PromptActions:
     def add_field(self) -> None:
         """Edit > Add a field…: the editor asks its name and shows it (Ctrl+Z takes it back)."""
         self.editor.ask_add_field()
+
+    def move_field(self, delta: int) -> None:
+        """Edit > Move field left / right: the field shown in the editor (Ctrl+Z puts it back)."""
+        self.editor.move_field(delta)
+
+    def can_move_field(self, delta: int) -> bool:
+        return self.editor.can_move_field(delta)
+
+    def _fields_moved(self) -> None:
+        """A Save put the fields in another order: the session's taught set and checks (the first field's)
+        are those the new first field keeps, and the editor counts each field's taught tickets anew."""
+        saved = self.document.saved
+        self.session.restore_kept([(e.text, e.label) for e in saved.taught], saved.checks)
+        self.editor.set_field_taught([len(f.taught) for f in saved.more_fields])
 
     def focus_editor(self) -> None:
         """Ctrl+1: the keyboard's way into the editor, its instruction first."""

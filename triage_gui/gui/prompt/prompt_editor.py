@@ -1,6 +1,6 @@
 """The prompt editor: instruction, a labels table and few-shot examples, with undo/redo and inline errors; for
 a prompt with several fields, the field selector (:mod:`field_bar`) says whose it shows, and a field is added,
-renamed or removed as one undo step."""
+renamed, moved or removed as one undo step."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from ...engine.prompt import Example, Field, Label, Problem, PromptProfile
 from ...session.checks import CheckStatus
+from ...session.field_order import FIRST_FIELD
 from .field_bar import FieldBar
 from .prompt_cells import LabelChoice, MultiLine, TabOn
 
@@ -82,6 +83,7 @@ class PromptEditor(QWidget):
         self.field_bar.added.connect(self.add_field)
         self.field_bar.renamed.connect(self.rename_field)
         self.field_bar.removed.connect(self.remove_field)
+        self.field_bar.moved.connect(self.move_field)
 
         self.name = QLineEdit()
         self.name.setAccessibleName("Prompt name")
@@ -423,7 +425,7 @@ class PromptEditor(QWidget):
         named "field 1" if it has no name)."""
         profile = self.profile()
         fields = editable(profile.fields)
-        fields[0].name = fields[0].name or "field 1"
+        fields[0].name = fields[0].name or FIRST_FIELD
         fields.append(Field(name, "Read the ticket and choose one label.", []))
         self._step(PromptProfile.of_fields(fields, profile.name), len(fields) - 1)
 
@@ -444,6 +446,17 @@ class PromptEditor(QWidget):
         if len(fields) > 1:
             del fields[self._field]
             self._step(PromptProfile.of_fields(fields, self.profile().name), max(0, self._field - 1))
+
+    def move_field(self, delta: int) -> None:
+        """The field shown, one place left (-1) or right (1), still shown (one undo step). The first field is
+        the main one; after a Save each field keeps its taught tickets, versions and checks wherever it is."""
+        fields, at = self._fields_now(), self._field + delta
+        if fields and 0 <= at < len(fields):
+            fields.insert(at, fields.pop(self._field))
+            self._step(PromptProfile.of_fields(fields, self.profile().name), at)
+
+    def can_move_field(self, delta: int) -> bool:
+        return bool(self._fields) and 0 <= self._field + delta < len(self._fields)
 
     def _fields_now(self) -> list[Field]:
         return editable(self.profile().fields) if self._fields else []
