@@ -34,6 +34,7 @@ from .results.detail_pane import DetailPane
 from .results.results_area import ResultsArea
 from .results.summary import Summary
 from .settings import AppSettings
+from .tickets.run_bar import LABELS_NOTE
 from .tickets.ticket_area import TicketArea
 from .tickets.ticket_model import TicketTableModel
 from .widgets.elided_label import ElidedLabel, WordStatusBar
@@ -263,6 +264,7 @@ class MainWindow(QMainWindow):
         """The prompt file's name in the title, marked while it holds unsaved edits."""
         self.setWindowModified(status.dirty)
         self.setWindowTitle(f"Ticket Triage — {status.name}[*]")
+        self.tickets.show_labels_note(LABELS_NOTE if status.new else "")
 
     def show_run(self, status: RunStatus) -> None:
         self.tickets.show_run(status)

@@ -67,6 +67,7 @@ class DocumentStatus:
 
     path: Path
     dirty: bool
+    new: bool = False  # File › New prompt, never saved: the tickets keep the last saved prompt's labels till Save
 
     @property
     def name(self) -> str:
@@ -104,6 +105,7 @@ class PromptDocument:
         self._drafting = LatestTask("write prompt draft")
         self.writes = 0  # prompt-file writes made (tests count the coalescing)
         self._job: PromptWrite | None = None  # the background write handed to the writer thread, not settled
+        self._blank: PromptProfile | None = None  # File › New prompt's blank, until the first Save or Open
 
     # ------------------------------------------------------------ reading
 
@@ -154,12 +156,15 @@ class PromptDocument:
 
     @property
     def dirty(self) -> bool:
+        """Edits not saved: an untouched *New prompt* (as :meth:`new` started it) has none to lose."""
         draft = self.draft
-        return draft is not None and (draft.content_hash(), draft.name) != (self.saved.content_hash(), self.saved.name)
+        if draft is None or (self._blank is not None and _same(draft, self._blank)):
+            return False
+        return not _same(draft, self.saved)
 
     @property
     def status(self) -> DocumentStatus:
-        return DocumentStatus(self.path, self.dirty)
+        return DocumentStatus(self.path, self.dirty, not self.saved.labels)
 
     def edit(self, profile: PromptProfile) -> None:
         """The editor's content changed: remember it, say whether it is dirty, autosave it soon."""
@@ -270,12 +275,13 @@ class PromptDocument:
         with no taught set, versions or checks. Nothing is written before the first Save: a taught set
         or check meanwhile waits for it (there is no valid prompt to write it with)."""
         self.adopt(path, PromptProfile("", []))
-        self.draft = blank
+        self.draft = self._blank = blank
         self._announce()
 
     def _switch(self, path: Path, saved: PromptProfile, history: list[VersionRecord]) -> None:
         """The file in use is ``path`` as ``saved`` there: no draft over it any more (a Save or an Open)."""
         self.path, self.saved, self.draft, self.history = path, saved, None, list(history)
+        self._blank = None
         self.checks = list(saved.checks)
         self._drafting.cancel()
         try:
@@ -512,6 +518,11 @@ class PromptDocument:
 
     def _announce(self) -> None:
         self.changed.emit(self.status)
+
+
+def _same(a: PromptProfile, b: PromptProfile) -> bool:
+    """The same prompt as far as saving goes: what the model reads, and the name."""
+    return (a.content_hash(), a.name) == (b.content_hash(), b.name)
 
 
 __all__ = ["DocumentStatus", "ProfileError", "PromptConflict", "PromptDocument"]

@@ -141,7 +141,8 @@ class PromptActions:
 
     def _show_state(self, status: DocumentStatus) -> None:
         # The state first: at 1024 px the file name's end is what gives way ("Unsaved: new-prompt.j…").
-        self.editor.show_state(f"{'Unsaved' if status.dirty else 'Saved'}: {status.name}")
+        state = "Unsaved" if status.dirty else "New, not saved yet" if status.new else "Saved"
+        self.editor.show_state(f"{state}: {status.name}")
 
     # ------------------------------------------------------------- saving
 
@@ -246,12 +247,12 @@ class PromptActions:
         return True
 
     def save_as_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self.parent, "Save prompt profile", str(self.document.path), "*.json")
+        path, _ = QFileDialog.getSaveFileName(self.parent, "Save prompt as", str(self.document.path), "*.json")
         if path:
             self.save(Path(path))
 
     def open_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self.parent, "Open prompt profile", "", "Prompt profiles (*.json)")
+        path, _ = QFileDialog.getOpenFileName(self.parent, "Open prompt", "", "Prompts (*.json)")
         if path:
             self.open(path)
 
@@ -266,7 +267,7 @@ class PromptActions:
         if ask and self.document.dirty:
             answer = QMessageBox.question(
                 self.parent,
-                "Open prompt profile",
+                "Open prompt",
                 f"The prompt has unsaved changes. Open {Path(path).name} and discard them?",
                 QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
                 QMessageBox.StandardButton.Cancel,
