@@ -82,7 +82,7 @@ def action_table(
                    guide="Stop labelling (Resume picks up the rest)"),
         ActionSpec("add_field", "Add a fie&ld to the prompt…", "&Edit", p.add_field,
                    tooltip="Another decision per ticket (a priority beside the queue), with its own labels"),
-        ActionSpec("field_left", "Move the field &left", "&Edit", lambda: p.move_field(-1),
+        ActionSpec("field_left", "Mo&ve the field left", "&Edit", lambda: p.move_field(-1),
                    enabled_when=lambda: p.can_move_field(-1),
                    tooltip="The field shown in the prompt editor, one place left (the first is the main one)"),
         ActionSpec("field_right", "Move the field r&ight", "&Edit", lambda: p.move_field(1),
