@@ -62,14 +62,23 @@ def test_a_field_moved_first_is_the_main_one_after_save_and_keeps_its_taught_tic
 
     editor.field_bar.combo.setCurrentIndex(1)
     assert not editor.field_bar.left_button.isHidden() and editor.field_bar.left_button.isEnabled()
+    window._show_field_taught()  # the line under the editor counts each field's by its name
+    assert "Taught tickets (priority):</b> 1 " in editor.taught_count.text()
     editor.field_bar.left_button.click()  # the priority, first
+    assert "Taught tickets (priority):</b> 1 " in editor.taught_count.text()  # its own, not the queue's
     assert [f.name for f in editor.profile().fields] == ["priority", "queue"]
     assert editor.field_bar.combo.currentText() == "priority" and editor.label_names() == ["low", "high"]
     window.menu_actions.refresh()
     assert not window.menu_actions["field_left"].isEnabled() and window.menu_actions["field_right"].isEnabled()
     assert window.document.dirty
-    editor.undo_edit()  # one step puts it back
+    editor.undo_edit()  # one step puts it back, the field moved still shown
     assert [f.name for f in editor.profile().fields] == ["queue", "priority"]
+    assert editor.field_bar.combo.currentText() == "priority"
+    editor.redo_edit()
+    assert [f.name for f in editor.profile().fields] == ["priority", "queue"]
+    assert editor.field_bar.combo.currentText() == "priority"
+    editor.undo_edit()
+    editor.field_bar.combo.setCurrentIndex(0)
     assert not window.document.dirty
     window.trigger("field_right")  # the menu's way: the shown field (the queue, shown again) one place right
     assert [f.name for f in editor.profile().fields] == ["priority", "queue"]

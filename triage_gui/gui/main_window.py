@@ -307,7 +307,7 @@ class MainWindow(QMainWindow):
         self.detail.show_row(self.detail.row)
 
     def _show_field_taught(self) -> None:
-        self.editor.set_field_taught([len(taught) for taught in self.session.field_taught()])
+        self.editor.set_field_taught([len(taught) for taught in self.session.field_taught()], self.session.field_names)
 
     def _rows_added(self, rows: range) -> None:
         if rows.start == 0 or len(self.session.columns) != self.tickets.column_count:

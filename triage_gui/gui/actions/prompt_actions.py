@@ -130,7 +130,7 @@ class PromptActions:
         are those the new first field keeps, and the editor counts each field's taught tickets anew."""
         saved = self.document.saved
         self.session.restore_kept([(e.text, e.label) for e in saved.taught], saved.checks)
-        self.editor.set_field_taught([len(f.taught) for f in saved.more_fields])
+        self.editor.set_field_taught([len(f.taught) for f in saved.more_fields], [f.name for f in saved.fields])
 
     def focus_editor(self) -> None:
         """Ctrl+1: the keyboard's way into the editor, its instruction first."""

@@ -5,7 +5,7 @@ one-field prompt, which looks as it always has (Edit > Add a field… adds its s
 from __future__ import annotations
 
 from PySide6.QtCore import QSignalBlocker, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QInputDialog, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QInputDialog, QLabel, QPushButton, QToolButton, QWidget
 
 
 class FieldBar(QWidget):
@@ -32,16 +32,16 @@ class FieldBar(QWidget):
         self.remove_button = QPushButton("Remove")
         self.remove_button.setToolTip("Remove this field from the prompt (Ctrl+Z brings it back)")
         self.remove_button.clicked.connect(self.removed)
-        self.left_button = QPushButton("◀")
+        self.left_button = QToolButton()  # small: the bar sets the editor's least width at 1024 px
+        self.left_button.setText("◀")
         self.left_button.setAccessibleName("Move field left")
         self.left_button.setToolTip("Move this field left: the first field is the main one, its column first")
         self.left_button.clicked.connect(lambda: self.moved.emit(-1))
-        self.right_button = QPushButton("▶")
+        self.right_button = QToolButton()
+        self.right_button.setText("▶")
         self.right_button.setAccessibleName("Move field right")
         self.right_button.setToolTip("Move this field right (the first field is the one the language model refines)")
         self.right_button.clicked.connect(lambda: self.moved.emit(1))
-        for button in (self.left_button, self.right_button):
-            button.setMaximumWidth(button.fontMetrics().horizontalAdvance("◀") * 3 + 12)
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.title)
