@@ -120,3 +120,41 @@ def test_fields_are_matched_by_name_and_renamed_ones_in_place():
     assert field_order(fs("c", "a"), fs("a", "b")) == [1, 0]  # b renamed c and moved first
     assert field_order(fs("a", "c"), fs("a", "b", "d")) == [0, None]  # b and d removed, c added
     assert field_order(fs("c", "field 1"), fs("")) == [None, 0]  # a one-field prompt's field, moved
+
+
+def test_the_document_keeps_each_fields_taught_tickets_checks_and_versions_where_it_moved(tmp_path):
+    """Qt-free: a Save of the fields in another order (and one renamed) writes each field's kept lists with
+    it, merged against the file as it is, and says so (``fields_moved``); an unmoved Save says nothing."""
+    from dataclasses import replace
+
+    from test_session_fields import PRIORITY, QUEUE
+
+    from triage_gui.engine.prompt import CheckRecord, Example
+    from triage_gui.session.prompt_document import PromptDocument
+
+    def check(text: str, label: str) -> CheckRecord:
+        return CheckRecord(text, label, label, 1, 0, 1_800_000_000.0)
+
+    queue = replace(QUEUE, taught=[Example("card lost", "account")], checks=[check("refund late", "billing")])
+    priority = replace(PRIORITY, checks=[check("site down", "high")])
+    path = tmp_path / "two.json"
+    PromptProfile.of_fields([queue, priority], "Two").save(path)
+    doc = PromptDocument(path, tmp_path / "draft.json")
+    saved, _, _ = doc.start()
+    doc.applied(0, saved)  # the queue's first version, in use
+    moved: list[bool] = []
+    doc.fields_moved.connect(lambda: moved.append(True))
+    editor = PromptProfile.of_fields([replace(PRIORITY, name="urgency", taught=[]), replace(QUEUE, taught=[])], "Two")
+    doc.save(editor, [("card lost", "account"), ("new one", "billing")])  # the session's: the queue's
+    written = PromptProfile.load(path)
+    assert moved == [True] and [f.name for f in written.fields] == ["urgency", "queue"]
+    urgency, kept = written.fields
+    assert [(e.text, e.label) for e in urgency.taught] == [("refund problem number 0", "high")]
+    assert [(e.text, e.label) for e in kept.taught] == [("card lost", "account"), ("new one", "billing")]
+    assert [c.text for c in urgency.checks] == ["site down"] and [c.text for c in kept.checks] == ["refund late"]
+    assert [r.prompt["labels"][0]["name"] for r in kept.history] == ["billing"]  # the queue's version with it
+    assert [r.prompt["labels"][0]["name"] for r in urgency.history] == ["low"]  # the new first field's, new
+    assert doc.saved.taught == urgency.taught and doc.checks == urgency.checks  # what the session takes
+    doc.save(PromptProfile.of_fields([replace(f, taught=[]) for f in written.fields], "Two, renamed"), [])
+    assert moved == [True]
+    doc.close()
