@@ -54,6 +54,7 @@ def test_a_field_moved_first_is_the_main_one_after_save_and_keeps_its_taught_tic
     path = open_two_fields(qtbot, window, tmp_path)
     session, editor = window.session, window.editor
     press(qtbot, window, 8, Col.LABEL, Qt.Key.Key_2)  # a queue ticket taught: the queue is the session's own
+    assert window.statusBar().currentMessage() == "Taught 1 ticket 'technical' (queue): labels updating."
     taught = taught_by_field(session)
     assert taught["queue"] == [(session.table.texts[8], "technical")]
     assert taught["priority"] == [("refund problem number 0", "high")]
