@@ -379,7 +379,8 @@ WINDOW_READS = {
         "ticket_count",
     },
     "document": {
-        "adopt", "applied", "changed", "close", "dirty", "draft", "draft_taught", "edit", "failed", "flush",
+        "adopt", "applied", "changed", "close", "dirty", "draft", "draft_taught", "edit", "failed", "fields_moved",
+        "flush",
         "history", "keep_checks", "keep_field_taught", "keep_taught", "merged", "new", "number", "path", "read",
         "save", "saved", "scored",
         "start", "status", "stranded", "version_profile", "write_draft",

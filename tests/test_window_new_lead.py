@@ -54,7 +54,7 @@ def test_new_prompt_asks_first_then_starts_blank_and_keeps_the_tickets(qtbot, wi
     assert len(window.session.table) == 12  # the tickets stay
     path = window.document.path
     assert path.name == "new-prompt.json" and path.parent == old.parent and not path.exists()
-    assert window.document.history == [] and window.document.dirty
+    assert window.document.history == [] and not window.document.dirty  # untouched: nothing to save yet
     editor.labels.closePersistentEditor(editor.labels.item(0, 0))
     editor.set_profile(editor.profile().__class__(editor.profile().instruction, [*_labels("refund", "delivery")]))
     assert window.prompt.save()

@@ -35,6 +35,7 @@ from .results.detail_pane import DetailPane
 from .results.results_area import ResultsArea
 from .results.summary import Summary
 from .settings import AppSettings
+from .tickets.run_bar import LABELS_NOTE
 from .tickets.ticket_area import TicketArea
 from .tickets.ticket_model import TicketTableModel
 from .widgets.elided_label import ElidedLabel, WordStatusBar
@@ -265,6 +266,7 @@ class MainWindow(QMainWindow):
         """The prompt file's name in the title, marked while it holds unsaved edits."""
         self.setWindowModified(status.dirty)
         self.setWindowTitle(f"Ticket Triage — {status.name}[*]")
+        self.tickets.show_labels_note(LABELS_NOTE if status.new else "")
 
     def show_run(self, status: RunStatus) -> None:
         self.tickets.show_run(status)
@@ -307,7 +309,7 @@ class MainWindow(QMainWindow):
         self.detail.show_row(self.detail.row)
 
     def _show_field_taught(self) -> None:
-        self.editor.set_field_taught([len(taught) for taught in self.session.field_taught()])
+        self.editor.set_field_taught([len(taught) for taught in self.session.field_taught()], self.session.field_names)
 
     def _rows_added(self, rows: range) -> None:
         if rows.start == 0 or len(self.session.columns) != self.tickets.column_count:

@@ -52,6 +52,7 @@ from ..engine.prompt import (
     read_current,
 )
 from .events import Event
+from .field_order import carried, field_order, moved, reordered
 from .prompt_write import AS_SAVED, PromptWrite
 from .tasks import LatestTask
 from .workers import WorkerThread
@@ -66,6 +67,7 @@ class DocumentStatus:
 
     path: Path
     dirty: bool
+    new: bool = False  # File › New prompt, never saved: the tickets keep the last saved prompt's labels till Save
 
     @property
     def name(self) -> str:
@@ -90,6 +92,9 @@ class PromptDocument:
         # must take them in: they are what this side now knows the file holds), and whether the prompt in
         # the file is now theirs (taken as saved when there were no unsaved edits here).
         self.merged: Event[[list[tuple[str, str]], bool]] = Event()
+        # A Save put a field at another place (moved in the editor, or one before it removed): the taught set,
+        # versions and checks of the first field are another field's now (``saved``'s), for the window to use.
+        self.fields_moved: Event[[]] = Event()
         self.unreadable = ""  # why the file in use cannot be read ("" when it can): it is never written
         self.stranded: list[tuple[str, str]] | None = None  # a taught set the file could not take: in the draft
         self.draft_taught: list[tuple[str, str]] = []  # the taught set the draft held at start
@@ -100,6 +105,7 @@ class PromptDocument:
         self._drafting = LatestTask("write prompt draft")
         self.writes = 0  # prompt-file writes made (tests count the coalescing)
         self._job: PromptWrite | None = None  # the background write handed to the writer thread, not settled
+        self._blank: PromptProfile | None = None  # File › New prompt's blank, until the first Save or Open
 
     # ------------------------------------------------------------ reading
 
@@ -150,12 +156,15 @@ class PromptDocument:
 
     @property
     def dirty(self) -> bool:
+        """Edits not saved: an untouched *New prompt* (as :meth:`new` started it) has none to lose."""
         draft = self.draft
-        return draft is not None and (draft.content_hash(), draft.name) != (self.saved.content_hash(), self.saved.name)
+        if draft is None or (self._blank is not None and _same(draft, self._blank)):
+            return False
+        return not _same(draft, self.saved)
 
     @property
     def status(self) -> DocumentStatus:
-        return DocumentStatus(self.path, self.dirty)
+        return DocumentStatus(self.path, self.dirty, not self.saved.labels)
 
     def edit(self, profile: PromptProfile) -> None:
         """The editor's content changed: remember it, say whether it is dirty, autosave it soon."""
@@ -203,15 +212,25 @@ class PromptDocument:
         same = os.path.realpath(target) == os.path.realpath(self.path)
         pairs = dict(taught)
         pairs.update(self._take_over())  # what the write in flight found from another window, taken in below
-        history = self._with_version(profile, list(self.history))
-        ours = replace(  # the prompt from the editor; every other field as this document holds it
-            self.saved,
-            **{k: getattr(profile, k) for k in ("name", *PROMPT_KEYS)},
-            **self._fields_of(profile),
-            taught=[Example(t, label) for t, label in pairs.items()],
-            history=history,
-            checks=self.checks,
-        )
+        kept = self._kept_fields(pairs)
+        order = field_order(profile.fields, kept) if len(profile.fields) > 1 else []
+        base = self.saved
+        if moved(order):  # a field saved at another place: each keeps its own taught tickets, versions, checks
+            ours = PromptProfile.of_fields(carried(profile, kept, order), profile.name, self.saved.extra)
+            ours.history = self._with_version(profile, ours.history)
+            base = reordered(self.saved, field_order(profile.fields, self.saved.fields))
+            self._fields = None  # the further fields' waiting taught sets go now, in their new places
+        else:
+            order = []
+            history = self._with_version(profile, list(self.history))
+            ours = replace(  # the prompt from the editor; every other field as this document holds it
+                self.saved,
+                **{k: getattr(profile, k) for k in ("name", *PROMPT_KEYS)},
+                **self._fields_of(profile),
+                taught=[Example(t, label) for t, label in pairs.items()],
+                history=history,
+                checks=self.checks,
+            )
         note = ""
         with locked(target):
             refuse_read_only(target)
@@ -222,7 +241,9 @@ class PromptDocument:
                 except ValueError:
                     backup = move_aside(target)
                     note = f"The unreadable {target.name} was kept as {backup.name}."
-            merged = merge(self.saved, ours, theirs, target, force)
+            if order and theirs is not None:  # the file in the order being saved, as the base is
+                theirs = reordered(theirs, field_order(profile.fields, theirs.fields))
+            merged = merge(base, ours, theirs, target, force)
             try:
                 atomic_write_text(target, merged.profile.to_json())
             except OSError:
@@ -233,7 +254,11 @@ class PromptDocument:
         self._taught, self.stranded, self.unreadable = None, None, ""  # this write carried the newest set
         self._renumber(merged)
         saved = replace(merged.profile, taught=known_taught(ours, merged), checks=ours.checks)
+        if order:
+            self._numbers = {}  # the session's versions were another field's: numbered anew as applied
         self._switch(target, saved, merged.profile.history)
+        if order:
+            self.fields_moved.emit()
         if merged.from_them or merged.prompt_from_them:
             self.merged.emit(merged.from_them, merged.prompt_from_them)
         return note
@@ -250,12 +275,13 @@ class PromptDocument:
         with no taught set, versions or checks. Nothing is written before the first Save: a taught set
         or check meanwhile waits for it (there is no valid prompt to write it with)."""
         self.adopt(path, PromptProfile("", []))
-        self.draft = blank
+        self.draft = self._blank = blank
         self._announce()
 
     def _switch(self, path: Path, saved: PromptProfile, history: list[VersionRecord]) -> None:
         """The file in use is ``path`` as ``saved`` there: no draft over it any more (a Save or an Open)."""
         self.path, self.saved, self.draft, self.history = path, saved, None, list(history)
+        self._blank = None
         self.checks = list(saved.checks)
         self._drafting.cancel()
         try:
@@ -271,6 +297,15 @@ class PromptDocument:
         of changes is one write of the newest set."""
         self._taught = list(taught)
         self._write_soon()
+
+    def _kept_fields(self, taught: dict[str, str]) -> list[Field]:
+        """The saved fields, each with what this document keeps for it now: the first field's taught set
+        (``taught``, the session's), versions and checks, and the further fields' waiting taught sets."""
+        first, *more = self.saved.fields
+        first = replace(first, taught=[Example(t, label) for t, label in taught.items()])
+        first.history, first.checks = list(self.history), list(self.checks)
+        waiting = self._fields or more
+        return [first, *(waiting if len(waiting) == len(more) else more)]
 
     def _fields_of(self, profile: PromptProfile) -> dict:
         """A prompt with several fields (the editor's or the file's): its fields as the editor has them, each
@@ -483,6 +518,11 @@ class PromptDocument:
 
     def _announce(self) -> None:
         self.changed.emit(self.status)
+
+
+def _same(a: PromptProfile, b: PromptProfile) -> bool:
+    """The same prompt as far as saving goes: what the model reads, and the name."""
+    return (a.content_hash(), a.name) == (b.content_hash(), b.name)
 
 
 __all__ = ["DocumentStatus", "ProfileError", "PromptConflict", "PromptDocument"]

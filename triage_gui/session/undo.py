@@ -74,6 +74,7 @@ class TaughtHistory:
         self.undone: list[Step] = []
         self.changed: Event[[]] = Event()
         self.stepped: Event[[Step, bool]] = Event()  # a step undone (True) or redone (False), once applied
+        self.recorded: Event[[Step]] = Event()  # a new step: every route of teaching ends here (the status bar)
         self.recording = False  # inside an undoable operation: the nested ones are part of its step
 
     @property
@@ -90,10 +91,12 @@ class TaughtHistory:
             return  # nothing changed (accepting a label already taught): nothing to undo
         named = name if field else self.field_name
         what = describe(kind, changes) + (f" ({named})" if named else "")
-        self.done.append(Step(what, changes, field))
+        step = Step(what, changes, field)
+        self.done.append(step)
         del self.done[:-LIMIT]
         self.undone.clear()
         self.changed.emit()
+        self.recorded.emit(step)
 
     def undo(self) -> Step | None:
         if not self.done:

@@ -57,6 +57,7 @@ class PromptActions:
         document.changed.connect(self._show_state)
         document.failed.connect(lambda why: notify(why, 10000))
         document.merged.connect(self._merged)
+        document.fields_moved.connect(self._fields_moved)
         evaluation.scored.connect(self._scored)
         evaluation.numbering = document.number
         # kept with the prompt file, each with what it was made under
@@ -117,6 +118,20 @@ class PromptActions:
         """Edit > Add a field…: the editor asks its name and shows it (Ctrl+Z takes it back)."""
         self.editor.ask_add_field()
 
+    def move_field(self, delta: int) -> None:
+        """Edit > Move field left / right: the field shown in the editor (Ctrl+Z puts it back)."""
+        self.editor.move_field(delta)
+
+    def can_move_field(self, delta: int) -> bool:
+        return self.editor.can_move_field(delta)
+
+    def _fields_moved(self) -> None:
+        """A Save put the fields in another order: the session's taught set and checks (the first field's)
+        are those the new first field keeps, and the editor counts each field's taught tickets anew."""
+        saved = self.document.saved
+        self.session.restore_kept([(e.text, e.label) for e in saved.taught], saved.checks)
+        self.editor.set_field_taught([len(f.taught) for f in saved.more_fields], [f.name for f in saved.fields])
+
     def focus_editor(self) -> None:
         """Ctrl+1: the keyboard's way into the editor, its instruction first."""
         self.editor.focus_instruction()
@@ -126,7 +141,8 @@ class PromptActions:
 
     def _show_state(self, status: DocumentStatus) -> None:
         # The state first: at 1024 px the file name's end is what gives way ("Unsaved: new-prompt.j…").
-        self.editor.show_state(f"{'Unsaved' if status.dirty else 'Saved'}: {status.name}")
+        state = "Unsaved" if status.dirty else "New, not saved yet" if status.new else "Saved"
+        self.editor.show_state(f"{state}: {status.name}")
 
     # ------------------------------------------------------------- saving
 
@@ -231,12 +247,12 @@ class PromptActions:
         return True
 
     def save_as_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self.parent, "Save prompt profile", str(self.document.path), "*.json")
+        path, _ = QFileDialog.getSaveFileName(self.parent, "Save prompt as", str(self.document.path), "*.json")
         if path:
             self.save(Path(path))
 
     def open_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self.parent, "Open prompt profile", "", "Prompt profiles (*.json)")
+        path, _ = QFileDialog.getOpenFileName(self.parent, "Open prompt", "", "Prompts (*.json)")
         if path:
             self.open(path)
 
@@ -251,7 +267,7 @@ class PromptActions:
         if ask and self.document.dirty:
             answer = QMessageBox.question(
                 self.parent,
-                "Open prompt profile",
+                "Open prompt",
                 f"The prompt has unsaved changes. Open {Path(path).name} and discard them?",
                 QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
                 QMessageBox.StandardButton.Cancel,

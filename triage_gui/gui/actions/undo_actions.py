@@ -17,7 +17,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QMenu, QMenuBar, QWidget
 from shiboken6 import isValid
 
-from ...session.undo import TaughtHistory
+from ...session.undo import Step, TaughtHistory
 from ..prompt.prompt_editor import PromptEditor
 
 
@@ -37,6 +37,7 @@ class UndoRouter(QObject):
         self.actions = (undo, redo)
         self.editor.steps_changed.connect(self.refresh)
         self.history.changed.connect(self.refresh)
+        self.history.recorded.connect(self._recorded)
         cast(QApplication, QApplication.instance()).focusChanged.connect(self._focus_changed)
         self.refresh()
 
@@ -65,6 +66,12 @@ class UndoRouter(QObject):
                 self.notify(f"Redid: {step.what} — Ctrl+Z undoes", 8000)
         self.refresh()
 
+    def _recorded(self, step: Step) -> None:
+        """Every teach, whatever its route (the picker, a digit, Enter, the detail pane, an import), is one
+        step recorded here: the status bar says what it taught for a few seconds (Enter and an import then
+        say it in their own words)."""
+        self.notify(f"{done_words(step.what)}: labels updating.", 5000)
+
     def texts(self) -> tuple[str, str]:
         """What undo and redo would do now ("" for nothing)."""
         if self.prompt_focused():
@@ -84,3 +91,12 @@ class UndoRouter(QObject):
             cast(QApplication, QApplication.instance()).focusChanged.disconnect(self._focus_changed)
             return
         self.refresh()
+
+
+PAST = {"teach": "Taught", "forget": "Forgot", "accept": "Accepted", "learn": "Learned", "import": "Imported"}
+
+
+def done_words(what: str) -> str:
+    """A step's words as done ("teach 1 ticket 'Card' (queue)" -> "Taught 1 ticket 'Card' (queue)")."""
+    verb, _, rest = what.partition(" ")
+    return f"{PAST.get(verb, verb.capitalize())} {rest}".strip()

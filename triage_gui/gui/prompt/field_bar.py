@@ -1,11 +1,11 @@
 """The prompt editor's field selector (a prompt with several fields: a queue and a priority): which field's
-instruction, labels and examples the editor shows, and Add, Rename and Remove a field. Hidden for a one-field
-prompt, which looks as it always has (Edit > Add a field… adds its second)."""
+instruction, labels and examples the editor shows, and Add, Rename, Remove and move (◀ ▶) a field. Hidden for a
+one-field prompt, which looks as it always has (Edit > Add a field… adds its second)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QSignalBlocker, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QInputDialog, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QInputDialog, QLabel, QPushButton, QToolButton, QWidget
 
 
 class FieldBar(QWidget):
@@ -15,6 +15,7 @@ class FieldBar(QWidget):
     added = Signal(str)  # the new field's name
     renamed = Signal(str)  # the shown field's new name
     removed = Signal()  # the shown field
+    moved = Signal(int)  # the shown field, one place left (-1) or right (1)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -31,10 +32,22 @@ class FieldBar(QWidget):
         self.remove_button = QPushButton("Remove")
         self.remove_button.setToolTip("Remove this field from the prompt (Ctrl+Z brings it back)")
         self.remove_button.clicked.connect(self.removed)
+        self.left_button = QToolButton()  # small: the bar sets the editor's least width at 1024 px
+        self.left_button.setText("◀")
+        self.left_button.setAccessibleName("Move field left")
+        self.left_button.setToolTip("Move this field left: the first field is the main one, its column first")
+        self.left_button.clicked.connect(lambda: self.moved.emit(-1))
+        self.right_button = QToolButton()
+        self.right_button.setText("▶")
+        self.right_button.setAccessibleName("Move field right")
+        self.right_button.setToolTip("Move this field right (the first field is the one the language model refines)")
+        self.right_button.clicked.connect(lambda: self.moved.emit(1))
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.title)
         row.addWidget(self.combo)
+        row.addWidget(self.left_button)
+        row.addWidget(self.right_button)
         row.addStretch(1)
         for button in (self.add_button, self.rename_button, self.remove_button):
             row.addWidget(button)
@@ -46,6 +59,8 @@ class FieldBar(QWidget):
             self.combo.clear()
             self.combo.addItems(names)
             self.combo.setCurrentIndex(current if names else -1)
+        self.left_button.setEnabled(current > 0)
+        self.right_button.setEnabled(0 <= current < len(names) - 1)
         self.setVisible(len(names) > 1)
 
     def ask_add(self) -> None:

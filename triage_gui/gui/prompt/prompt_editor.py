@@ -1,6 +1,6 @@
 """The prompt editor: instruction, a labels table and few-shot examples, with undo/redo and inline errors; for
 a prompt with several fields, the field selector (:mod:`field_bar`) says whose it shows, and a field is added,
-renamed or removed as one undo step."""
+renamed, moved or removed as one undo step."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from ...engine.prompt import Example, Field, Label, Problem, PromptProfile
 from ...session.checks import CheckStatus
+from ...session.field_order import FIRST_FIELD
 from .field_bar import FieldBar
 from .prompt_cells import LabelChoice, MultiLine, TabOn
 
@@ -37,18 +38,20 @@ ERROR_BRUSH = QBrush(QColor(230, 60, 60, 90))
 class _Snapshot(QUndoCommand):
     """One edit, stored as whole-profile snapshots: simple and exact for a small form."""
 
-    def __init__(self, editor: PromptEditor, before: dict, after: dict) -> None:
+    def __init__(self, editor: PromptEditor, before: dict, after: dict, shown: tuple[int, int] | None = None) -> None:
         super().__init__("edit prompt")
-        self.editor, self.before, self.after = editor, before, after
+        self.editor, self.before, self.after, self.shown = editor, before, after, shown  # a field step: whose shown
         self._first = True
 
     def redo(self) -> None:
         if self._first:  # the widgets already show the new state
             self._first = False
             return
+        self.editor._field = self.shown[1] if self.shown else self.editor._field
         self.editor._restore(self.after)
 
     def undo(self) -> None:
+        self.editor._field = self.shown[0] if self.shown else self.editor._field
         self.editor._restore(self.before)
 
 
@@ -82,6 +85,7 @@ class PromptEditor(QWidget):
         self.field_bar.added.connect(self.add_field)
         self.field_bar.renamed.connect(self.rename_field)
         self.field_bar.removed.connect(self.remove_field)
+        self.field_bar.moved.connect(self.move_field)
 
         self.name = QLineEdit()
         self.name.setAccessibleName("Prompt name")
@@ -189,10 +193,12 @@ class PromptEditor(QWidget):
         self._taught = count
         self._show_taught()
 
-    def set_field_taught(self, counts: list[int]) -> None:
+    def set_field_taught(self, counts: list[int], names: list[str] | None = None) -> None:
         """The taught tickets of each field after the first (the line under the editor counts the shown
-        field's: it said "none yet" on the priority field with a priority ticket taught)."""
+        field's: it said "none yet" on the priority field with a priority ticket taught), and every field's
+        name as saved, so that a field moved before Save is counted by its name, not its new place."""
         self._field_taught = list(counts)
+        self._saved_names = list(names or [])
         self._show_taught()
 
     def edit_first_label(self) -> None:
@@ -230,9 +236,10 @@ class PromptEditor(QWidget):
         # status arrives during a run.
         count, estimate = getattr(self, "_taught", 0), getattr(self, "_estimate", "") or CheckStatus().describe()
         field, further = getattr(self, "_field", 0), getattr(self, "_field_taught", [])
-        if field > 0:
-            count = further[field - 1] if field - 1 < len(further) else 0
-        fields = getattr(self, "_fields", [])
+        fields, saved = getattr(self, "_fields", []), getattr(self, "_saved_names", [])
+        at = saved.index(fields[field].name) if field < len(fields) and fields[field].name in saved else field
+        if at > 0:
+            count = further[at - 1] if at - 1 < len(further) else 0
         several = len(fields) > 1 and field < len(fields)
         title = f"Taught tickets ({fields[field].name})" if several else "Taught tickets"
         taught = (
@@ -423,7 +430,7 @@ class PromptEditor(QWidget):
         named "field 1" if it has no name)."""
         profile = self.profile()
         fields = editable(profile.fields)
-        fields[0].name = fields[0].name or "field 1"
+        fields[0].name = fields[0].name or FIRST_FIELD
         fields.append(Field(name, "Read the ticket and choose one label.", []))
         self._step(PromptProfile.of_fields(fields, profile.name), len(fields) - 1)
 
@@ -445,15 +452,26 @@ class PromptEditor(QWidget):
             del fields[self._field]
             self._step(PromptProfile.of_fields(fields, self.profile().name), max(0, self._field - 1))
 
+    def move_field(self, delta: int) -> None:
+        """The field shown, one place left (-1) or right (1), still shown (one undo step). The first field is
+        the main one; after a Save each field keeps its taught tickets, versions and checks wherever it is."""
+        fields, at = self._fields_now(), self._field + delta
+        if fields and 0 <= at < len(fields):
+            fields.insert(at, fields.pop(self._field))
+            self._step(PromptProfile.of_fields(fields, self.profile().name), at)
+
+    def can_move_field(self, delta: int) -> bool:
+        return bool(self._fields) and 0 <= self._field + delta < len(self._fields)
+
     def _fields_now(self) -> list[Field]:
         return editable(self.profile().fields) if self._fields else []
 
     def _step(self, profile: PromptProfile, show: int) -> None:
         self.flush_snapshot()
-        before = self._state
+        before, shown = self._state, self._field
         self._field = show
         self._restore(profile.to_dict())
-        self.undo_stack.push(_Snapshot(self, before, self._state))
+        self.undo_stack.push(_Snapshot(self, before, self._state, (shown, show)))
 
     def flush_snapshot(self) -> None:
         """Record a pending edit in the undo history now (before a save, say)."""

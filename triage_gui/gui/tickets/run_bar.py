@@ -1,13 +1,42 @@
 """The run bar under the tickets: the baseline comparison, the labelling progress, the rate and time left,
-and Stop / Resume. A row of widgets (not a widget of its own) that the ticket area lays out under the table."""
+and Stop / Resume. Two rows of widgets (not a widget of its own) that the ticket area lays out under the table.
+
+The run line has a row of its own under the progress bar, in shorter words where the long ones do not fit:
+beside the progress bar it had 260 px at 1024x640 and showed "2,000 labelled by the … 'priority': first pass"
+(the rate and the time left cut out, whole only in its tooltip); on its own row it has the ticket area's width
+(716 px at 1024x640, 1,000 at 1366x768), where the long line fits with one field and the short one with two.
+"""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QProgressBar, QPushButton
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QProgressBar, QPushButton, QVBoxLayout
 
 from ...session.status import RunStatus
-from ..widgets.elided_label import ElidedLabel
+from ..widgets.elided_label import ElidedLabel, word_elided
+
+# After File › New prompt the tickets keep the last saved prompt's labels until Save (they are not dropped):
+# the run line says so first, where a lead looks for what the labels are doing.
+LABELS_NOTE = "Labels from the last saved prompt: Save to label with this one."
+
+
+class RunLine(ElidedLabel):
+    """The run line: its long words where they fit, else its short ones (the long in the tooltip), cut in the
+    middle between words only where neither fits."""
+
+    def __init__(self) -> None:
+        super().__init__(mode=Qt.TextElideMode.ElideMiddle)
+        self.short = ""
+
+    def set_line(self, text: str, short: str = "") -> None:
+        self.short = short if short != text else ""
+        self.setText(text)
+
+    def elided(self) -> str:
+        width = self.contentsRect().width()
+        if self.short and self.fontMetrics().horizontalAdvance(self.text()) > width:
+            return word_elided(self.fontMetrics(), self.short, width, Qt.TextElideMode.ElideMiddle)
+        return super().elided()
 
 
 class RunBar(QObject):
@@ -30,21 +59,25 @@ class RunBar(QObject):
         self.progress.setMaximum(1)
         self.progress.setValue(0)
         # cut in the middle before it squeezes the bar: the first pass's count and the time left stay in sight
-        self.rate_label = ElidedLabel(mode=Qt.TextElideMode.ElideMiddle)
+        self.rate_label = RunLine()
         self.rate_label.setAccessibleName("Labelling rate")
         self.stop_button = QPushButton("Stop")
         self.stop_button.setToolTip("Stop labelling; finished labels are kept (Esc)")
         self.stop_button.setEnabled(False)
         self._resumable = False
         self._refinement = ""  # what the language model's reading changed (set_refinement)
-        self._fields = ""  # a prompt with several fields: which the language model reads (set_fields)
+        self._fields = ("", "")  # several fields: which the language model reads, long and short (set_fields)
         self._shown: RunStatus | None = None
+        self._note = ""  # said first (set_note)
         self.stop_button.clicked.connect(self._stop_or_resume)
-        self.row = QHBoxLayout()
-        self.row.addWidget(self.baseline_toggle)
-        self.row.addWidget(self.progress, 1)
+        bar = QHBoxLayout()
+        bar.addWidget(self.baseline_toggle)
+        bar.addWidget(self.progress, 1)
+        bar.addWidget(self.stop_button)
+        self.row = QVBoxLayout()
+        self.row.setSpacing(2)
+        self.row.addLayout(bar)
         self.row.addWidget(self.rate_label)
-        self.row.addWidget(self.stop_button)
 
     def set_refinement(self, words: str) -> None:
         """What the language model's reading changed (the summary's words), said once the run has ended."""
@@ -53,13 +86,21 @@ class RunBar(QObject):
             if self._shown is not None:
                 self.show_run(self._shown)
 
+    def set_note(self, note: str) -> None:
+        """Words ahead of the run line whenever tickets are loaded (after *New prompt*: whose labels they are)."""
+        if note != self._note:
+            self._note = note
+            if self._shown is not None:
+                self.show_run(self._shown)
+
     def set_fields(self, names: list[str]) -> None:
         """A prompt with several fields: the language model refines the first field's labels; the others have
         their first pass (said in the bar); [] for one field, which the bar says nothing about."""
+        rest = ", ".join(map(repr, names[1:]))
         words = (
-            f"the language model reads {names[0]!r} only; {', '.join(map(repr, names[1:]))}: first pass"
+            (f"the language model reads {names[0]!r} only; {rest}: first pass", f"{rest}: first pass only")
             if len(names) > 1
-            else ""
+            else ("", "")
         )
         if words != self._fields:
             self._fields = words
@@ -76,32 +117,43 @@ class RunBar(QObject):
         widest = model_format.replace("%v", str(status.total)).replace("%m", str(status.total))
         self.progress.setMinimumWidth(self.progress.fontMetrics().horizontalAdvance(widest) + 24)  # never wraps
         running = status.state == "running"
-        classified = f"{status.classified:,} labelled by the classifier · " if first else ""
-        if running:
-            eta = "" if status.eta_seconds is None else f" · {_duration(status.eta_seconds)} left"
-            base = f" · baseline {status.baseline_done}/{status.baseline_total}" if status.baseline_total else ""
-            model = f"language model {status.labelled:,} / {status.total:,} · " if first else ""
-            if status.classified < status.total:  # the first pass is still going: no "0.0 tickets/s" meanwhile
-                classified = f"first pass {status.classified:,} / {status.total:,} · "
-            rate = f"{status.rate:.1f} tickets/s" if status.rate or not first else "the language model starts"
-            self.rate_label.setText(f"{classified}{model}{rate}{eta}{base}")
-        elif status.state == "stopped" and first:
-            stopped = f"Stopped: {classified}{status.remaining:,} not read by the language model yet"
-            self.rate_label.setText(" · ".join(filter(None, [stopped, self._refinement])))
-        elif status.state == "stopped":
-            self.rate_label.setText(f"Stopped: {status.remaining} not labelled yet")
-        elif status.state == "done" and status.total:
-            self.rate_label.setText(" · ".join(filter(None, ["All labelled", self._refinement])))
-        else:
-            self.rate_label.setText("")
-        if self._fields and status.total:
-            self.rate_label.setText(" · ".join(filter(None, [self.rate_label.text(), self._fields])))
+        long, short = self._line(status, first)
+        short = short or long
+        if status.total:
+            long = " · ".join(filter(None, [self._note, long, self._fields[0]]))
+            short = " · ".join(filter(None, [self._note, short, self._fields[1]]))
+        self.rate_label.set_line(long, short)
         self._resumable = status.state == "stopped"  # what the button does follows the run, not its text
         self.stop_button.setText("Resume" if self._resumable else "Stop")
         self.stop_button.setToolTip(
             "Label the tickets still missing" if status.state == "stopped" else "Stop labelling; labels are kept (Esc)"
         )
         self.stop_button.setEnabled(running or status.state == "stopped")
+
+    def _line(self, status: RunStatus, first: bool) -> tuple[str, str]:
+        """The run line in long words and in short ones (the language model's count is on the bar beside it)."""
+        classified = f"{status.classified:,} labelled by the classifier · " if first else ""
+        if status.state == "running":
+            eta = "" if status.eta_seconds is None else f" · {_duration(status.eta_seconds)} left"
+            base = f" · baseline {status.baseline_done}/{status.baseline_total}" if status.baseline_total else ""
+            model = f"language model {status.labelled:,} / {status.total:,} · " if first else ""
+            brief = f"classifier {status.classified:,} · " if first else ""
+            if status.classified < status.total:  # the first pass is still going: no "0.0 tickets/s" meanwhile
+                classified = brief = f"first pass {status.classified:,} / {status.total:,} · "
+            rate = f"{status.rate:.1f} tickets/s" if status.rate or not first else "the language model starts"
+            return f"{classified}{model}{rate}{eta}{base}", f"{brief}{rate}{eta}{base}"
+        if status.state == "stopped" and first:
+            stopped = f"Stopped: {status.remaining:,} not read by the language model yet"
+            return (
+                " · ".join(filter(None, [f"Stopped: {classified}{status.remaining:,} not read by the language model "
+                                         "yet", self._refinement])),
+                " · ".join(filter(None, [stopped, self._refinement])),
+            )  # fmt: skip
+        if status.state == "stopped":
+            return f"Stopped: {status.remaining} not labelled yet", ""
+        if status.state == "done" and status.total:
+            return " · ".join(filter(None, ["All labelled", self._refinement])), ""
+        return "", ""
 
     def _stop_or_resume(self) -> None:
         if self._resumable:

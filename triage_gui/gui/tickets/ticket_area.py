@@ -387,6 +387,10 @@ class TicketArea(QWidget):
     def show_run(self, status: RunStatus) -> None:
         self.run_bar.show_run(status)
 
+    def show_labels_note(self, note: str) -> None:
+        """A line ahead of the run bar's words about whose labels the tickets show ("" for none)."""
+        self.run_bar.set_note(note)
+
     def show_refinement(self, words: str) -> None:
         """What the language model's reading changed, in the run bar once the run has ended."""
         self.run_bar.set_refinement(words)

@@ -1,0 +1,161 @@
+"""Reordering a prompt's fields in the window (issue 34): a field moved in the prompt editor is one undo step,
+and after Save the new first field is the session's main one (its taught set, the language model's field)
+while every field keeps its own taught tickets and versions, in the file and in the session; the labels per
+field are those a window that opens the saved file from scratch gives. On the fake session, in seconds."""
+
+from __future__ import annotations
+
+import pytest
+from fake_engine import FakeEngine
+from PySide6.QtCore import Qt
+from test_session_learning import topical
+from test_window_fields import N, open_two_fields, press
+
+from triage_gui.engine.prompt import PromptProfile
+from triage_gui.engine.table import NewRow, decide
+from triage_gui.gui.main_window import MainWindow
+from triage_gui.gui.tickets.ticket_model import Col
+from triage_gui.session.field_order import field_order
+from triage_gui.session.session import Session
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, monkeypatch, event_loop_qt):
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
+    win = MainWindow(session=Session(FakeEngine().as_engine(), device="cpu", batch_size=8, encoder="fake"))
+    qtbot.addWidget(win, before_close_func=MainWindow.close_now)
+    win.show()
+    qtbot.waitUntil(lambda: win.session.prompt_status.state == "ready", timeout=10_000)
+    yield win
+    win.close_now()
+
+
+def labels_by_field(session: Session) -> dict[str, list[str | None]]:
+    out = {}
+    for i, name in enumerate(session.field_names):
+        table = session.field_table(i)
+        assert table is not None
+        out[name] = [decide(table, r).label for r in range(N)]
+    return out
+
+
+def taught_by_field(session: Session) -> dict[str, list[tuple[str, str]]]:
+    return dict(zip(session.field_names, [session.taught_items(), *session.field_taught()], strict=True))
+
+
+def settled(qtbot, window) -> None:
+    session = window.session
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=15_000)
+    qtbot.waitUntil(lambda: all(session.field_table(i) is not None for i in range(2)), timeout=10_000)
+    qtbot.waitUntil(lambda: len(session.field_table(1)) == N and session.table.count_scored() == N, timeout=10_000)
+
+
+def test_a_field_moved_first_is_the_main_one_after_save_and_keeps_its_taught_tickets(qtbot, window, tmp_path):
+    path = open_two_fields(qtbot, window, tmp_path)
+    session, editor = window.session, window.editor
+    press(qtbot, window, 8, Col.LABEL, Qt.Key.Key_2)  # a queue ticket taught: the queue is the session's own
+    assert window.statusBar().currentMessage() == "Taught 1 ticket 'technical' (queue): labels updating."
+    taught = taught_by_field(session)
+    assert taught["queue"] == [(session.table.texts[8], "technical")]
+    assert taught["priority"] == [("refund problem number 0", "high")]
+    queue_versions = [r.number for r in window.document.history]
+    assert queue_versions
+
+    editor.field_bar.combo.setCurrentIndex(1)
+    assert not editor.field_bar.left_button.isHidden() and editor.field_bar.left_button.isEnabled()
+    window._show_field_taught()  # the line under the editor counts each field's by its name
+    assert "Taught tickets (priority):</b> 1 " in editor.taught_count.text()
+    editor.field_bar.left_button.click()  # the priority, first
+    assert "Taught tickets (priority):</b> 1 " in editor.taught_count.text()  # its own, not the queue's
+    assert [f.name for f in editor.profile().fields] == ["priority", "queue"]
+    assert editor.field_bar.combo.currentText() == "priority" and editor.label_names() == ["low", "high"]
+    window.menu_actions.refresh()
+    assert not window.menu_actions["field_left"].isEnabled() and window.menu_actions["field_right"].isEnabled()
+    assert window.document.dirty
+    editor.undo_edit()  # one step puts it back, the field moved still shown
+    assert [f.name for f in editor.profile().fields] == ["queue", "priority"]
+    assert editor.field_bar.combo.currentText() == "priority"
+    editor.redo_edit()
+    assert [f.name for f in editor.profile().fields] == ["priority", "queue"]
+    assert editor.field_bar.combo.currentText() == "priority"
+    editor.undo_edit()
+    editor.field_bar.combo.setCurrentIndex(0)
+    assert not window.document.dirty
+    window.trigger("field_right")  # the menu's way: the shown field (the queue, shown again) one place right
+    assert [f.name for f in editor.profile().fields] == ["priority", "queue"]
+
+    assert window.prompt.save()
+    settled(qtbot, window)
+    assert session.field_names == ["priority", "queue"]
+    assert window.model.columns()[1:5] == ["priority", "From (priority)", "queue", "From (queue)"]
+    assert taught_by_field(session) == taught  # each field's taught tickets went with it
+    assert session.labels == ["low", "high"]  # the language model's field is the priority now
+    saved = PromptProfile.load(path)
+    assert [f.name for f in saved.fields] == ["priority", "queue"]
+    assert {f.name: [(e.text, e.label) for e in f.taught] for f in saved.fields} == taught
+    assert [r.number for r in saved.more_fields[0].history] == queue_versions  # the queue's versions with it
+    assert saved.history and saved.history[-1].prompt["labels"][0]["name"] == "low"  # the priority's, new
+    shown = labels_by_field(session)
+
+    other = MainWindow(session=Session(FakeEngine().as_engine(), device="cpu", batch_size=8, encoder="fake"))
+    qtbot.addWidget(other, before_close_func=MainWindow.close_now)
+    try:
+        qtbot.waitUntil(lambda: other.session.prompt_status.state == "ready", timeout=10_000)
+        assert other.prompt.open(str(path), ask=False)  # the saved file, opened from scratch
+        other.session.paste([NewRow({"text": r.text}, r.text) for r in topical(N)])
+        settled(qtbot, other)
+        assert other.session.field_names == ["priority", "queue"]
+        assert taught_by_field(other.session) == taught
+        assert labels_by_field(other.session) == shown
+    finally:
+        other.close_now()
+
+
+def test_fields_are_matched_by_name_and_renamed_ones_in_place():
+    from triage_gui.engine.prompt import Field
+
+    def fs(*names: str) -> list[Field]:
+        return [Field(n, "x", []) for n in names]
+
+    assert field_order(fs("b", "a"), fs("a", "b")) == [1, 0]
+    assert field_order(fs("c", "a"), fs("a", "b")) == [1, 0]  # b renamed c and moved first
+    assert field_order(fs("a", "c"), fs("a", "b", "d")) == [0, None]  # b and d removed, c added
+    assert field_order(fs("c", "field 1"), fs("")) == [None, 0]  # a one-field prompt's field, moved
+
+
+def test_the_document_keeps_each_fields_taught_tickets_checks_and_versions_where_it_moved(tmp_path):
+    """Qt-free: a Save of the fields in another order (and one renamed) writes each field's kept lists with
+    it, merged against the file as it is, and says so (``fields_moved``); an unmoved Save says nothing."""
+    from dataclasses import replace
+
+    from test_session_fields import PRIORITY, QUEUE
+
+    from triage_gui.engine.prompt import CheckRecord, Example
+    from triage_gui.session.prompt_document import PromptDocument
+
+    def check(text: str, label: str) -> CheckRecord:
+        return CheckRecord(text, label, label, 1, 0, 1_800_000_000.0)
+
+    queue = replace(QUEUE, taught=[Example("card lost", "account")], checks=[check("refund late", "billing")])
+    priority = replace(PRIORITY, checks=[check("site down", "high")])
+    path = tmp_path / "two.json"
+    PromptProfile.of_fields([queue, priority], "Two").save(path)
+    doc = PromptDocument(path, tmp_path / "draft.json")
+    saved, _, _ = doc.start()
+    doc.applied(0, saved)  # the queue's first version, in use
+    moved: list[bool] = []
+    doc.fields_moved.connect(lambda: moved.append(True))
+    editor = PromptProfile.of_fields([replace(PRIORITY, name="urgency", taught=[]), replace(QUEUE, taught=[])], "Two")
+    doc.save(editor, [("card lost", "account"), ("new one", "billing")])  # the session's: the queue's
+    written = PromptProfile.load(path)
+    assert moved == [True] and [f.name for f in written.fields] == ["urgency", "queue"]
+    urgency, kept = written.fields
+    assert [(e.text, e.label) for e in urgency.taught] == [("refund problem number 0", "high")]
+    assert [(e.text, e.label) for e in kept.taught] == [("card lost", "account"), ("new one", "billing")]
+    assert [c.text for c in urgency.checks] == ["site down"] and [c.text for c in kept.checks] == ["refund late"]
+    assert [r.prompt["labels"][0]["name"] for r in kept.history] == ["billing"]  # the queue's version with it
+    assert [r.prompt["labels"][0]["name"] for r in urgency.history] == ["low"]  # the new first field's, new
+    assert doc.saved.taught == urgency.taught and doc.checks == urgency.checks  # what the session takes
+    doc.save(PromptProfile.of_fields([replace(f, taught=[]) for f in written.fields], "Two, renamed"), [])
+    assert moved == [True]
+    doc.close()

@@ -1,0 +1,58 @@
+"""Which saved field each of the editor's fields is, so that a field moved in the prompt editor (or renamed,
+or one before it removed) keeps its own taught tickets, versions and random checks when it is saved
+(:meth:`PromptDocument.save`).
+
+A field is matched by its name (a one-field prompt's unnamed field by the name *Add a field* gives it); the
+fields no name matches are matched in order among themselves when the number of fields is unchanged (a
+rename), and are new otherwise (as the document matched them before fields could move). One case stays
+ambiguous and is read as renames in place: two fields renamed and moved in the one Save, each to a name the
+other had.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from ..engine.prompt import Field, PromptProfile
+
+FIRST_FIELD = "field 1"  # the name a one-field prompt's (unnamed) field gets when a second is added
+
+
+def field_order(new: Sequence[Field], old: Sequence[Field]) -> list[int | None]:
+    """For each of ``new``, the index of the field of ``old`` it is (None: a field added)."""
+    index: dict[str, int] = {}
+    for i, f in enumerate(old):
+        index.setdefault(f.name or FIRST_FIELD, i)  # a one-field prompt's field, named when one was added
+    order: list[int | None] = []
+    for f in new:
+        found = index.get(f.name)
+        order.append(found if found is not None and found not in order else None)
+    if len(new) == len(old):
+        free = iter(i for i in range(len(old)) if i not in order)
+        order = [next(free) if o is None else o for o in order]
+    return order
+
+
+def moved(order: Sequence[int | None]) -> bool:
+    """Whether a field is saved at another place than it had (a move, or a field before it removed); a
+    field added after the others, or the last ones removed, moves none."""
+    return any(o is not None and o != i for i, o in enumerate(order))
+
+
+def reordered(profile: PromptProfile, order: Sequence[int | None]) -> PromptProfile:
+    """``profile``'s fields, each with what it keeps, in ``order`` (a field added: an empty one), as one
+    prompt: the merge's base and the file as it is now, taken in the order being saved."""
+    fields = profile.fields
+    out = [fields[o] if o is not None else Field("", "", []) for o in order]
+    return PromptProfile.of_fields(out, profile.name, profile.extra)
+
+
+def carried(profile: PromptProfile, kept: Sequence[Field], order: Sequence[int | None]) -> list[Field]:
+    """The editor's fields (``profile``), each with the taught tickets, versions and checks ``kept`` holds
+    for the field it was (none for a field added)."""
+    out = []
+    for f, o in zip(profile.fields, order, strict=True):
+        was = kept[o] if o is not None else Field("", "", [])
+        out.append(replace(f, taught=list(was.taught), history=list(was.history), checks=list(was.checks)))
+    return out
