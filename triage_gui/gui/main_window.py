@@ -35,7 +35,6 @@ from .results.detail_pane import DetailPane
 from .results.results_area import ResultsArea
 from .results.summary import Summary
 from .settings import AppSettings
-from .tickets.run_bar import LABELS_NOTE
 from .tickets.ticket_area import TicketArea
 from .tickets.ticket_model import TicketTableModel
 from .widgets.elided_label import ElidedLabel, WordStatusBar
@@ -266,7 +265,7 @@ class MainWindow(QMainWindow):
         """The prompt file's name in the title, marked while it holds unsaved edits."""
         self.setWindowModified(status.dirty)
         self.setWindowTitle(f"Ticket Triage — {status.name}[*]")
-        self.tickets.show_labels_note(LABELS_NOTE if status.new else "")
+        self.tickets.show_new_prompt(status.new)
 
     def show_run(self, status: RunStatus) -> None:
         self.tickets.show_run(status)
@@ -381,23 +380,16 @@ class MainWindow(QMainWindow):
         self.last_message = box
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        mime = event.mimeData()
-        if (mime.hasUrls() and any(u.isLocalFile() for u in mime.urls())) or mime.hasText():
+        if self.ticket_actions.accepts(event.mimeData()):
             event.acceptProposedAction()
         else:
             event.ignore()
 
     def dropEvent(self, event: QDropEvent) -> None:
-        mime = event.mimeData()
-        paths = [u.toLocalFile() for u in mime.urls() if u.isLocalFile()] if mime.hasUrls() else []
-        if paths:
-            self.ticket_actions.open_files(paths)
-        elif mime.hasText():
-            self.ticket_actions.paste_text(mime.text())
+        if self.ticket_actions.drop(event.mimeData()):
+            event.acceptProposedAction()
         else:
             event.ignore()
-            return
-        event.acceptProposedAction()
 
     def close_now(self) -> bool:
         """Close without asking, as when the session ends (a logout; a test's teardown, where nobody would

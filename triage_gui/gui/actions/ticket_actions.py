@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+from PySide6.QtCore import QMimeData
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
@@ -140,6 +141,22 @@ class TicketActions:
 
     def paste_clipboard(self) -> None:
         self.paste_text(QGuiApplication.clipboard().text())
+
+    @staticmethod
+    def accepts(mime: QMimeData) -> bool:
+        """A drag the window takes: local files (opened) or text (pasted as tickets)."""
+        return (mime.hasUrls() and any(u.isLocalFile() for u in mime.urls())) or mime.hasText()
+
+    def drop(self, mime: QMimeData) -> bool:
+        """Open the dropped files, or paste the dropped text; False when the drop holds neither."""
+        paths = [u.toLocalFile() for u in mime.urls() if u.isLocalFile()] if mime.hasUrls() else []
+        if paths:
+            self.open_files(paths)
+        elif mime.hasText():
+            self.paste_text(mime.text())
+        else:
+            return False
+        return True
 
     def paste_text(self, text: str) -> None:
         columns, tickets, text_column = tickets_from_text(text)
