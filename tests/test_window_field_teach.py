@@ -64,6 +64,9 @@ def test_the_detail_pane_shows_each_fields_label_as_its_cells_do_and_teaches_eac
         assert chosen == [priority.model_label]
         assert detail.parts[0].teach_box.currentText() == priority.label
         assert detail.teach_box.currentText() == queue.label
+        q, p = ("✓ " if x.taught else "" for x in (queue, priority))  # both on one line above the parts
+        line = f"<br>queue: <b>{q}{queue.label}</b> · priority: <b>{p}{priority.label}</b>"
+        assert detail.header.text().endswith(line)
     # Teaching from the priority's part changes the priority only: the queue's labels and taught set stay.
     row = next(r for r in range(N) if decide(second, r).label == "low" and not decide(second, r).taught)
     window.tickets.select_source_row(row)
@@ -168,6 +171,7 @@ def test_a_one_field_prompt_has_one_untitled_part_and_its_estimate_reads_as_alwa
     assert window.check_status.text() == NOT_ESTIMATED
     window.tickets.select_source_row(2)
     assert part_label(detail.origin.text()) == decide(session.table, 2).label
+    assert detail.header.text() == "<b>Ticket #3</b>"  # no line of fields
     window.trigger("check")
     assert window.statusBar().currentMessage().startswith("Check 20 random tickets: Enter if right")
     window.activateWindow()  # Enter accepts only in the focused table of the active window

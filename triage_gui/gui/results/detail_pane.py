@@ -288,15 +288,19 @@ class DetailPane(QWidget):
             return
         row = self.row
         d = decide(table, row)
-        self.header.setText(f"<b>Ticket #{row + 1}</b>" + (f" — {table.sources[row]}" if table.sources[row] else ""))
+        header = f"<b>Ticket #{row + 1}</b>" + (f" — {table.sources[row]}" if table.sources[row] else "")
         self.text.setPlainText(table.texts[row] or f"({table.problems.get(row, 'no text')})")
         self.first.show_decision(table, row, d, self._origin(row, d), enabled)
+        decisions: list[Decision | None] = [d]
         for index, part in enumerate(self.parts, 1):
             shown = self.field_table(index)
-            mine = decide(shown, row) if shown is not None and row < len(shown) else None
+            decisions.append(mine := decide(shown, row) if shown is not None and row < len(shown) else None)
             taught = self.field_taught[index - 1] if index <= len(self.field_taught) else 0
             said = field_origin(table, row, mine, taught, self.field_names[index], self.field_names[0])
             part.show_decision(shown, row, mine, said, enabled)
+        if self.parts:  # every field's label on one line: the further fields' parts are below the fold
+            header += "<br>" + " · ".join(map(said_label, self.field_names, decisions))
+        self.header.setText(header)
 
     def _origin(self, row: int, d: Decision) -> str:
         table = self.table
@@ -355,6 +359,12 @@ def _readings(d: Decision) -> str:
     if first is not None and first != d.label:
         said += f" The first pass said {first}."
     return said
+
+
+def said_label(name: str, d: Decision | None) -> str:
+    """ "priority: <b>✓ high</b>" (taught), "queue: <b>billing</b>", "priority: —" (not labelled yet)."""
+    label = None if d is None else d.label
+    return f"{name}: " + ("—" if label is None else f"<b>{'✓ ' if d is not None and d.taught else ''}{label}</b>")
 
 
 def field_origin(table: TicketTable, row: int, d: Decision | None, taught: int, name: str, first: str) -> str:
