@@ -365,7 +365,7 @@ def test_the_window_uses_the_ticket_areas_methods_not_its_widgets():
 # keeps the list no longer than that.
 WINDOW_READS = {
     "session": {
-        "accept", "add_taught", "cancel_load", "check_records", "check_status", "checks_changed", "clear",
+        "add_taught", "cancel_load", "check_records", "check_status", "checks_changed", "clear",
         "columns", "compares_baseline", "draw_checks", "edit_groups", "file_changed", "forget_all",
         "accept_field", "field_labels", "field_names", "field_table", "field_taught", "teach_field",
         "has_model", "head_changed", "head_status", "history", "in_background", "labels", "learn_from",
@@ -375,8 +375,9 @@ WINDOW_READS = {
         "prompt_status", "reading", "refinement", "refresh_checks", "restore_kept", "resume", "rows_added",
         "rows_changed", "run_changed", "run_status", "running", "save_taught", "set_baseline",
         "set_calibration", "set_encoder", "set_prompt", "set_text_column", "shutdown", "stop", "suggest_groups",
-        "suggested", "table", "table_reset", "taught", "taught_items", "teach", "text_column",
+        "suggested", "table", "table_reset", "taught", "taught_items", "text_column",
         "ticket_count",
+        "field_check_records", "field_check_status", "field_checks_changed",  # random checks per field
     },
     "document": {
         "adopt", "applied", "changed", "close", "dirty", "draft", "draft_taught", "edit", "failed", "fields_moved",
@@ -384,6 +385,7 @@ WINDOW_READS = {
         "history", "keep_checks", "keep_field_taught", "keep_taught", "merged", "new", "number", "path", "read",
         "save", "saved", "scored",
         "start", "status", "stranded", "version_profile", "write_draft",
+        "keep_field_checks",
     },
     "evaluation": {
         "choose", "choose_for", "cleared", "comparison", "detect", "detect_fields", "field_gold_changed", "flips",

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter
 
 from ..defaults import LOW_CONFIDENCE
 from ..engine.model import BUNDLED
-from ..session.checks import NOT_ESTIMATED, CheckStatus
+from ..session.checks import NOT_ESTIMATED
 from ..session.evaluation import Evaluation
 from ..session.prompt_document import DocumentStatus, PromptDocument
 from ..session.session import Session
@@ -87,6 +87,7 @@ class MainWindow(QMainWindow):
         self._stats_timer = QTimer(self, interval=200)
         self._stats_timer.timeout.connect(self.refresh_stats)
         self._stats_timer.timeout.connect(self.menu_actions.refresh)
+        self._stats_timer.timeout.connect(self.teaching.follow_field)  # the estimate of the field in use
         self._stats_timer.start()
         for note in self.settings.notes:
             self.statusBar().showMessage(f"Settings: {note}.", 15000)
@@ -180,7 +181,8 @@ class MainWindow(QMainWindow):
         self.document.changed.connect(self.show_document)
         s.head_changed.connect(self.show_head)
         s.suggested.connect(lambda rows: self.tickets.set_rows(suggested=tuple(rows)))
-        s.checks_changed.connect(self.show_checks)
+        for checks in (s.checks_changed, s.field_checks_changed):  # the estimate shown is the field in use's
+            checks.connect(self.show_checks)
         changes = (s.run_changed, s.file_changed, s.rows_added, s.head_changed, s.history.changed)
         for event in (*changes, self.evaluation.gold_changed):  # (an undo enables Forget everything at once)
             event.connect(lambda *_: self.menu_actions.refresh())
@@ -200,8 +202,8 @@ class MainWindow(QMainWindow):
         t.open_clicked.connect(self.ticket_actions.open_dialog)
         t.sample_clicked.connect(self.ticket_actions.open_sample)
         t.recent_clicked.connect(lambda path: self.ticket_actions.open_files([path]))
-        self.detail.teach.connect(self.teach)
-        self.detail.accept.connect(lambda rows: self.teaching.accept(rows, 0))  # the pane shows the first field
+        self.detail.teach.connect(self.teaching.teach_field)  # each field's part of the pane teaches its field
+        self.detail.accept.connect(lambda field, rows: self.teaching.accept(rows, field))
         self.results.flip_selected.connect(self.tickets.select_source_row)
         self.results.cell_selected.connect(self.tickets.set_cell)
         self.results.version_revert.connect(self.prompt.revert)
@@ -252,6 +254,7 @@ class MainWindow(QMainWindow):
                 self.statusBar().showMessage(status.notice, 15000)
             self.tickets.refresh_label_filter()
             self.model.set_fields(self.session.field_names, self.session.field_table)  # a column per field
+            self.detail.set_fields(self.session.field_names, self.session.field_table)  # a part per field
             self.tickets.show_fields(self.session.field_names)
             self.model.reset()
             self.tickets.size_columns()
@@ -297,9 +300,7 @@ class MainWindow(QMainWindow):
             self._file_done = None
 
     def show_head(self, status: HeadStatus) -> None:
-        if status.taught != self.detail.taught_count:
-            self.detail.taught_count = status.taught
-            self.detail.show_row(self.detail.row)
+        self.detail.taught_count = status.taught  # (the pane is shown again below)
         self.teaching.show_head(status, self.learn_status)
         self.editor.set_taught_count(status.taught)
         self._show_field_taught()
@@ -308,7 +309,9 @@ class MainWindow(QMainWindow):
         self.detail.show_row(self.detail.row)
 
     def _show_field_taught(self) -> None:
-        self.editor.set_field_taught([len(taught) for taught in self.session.field_taught()], self.session.field_names)
+        counts = [len(taught) for taught in self.session.field_taught()]
+        self.editor.set_field_taught(counts, self.session.field_names)
+        self.detail.set_field_taught(counts)
 
     def _rows_added(self, rows: range) -> None:
         if rows.start == 0 or len(self.session.columns) != self.tickets.column_count:
@@ -339,10 +342,10 @@ class MainWindow(QMainWindow):
     # ========================================================== view → session
 
     def teach(self, rows: list[int], label: str | None) -> None:
-        self.teaching.teach_field(0, rows, label)  # the detail pane's and the tests': the first field
+        self.teaching.teach_field(0, rows, label)  # the tests': the first field
 
-    def show_checks(self, status: CheckStatus) -> None:
-        self.teaching.show_checks(status, gold=self.evaluation.gold is not None)
+    def show_checks(self, *_: object) -> None:
+        self.teaching.show_checks(gold=self.evaluation.gold is not None)  # the field in use's estimate
         self.mark_dirty()  # the Accuracy tab names the estimate too
 
     def _baseline_toggled(self, on: bool) -> None:
@@ -363,7 +366,7 @@ class MainWindow(QMainWindow):
         self.model.set_gold_column(gold.column if gold else None)
         self.tickets.show_gold(gold.column if gold else None)
         self.tickets.size_columns()
-        self.show_checks(self.session.check_status)
+        self.show_checks()
         self.refresh_stats()
         if gold is not None:
             self.results.setCurrentIndex(1)

@@ -16,17 +16,24 @@ Open of the same tickets, reopening the prompt and a restart, and says what it d
 changed it. Dropping the tickets drops the rows still to check, not the verdicts.
 Undoing the teach a verdict made takes the verdict back too (the ticket is to be checked again, first);
 redoing it gives the verdict again: an undone answer kept counting in the estimate.
+
+A prompt with several fields (a queue and a priority) has random checks per field: a check is a verdict on one
+field's label, kept in the prompt file with its field (``"field"``), and a field's estimate reads only its own
+checks (:class:`FieldChecks` holds those of every field after the first; the first field's are the session's
+own :class:`RandomChecks`). Each estimate then names its field ("priority ~80% (…)"); a one-field prompt's
+reads as it always has.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 import numpy as np
 
-from ..engine.prompt import CheckRecord
+from ..engine.prompt import CheckRecord, Field
 from ..engine.scoring import wilson_interval
 from ..engine.table import Source, TicketTable, decide
 from .events import Event
@@ -54,6 +61,7 @@ class CheckStatus:
     newest: float = 0.0  # when the last check was made (seconds since the epoch)
     since: str = ""  # what changed since the last check that may have changed the accuracy ("" nothing)
     first_pass: int = 0  # checks whose label was the classifier's first pass (the language model had not read it)
+    field: str = ""  # a prompt with several fields: the field whose labels were checked ("": one field)
 
     @property
     def accuracy(self) -> float | None:
@@ -71,22 +79,28 @@ class CheckStatus:
         return f"{self.checked} {checks}{stage} on {versions} with {taught} taught, {ago(self.newest, now)}"
 
     def short(self, now: float | None = None, gold: bool = False) -> str:
-        """The status bar's line (``gold``: a gold column measures the labels already)."""
+        """The status bar's line (``gold``: a gold column measures the labels already); a field's (a prompt with
+        several) starts with its name: "priority ~80% (…)", "Accuracy of priority: not estimated"."""
+        if not self.checked and self.field:
+            return f"Random checks of {self.field}: none yet" if gold else f"Accuracy of {self.field}: not estimated"
         if not self.checked:
             return NO_CHECKS if gold else NOT_ESTIMATED
         line = f"~{100 * self.correct / self.checked:.0f}% ({100 * self.low:.0f}–{100 * self.high:.0f}%), "
-        return line + self.what(now) + (" (may have changed)" if self.since else "")
+        named = f"{self.field} " if self.field else ""
+        return named + line + self.what(now) + (" (may have changed)" if self.since else "")
 
     def describe(self, now: float | None = None, gold: bool = False) -> str:
+        of = f" of {self.field}" if self.field else ""
         if not self.checked and gold:
-            return "No random-check estimate yet: check a random sample (Teach menu) for tickets without gold."
+            return f"No random-check estimate{of} yet: check a random sample (Teach menu) for tickets without gold."
         if not self.checked:
-            return "Accuracy not estimated yet: check a random sample (Teach menu)."
+            column = " in its column" if self.field else ""
+            return f"Accuracy{of} not estimated yet: check a random sample (Teach menu){column}."
         checks = "random check" if self.checked == 1 else "random checks"
         text = (
-            f"Accuracy {100 * self.correct / self.checked:.0f}% (95% interval {100 * self.low:.0f}–"
+            f"Accuracy{of} {100 * self.correct / self.checked:.0f}% (95% interval {100 * self.low:.0f}–"
             f"{100 * self.high:.0f}%), from {self.checked} {checks}: {self.correct} "
-            f"label{'s' if self.correct != 1 else ''} right ({self.what(now)})"
+            f"{self.field + ' ' if self.field else ''}label{'s' if self.correct != 1 else ''} right ({self.what(now)})"
         )
         if self.since:
             text += f". Since then {self.since}, which may have changed it: check a new sample to see"
@@ -106,10 +120,15 @@ def ago(when: float, now: float | None = None) -> str:
 
 
 class RandomChecks:
-    """The drawn sample and the lead's verdicts (ticket text -> :class:`CheckRecord`)."""
+    """The drawn sample and the lead's verdicts (ticket text -> :class:`CheckRecord`) on one field's labels:
+    ``table`` is where they are read (for a field after the first, :class:`FieldChecks` sets ``source``, its
+    table as now labelled, None before its first pass, and ``field``, its index; 0: the first field, whose
+    undo steps it follows)."""
 
-    def __init__(self, table: TicketTable, seed: int | None = None) -> None:
-        self.table = table
+    def __init__(self, table: TicketTable | None, seed: int | None = None) -> None:
+        self.source: Callable[[], TicketTable | None] = lambda: table
+        self.field = 0
+        self.name = ""  # the field's name, said by its status (a prompt with several fields; "" for one)
         self.changed: Event[[CheckStatus]] = Event()
         self.checks: dict[str, CheckRecord] = {}  # checked ticket text -> the verdict, oldest first
         self.queue: list[int] = []
@@ -117,19 +136,31 @@ class RandomChecks:
         self._rng = np.random.default_rng(seed)
         # What a check is made under now: (the prompt version's number, tickets taught); the window
         # gives the prompt file's numbering and the teaching's count.
-        self.context: Callable[[], tuple[int, int]] = lambda: (table.version + 1, len(table.taught_rows()))
+        self.context: Callable[[], tuple[int, int]] = lambda: (
+            (t.version + 1, len(t.taught_rows())) if (t := self.table) is not None else (1, 0)
+        )
         # The label names of the prompt version a check was made on, by its number (None: not known).
         self.labels_of: Callable[[int], Sequence[str] | None] = lambda version: None
+        # The labels in use (a field after the first: its own, known before its first pass has a table).
+        self.labels: Callable[[], Sequence[str]] = lambda: t.labels if (t := self.table) is not None else ()
+        # A further field's: whether a row is taught now, by its taught set (which runs ahead of its table's fit).
+        self.taught: Callable[[TicketTable, int], bool] | None = None
         self.status = CheckStatus()
+
+    @property
+    def table(self) -> TicketTable | None:
+        return self.source()
 
     def draw(self, count: int = SAMPLE) -> list[int]:
         """Add ``count`` untaught labelled rows, uniformly at random, to the rows to check."""
         table = self.table
+        if table is None:
+            return []
         n = len(table)
         eligible = ~table.taught_mask() & (table.label_ids() >= 0)
         eligible[[r for r in self.queue if r < n]] = False
         for row in np.flatnonzero(eligible):
-            if table.texts[int(row)] in self.checks:
+            if table.texts[int(row)] in self.checks or (self.taught is not None and self.taught(table, int(row))):
                 eligible[row] = False
         rows = np.flatnonzero(eligible)
         picked = self._rng.choice(rows, size=min(count, len(rows)), replace=False) if len(rows) else rows
@@ -141,10 +172,12 @@ class RandomChecks:
         """The lead's verdict on checked rows: ``right`` is the correct label (None: the shown one is
         right). Only rows of the drawn sample count; returns them (the caller teaches them)."""
         table = self.table
-        counted = []
+        counted: list[int] = []
+        if table is None:
+            return counted
         version, taught = self.context()
         for row in rows:
-            if row not in self.queue:
+            if row not in self.queue or row >= len(table):
                 continue
             decision = decide(table, row)
             shown = decision.label
@@ -161,19 +194,25 @@ class RandomChecks:
         return counted
 
     def stepped(self, step: Step, undone: bool) -> None:
-        """Follow an undo or redo of teaching (see the module docstring)."""
+        """Follow an undo or redo of teaching this field (see the module docstring)."""
+        if step.field != self.field:
+            return  # another field's taught set: its own checks follow it
         changes = step.changes  # by stripped text, as the taught set
         if undone:
             back = [t for t, c in self.checks.items() if changes.get(t.strip(), (c.right, None)) == (None, c.right)]
             for text in back:
                 self._taken[text] = self.checks.pop(text)
-            rows = [r for r, text in enumerate(self.table.texts) if text in back] if back else []
+            table = self.table
+            rows = [r for r, text in enumerate(table.texts) if text in back] if back and table is not None else []
             self.queue = rows + [r for r in self.queue if r not in rows]
         else:
             again = [t for t, c in self._taken.items() if t.strip() in changes and changes[t.strip()][1] == c.right]
             for text in again:
                 self.checks[text] = self._taken.pop(text)
         self.refresh()
+
+    def _taught_now(self, table: TicketTable, row: int) -> bool:
+        return self.taught(table, row) if self.taught is not None else table.taught_label(row) is not None
 
     def in_sample(self, row: int) -> bool:
         return row in self.queue
@@ -203,24 +242,27 @@ class RandomChecks:
         checks = [c for c in self.checks.values() if self._on_these_labels(c)]
         correct = sum(c.shown == c.right for c in checks)
         low, high = wilson_interval(correct, len(checks))
-        self.queue = [r for r in self.queue if r < len(table) and table.taught_label(r) is None]
+        if table is not None:  # (a field's table between two fits: the rows to check wait for the next)
+            self.queue = [r for r in self.queue if r < len(table) and not self._taught_now(table, r)]
         if not checks:
-            self.status = CheckStatus(tuple(self.queue))
+            self.status = CheckStatus(tuple(self.queue), field=self.name)
         else:
             last = checks[-1]  # the newest verdict (kept in the order given)
             versions = (min(c.version for c in checks), max(c.version for c in checks))
             taught = (min(c.taught for c in checks), max(c.taught for c in checks))
             status = CheckStatus(tuple(self.queue), len(checks), correct, low, high, versions, taught, last.at)
             together = next((i for i, c in enumerate(reversed(checks)) if c.taught != last.taught), len(checks))
-            first = sum(c.stage == Source.FIRST.shown for c in checks)
-            self.status = replace(status, since=self._since(versions[1], last.taught, together), first_pass=first)
+            # (a further field's labels are all its first pass's: the language model reads the first field only)
+            first = sum(c.stage == Source.FIRST.shown for c in checks) if not self.field else 0
+            since = self._since(versions[1], last.taught, together)
+            self.status = replace(status, since=since, first_pass=first, field=self.name)
         self.changed.emit(self.status)
 
     def _on_these_labels(self, check: CheckRecord) -> bool:
         """Only checks made on the labels in use count: after Save as… with other labels, the copied
         checks had said "~100 % (91–100 %)" of a prompt they never saw. A version not in the file's
         history counts when both its labels are among those in use."""
-        labels = set(self.table.labels or ())
+        labels = set(self.labels() or ())
         made = self.labels_of(check.version)
         if not labels:
             return True
@@ -240,3 +282,67 @@ class RandomChecks:
         elif taught < before:
             changes.append("taught tickets were taken back")
         return " and ".join(changes)
+
+
+class FieldChecks:
+    """The random checks of every field after the first (a prompt with several fields), one
+    :class:`RandomChecks` per field on that field's own table (``table_of(i)``, 1: the second field), each
+    made under the prompt version's number (``number``) and that field's taught set (``taught_of(i)``).
+    A field keeps its checks, and its rows still to check, through a new version of the prompt (by name);
+    what the prompt file keeps for it comes in with :meth:`set_fields`."""
+
+    def __init__(
+        self, table_of: Callable[[int], TicketTable | None], taught_of: Callable[[int], Mapping[str, str]]
+    ) -> None:
+        self.table_of, self.taught_of = table_of, taught_of
+        self.number: Callable[[], int] = lambda: 1  # the prompt version in use, by the prompt file's numbering
+        self.fields: list[RandomChecks] = []
+        self.changed: Event[[int, CheckStatus]] = Event()  # field index (1: the second field), its status
+
+    def of(self, field: int) -> RandomChecks | None:
+        return self.fields[field - 1] if 0 < field <= len(self.fields) else None
+
+    def set_fields(self, fields: Sequence[Field]) -> None:
+        """The fields after the first now in use, each with the checks the prompt file keeps for it (which
+        replace those held when they differ: another prompt file opened)."""
+        held = {c.name: c for c in self.fields}
+        out = []
+        for index, f in enumerate(fields, 1):
+            checks = held.pop(f.name, None) or self._made(f.name)
+            checks.field, checks.source = index, partial(self.table_of, index)
+            checks.context = partial(self._context, index)
+            checks.labels = partial(list, f.label_names)
+            checks.taught = partial(self._taught, index)
+            out.append(checks)
+        self.fields = out
+        for checks, f in zip(out, fields, strict=True):
+            if checks.records() != list(f.checks):
+                checks.restore(f.checks)
+
+    def _made(self, name: str) -> RandomChecks:
+        checks = RandomChecks(None)
+        checks.name = name
+        checks.changed.connect(lambda status: self.changed.emit(checks.field, status))
+        return checks
+
+    def _context(self, index: int) -> tuple[int, int]:
+        return self.number(), len(self.taught_of(index))
+
+    def _taught(self, index: int, table: TicketTable, row: int) -> bool:
+        return table.texts[row].strip() in self.taught_of(index)
+
+    def records(self) -> list[list[CheckRecord]]:
+        """Every further field's verdicts, in field order, as the prompt file keeps them."""
+        return [c.records() for c in self.fields]
+
+    def stepped(self, step: Step, undone: bool) -> None:
+        if (checks := self.of(step.field)) is not None:
+            checks.stepped(step, undone)
+
+    def refresh(self) -> None:
+        for checks in self.fields:
+            checks.refresh()
+
+    def clear(self) -> None:
+        for checks in self.fields:
+            checks.clear()

@@ -131,6 +131,21 @@ class Intents:
     def checks_changed(self) -> Event[[CheckStatus]]:
         return self.checks.changed
 
+    def field_check_status(self, field: int) -> CheckStatus:
+        """Field ``field``'s random-check estimate (0: the first field's, :attr:`check_status`); each reads only
+        its own field's checks and names its field when the prompt has several."""
+        checks = self.fields.checks.of(field) if field else None
+        return self.checks.status if checks is None else checks.status
+
+    @property
+    def field_checks_changed(self) -> Event[[int, CheckStatus]]:
+        """A further field's checks changed: its index (1: the second field) and its estimate."""
+        return self.fields.checks.changed
+
+    def field_check_records(self) -> list[list[CheckRecord]]:
+        """Every further field's verdicts, in field order, as the prompt file keeps them (with their field)."""
+        return self.fields.checks.records()
+
     @property
     def field_names(self) -> list[str]:
         """Every field's name, the first's first, for a prompt with several (:mod:`fields`); [] for one field."""
@@ -150,23 +165,28 @@ class Intents:
         self.teaching.teach(rows, label)
         return checked
 
-    def teach_field(self, field: int, rows: Sequence[int], label: str | None) -> None:
+    def teach_field(self, field: int, rows: Sequence[int], label: str | None) -> list[int]:
         """Teach these rows ``label`` (None: forget) in field ``field`` (0: the first field, :meth:`teach`), one
-        undo step that names the field; every other field's labels stay as they are."""
+        undo step that names the field; every other field's labels stay as they are. Rows of that field's
+        random sample count as checked first; returns those rows."""
         if not field:
-            self.teach(rows, label)
-            return
+            return self.teach(rows, label)
+        checks = self.fields.checks.of(field)
+        checked = checks.record(rows, label) if checks is not None and label is not None else []
         table = self.table
         texts = [table.texts[r] for r in rows if 0 <= r < len(table) and r not in table.problems]
         self.history.record("teach", self.fields.teach(field, texts, label), field, self.fields.names[field - 1])
+        return checked
 
-    def accept_field(self, field: int, rows: Sequence[int]) -> dict[str, int]:
+    def accept_field(self, field: int, rows: Sequence[int]) -> tuple[dict[str, int], list[int]]:
         """Enter in field ``field``'s column: teach each row the label that field shows, one undo step.
-        Returns label -> rows accepted with it."""
+        Returns label -> rows accepted with it, and the rows of that field's random sample this checked."""
         if not field:
-            return self.accept(rows)[0]
+            return self.accept(rows)
         from ..engine.table import decide
 
+        checks = self.fields.checks.of(field)
+        checked = checks.record(rows, None) if checks is not None else []
         shown, table = self.fields.table_of(field), self.table
         by_label: dict[str, list[str]] = {}
         for row in rows:
@@ -177,7 +197,7 @@ class Intents:
         for label, texts in by_label.items():
             changes.update(self.fields.teach(field, texts, label))
         self.history.record("accept", changes, field, self.fields.names[field - 1])
-        return {label: len(texts) for label, texts in by_label.items()}
+        return {label: len(texts) for label, texts in by_label.items()}, checked
 
     def field_labels(self, field: int) -> list[str]:
         """Field ``field``'s labels (0: the first field's, :attr:`labels`)."""
@@ -204,8 +224,11 @@ class Intents:
     def forget_all(self) -> None:
         self.teaching.forget_all()
 
-    def next_to_teach(self) -> int | None:
-        """The best suggestion not taught yet (None: no suggestion yet)."""
+    def next_to_teach(self, field: int = 0) -> int | None:
+        """The best suggestion not taught yet (None: no suggestion yet); in field ``field`` (a prompt with several
+        fields: the least sure of that field's labels, as the first field's are picked)."""
+        if field:
+            return self.fields.next_to_teach(field)
         table = self.table
         return next((r for r in self.teaching.suggestions if r < len(table) and table.taught_label(r) is None), None)
 
@@ -216,13 +239,18 @@ class Intents:
 
     # -------------------------------------------------------------- checks
 
-    def draw_checks(self) -> list[int]:
-        """Draw a random sample to check; returns the rows still to check, in the order drawn."""
-        self.checks.draw()
-        return list(self.checks.queue)
+    def draw_checks(self, field: int = 0) -> list[int]:
+        """Draw a random sample to check (of field ``field``'s labels: a prompt with several fields); returns
+        the rows still to check, in the order drawn."""
+        checks = self.fields.checks.of(field) if field else self.checks
+        if checks is None:
+            return []
+        checks.draw()
+        return list(checks.queue)
 
-    def next_to_check(self) -> int | None:
-        return self.checks.next_row()
+    def next_to_check(self, field: int = 0) -> int | None:
+        checks = self.fields.checks.of(field) if field else self.checks
+        return None if checks is None else checks.next_row()
 
     def check_records(self) -> list[CheckRecord]:
         """The verdicts, oldest first, as the prompt file keeps them."""
@@ -239,6 +267,7 @@ class Intents:
         version) and the tickets taught when it was made; ``labels_of`` a numbered version's label names
         (the estimate counts only checks made on the labels in use)."""
         self.checks.context = lambda: (number(self.prompt_status.version), len(self.teaching.taught))
+        self.fields.checks.number = lambda: number(self.prompt_status.version)  # each further field's, likewise
         if labels_of is not None:
             self.checks.labels_of = labels_of
 

@@ -334,6 +334,15 @@ class PromptDocument:
         ]
         self._write_soon()
 
+    def keep_field_checks(self, checks: Sequence[Sequence[CheckRecord]]) -> None:
+        """The random checks of every field after the first, written with the file as the first field's are,
+        each saying its field; nothing when unchanged (or for a one-field prompt)."""
+        fields = self._fields or self.saved.more_fields
+        if len(checks) != len(fields) or all(f.checks == list(c) for f, c in zip(fields, checks, strict=True)):
+            return
+        self._fields = [replace(f, checks=list(c)) for f, c in zip(fields, checks, strict=True)]
+        self._write_soon()
+
     def keep_checks(self, checks: Sequence[CheckRecord]) -> None:
         """The random checks changed: written with the file, as the taught set (nothing when unchanged)."""
         if list(checks) != self.checks:

@@ -109,7 +109,15 @@ class Session(Intents):
         self.fields.rows_changed.connect(self.rows_changed.emit)
         self.fields.taught_changed.connect(self.save_taught.emit)
         self.teaching.history.apply_field = self.fields.apply
-        self.fields.history_named = lambda name: setattr(self.teaching.history, "field_name", name)
+        self.teaching.history.stepped.connect(self.fields.checks.stepped)  # each field's verdicts follow its undo
+        self.fields.history_named = self._first_field_named
+
+    def _first_field_named(self, name: str) -> None:
+        """A prompt with several fields names its first field in its undo steps and its estimate ("" for one)."""
+        self.teaching.history.field_name = name
+        if self.checks.name != name:
+            self.checks.name = name
+            self.checks.refresh()
 
     def _in_use(self) -> InUse:
         """What the teaching works with now (read on the loop's thread, before work is handed over)."""
@@ -354,6 +362,7 @@ class Session(Intents):
         self.teaching.cleared()
         self.fields.cleared()
         self.checks.clear()
+        self.fields.checks.clear()
         self._set_run(RunStatus("idle"))  # before the reset: what redraws on it reads the run status
         self.table_reset.emit()
 

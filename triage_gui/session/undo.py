@@ -104,8 +104,7 @@ class TaughtHistory:
         step = self.done.pop()
         self.undone.append(step)
         self._apply(step, {text: before for text, (before, _) in step.changes.items()})
-        if not step.field:  # the random checks are the first field's
-            self.stepped.emit(step, True)
+        self.stepped.emit(step, True)  # each field's random checks follow their own field's steps
         self.changed.emit()
         return step
 
@@ -115,8 +114,7 @@ class TaughtHistory:
         step = self.undone.pop()
         self.done.append(step)
         self._apply(step, {text: after for text, (_, after) in step.changes.items()})
-        if not step.field:
-            self.stepped.emit(step, False)
+        self.stepped.emit(step, False)
         self.changed.emit()
         return step
 

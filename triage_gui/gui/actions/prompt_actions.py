@@ -63,6 +63,7 @@ class PromptActions:
         # kept with the prompt file, each with what it was made under
         session.number_checks(document.number, self._labels_of)
         session.checks_changed.connect(lambda _: document.keep_checks(session.check_records()))
+        session.field_checks_changed.connect(lambda *_: document.keep_field_checks(session.field_check_records()))
 
     def suggest_labels(self, poorly_fitted: bool = False) -> None:
         """Group the loaded tickets (or those the labels in use fit badly) on the engine thread, then let

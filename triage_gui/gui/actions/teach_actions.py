@@ -1,6 +1,10 @@
 """Teaching from the window: the label keys and Enter, the next ticket to teach, and the random checks
 with their estimate. Narrow inputs, never the window: the session, the ticket area, the editor, the
-estimate's status-bar label and a way to tell the user."""
+estimate's status-bar label and a way to tell the user.
+
+A prompt with several fields: each acts on the field of the column in use (the current cell's), Teach next
+picks that field's least sure ticket and the random sample checks that field's labels, each saying which
+field; the status bar's estimate is that field's."""
 
 from __future__ import annotations
 
@@ -9,7 +13,6 @@ from collections.abc import Callable
 from PySide6.QtWidgets import QLabel, QMessageBox
 
 from ...engine.learning import in_words  # the heads' table (numpy only: scikit-learn stays out of the start)
-from ...session.checks import CheckStatus
 from ...session.session import Session
 from ...session.status import HeadStatus
 from ..prompt.prompt_editor import PromptEditor
@@ -31,6 +34,8 @@ class TeachActions:
     ) -> None:
         self.session, self.tickets, self.editor, self.check_status = session, tickets, editor, check_status
         self.notify = notify
+        self.gold = False  # whether a gold column measures the labels already (as last shown)
+        self.shown_field = 0  # whose estimate the status bar shows (a prompt with several fields)
 
     def teach(self, rows: list[int], label: str | None) -> None:
         """Teach the field of the column in use (a prompt with several fields; else the one field)."""
@@ -42,23 +47,19 @@ class TeachActions:
             rows, f"Forget what you taught {len(rows):,} selected tickets?" if label is None else question
         ):
             return
-        if field:  # a further field: its own taught set, one undo step naming it
-            self.session.teach_field(field, rows, label)
-            return
-        checked = self.session.teach(rows, label)  # a ticket of the random sample: counted, then taught
-        self._next_to_check(checked)
+        # A ticket of the field's random sample: counted, then taught (a further field: its own taught set, one
+        # undo step naming it).
+        self._next_to_check(self.session.teach_field(field, rows, label), field)
 
     def accept(self, rows: list[int], field: int | None = None) -> None:
         """Enter (or "Label is right"): teach the shown labels and say what that did, and how to undo it; in
         ``field`` (None: the field of the column in use)."""
         if not self._many_agreed(rows, f"Accept the shown label of all {len(rows):,} selected tickets (teach them)?"):
             return
-        if field := self.tickets.field_in_use if field is None else field:
-            self.notify(accepted_message(self.session.accept_field(field, rows)), 8000)
-            return
-        accepted, checked = self.session.accept(rows)
+        field = self.tickets.field_in_use if field is None else field
+        accepted, checked = self.session.accept_field(field, rows)
         self.notify(accepted_message(accepted), 8000)
-        self._next_to_check(checked)
+        self._next_to_check(checked, field)
 
     def _many_agreed(self, rows: list[int], question: str) -> bool:
         """A key on a large selection (Ctrl+A, then a digit) asks first: a slip would teach every ticket.
@@ -74,13 +75,18 @@ class TeachActions:
         )
         return answer == QMessageBox.StandardButton.Yes
 
-    def _next_to_check(self, checked: list[int]) -> None:
+    def _next_to_check(self, checked: list[int], field: int = 0) -> None:
         """After a verdict on the random sample, the next ticket to check is selected, in the order drawn,
-        so Enter or 1-9 answers it straight away."""
-        following = self.session.next_to_check()
+        so Enter or 1-9 answers it straight away (in the same field's column)."""
+        following = self.session.next_to_check(field)
         if checked and following is not None:
-            self.tickets.select_source_row(following)
+            self.tickets.select_source_row(following, field)
             self.tickets.focus_table()
+
+    def _field_name(self, field: int) -> str:
+        """The field's name, for a prompt with several fields ("" for one)."""
+        names = self.session.field_names
+        return names[field] if field < len(names) else ""
 
     def teach_keys(self, rows: list[int], which) -> None:
         labels = self.session.field_labels(self.tickets.field_in_use)
@@ -127,24 +133,31 @@ class TeachActions:
             self.session.forget_all()
 
     def next_suggestion(self) -> None:
-        """Select the next ticket to teach: the best suggestion not taught yet, or say there is none."""
-        row = self.session.next_to_teach()
+        """Select the next ticket to teach: the best suggestion not taught yet, or say there is none; for the
+        field of the column in use, named (a prompt with several fields)."""
+        field = self.tickets.field_in_use
+        name, row = self._field_name(field), self.session.next_to_teach(field)
         if row is None:
-            self.notify("No ticket to suggest yet: suggestions follow the first labels.", 6000)
+            of = f" for {name}" if name else ""
+            self.notify(f"No ticket to suggest yet{of}: suggestions follow the first labels.", 6000)
             return
-        self.tickets.select_source_row(row)
+        self.tickets.select_source_row(row, field)
         self.tickets.focus_table()
+        if name:
+            self.notify(f"Teach next for {name}: ticket #{row + 1}, among the least sure of its {name}.", 8000)
 
     def check_sample(self) -> None:
         """Draw a random sample to check and show it ("To check"), its first ticket selected."""
-        queue = self.session.draw_checks()
+        field = self.tickets.field_in_use
+        name, queue = self._field_name(field), self.session.draw_checks(field)
+        of = f" for {name}" if name else ""
         if not queue:
-            self.notify("No untaught labelled ticket to check.", 6000)
+            self.notify(f"No untaught labelled ticket to check{of}.", 6000)
             return
         self.tickets.show_to_check()  # the sample alone: no filter left on hides part of it
-        self.tickets.select_source_row(queue[0])
+        self.tickets.select_source_row(queue[0], field)
         self.tickets.focus_table()
-        self.notify(f"Check {len(queue)} random tickets: Enter if right, else 1-9.", 15000)
+        self.notify(f"Check {len(queue)} random tickets{of}: Enter if right, else 1-9.", 15000)
 
     def show_head(self, status: HeadStatus, label: QLabel) -> None:
         """The learning state in the status bar."""
@@ -171,14 +184,26 @@ class TeachActions:
             return "the prompt's examples and label descriptions"
         return "the prompt's examples" if examples or not described else "the label descriptions"
 
-    def show_checks(self, status: CheckStatus, gold: bool = False) -> None:
-        """The random checks' estimate, next to the learning state and in the editor; with a gold column
-        it says what the checks have, not that nothing is measured."""
-        self.tickets.set_rows(to_check=status.to_check)
+    def follow_field(self) -> None:
+        """The estimate follows the field of the column in use, looked at on the window's stats timer: a slot
+        on the current cell's column ran inside the table's own filter change (a check answered) and crashed.
+        The sample listed (*To check*) stays: a step into the next column emptied the list being checked."""
+        if self.tickets.field_in_use != self.shown_field:
+            self.show_checks(listed=False)
+
+    def show_checks(self, gold: bool | None = None, listed: bool = True) -> None:
+        """The random checks' estimate of the field in use (a prompt with several fields: the current cell's
+        column's, named), next to the learning state and in the editor, and (``listed``) its sample still to
+        check; with a gold column it says what the checks have, not that nothing is measured."""
+        self.shown_field = self.tickets.field_in_use
+        status, gold = self.session.field_check_status(self.shown_field), self.gold if gold is None else gold
+        self.gold = gold
+        if listed:
+            self.tickets.set_rows(to_check=status.to_check)
         self.check_status.setText(status.short(gold=gold))  # "~40% (22–61%), 20 checks on v3 with 40 taught, 2 h ago"
         self.check_status.setToolTip(status.describe(gold=gold))
         self.editor.set_estimate(status.describe(gold=gold))
-        if status.checked and not status.to_check and self.tickets.checking:
+        if listed and status.checked and not status.to_check and self.tickets.checking:
             self.notify(f"Sample checked. {status.describe()}.", 15000)
 
 

@@ -1,8 +1,14 @@
 """The selected ticket, read whole and explained: its text, every label's probability as a bar, where
-its label came from, the baseline's result; and the buttons to teach it."""
+its label came from, the baseline's result; and the buttons to teach it.
+
+A prompt with several fields (a queue and a priority): the first field's part as a one-field prompt shows it,
+titled with its name, then one part per further field below it, each titled with its field and read from
+that field's table with ``decide`` (what its table cells show), each with its own Teach box and buttons that
+teach that field alone ("Teach priority:"). A one-field prompt's pane has no titles and reads as it did."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QRectF, QSignalBlocker, QSize, Qt, Signal
@@ -126,21 +132,17 @@ class TicketText(QPlainTextEdit):
         return QSize(super().sizeHint().width(), self.minimumHeight())
 
 
-class DetailPane(QWidget):
-    teach = Signal(list, object)  # rows, label or None
-    accept = Signal(list)
+class FieldPart(QWidget):
+    """One field's part of the pane: its name (a prompt with several fields), every label's probability as a
+    bar, where the label came from, and the buttons that teach this field and no other."""
 
-    def __init__(self, table: TicketTable, parent=None) -> None:
+    chosen = Signal(object)  # the label taught, or None: forget
+    accepted = Signal()
+
+    def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.table = table
-        self.row = -1
-        self.taught_count = 0  # tickets the taught classifier learned from (the window keeps it current)
-        self.header = QLabel("Select a ticket to read it whole and see why it got its label.")
-        self.header.setWordWrap(True)
-        self.header.setAccessibleName("Selected ticket")
-        self.text = TicketText()
-        self.text.setReadOnly(True)
-        self.text.setAccessibleName("Ticket text")
+        self.title = QLabel()
+        self.title.hide()  # a one-field prompt's pane has no field names
         self.bars = ProbabilityBars()
         self.origin = QLabel()
         self.origin.setWordWrap(True)
@@ -149,31 +151,91 @@ class DetailPane(QWidget):
         self.teach_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.teach_box.setAccessibleName("Teach this ticket")
         self.teach_box.setToolTip("Set the right label; the other tickets are relabelled from it at once")
-        self.teach_box.activated.connect(self._teach_chosen)
+        self.teach_box.activated.connect(lambda: self.chosen.emit(self.teach_box.currentText()))
         self.accept_button = QPushButton("Label is right")
         self.accept_button.setToolTip("Teach the shown label (Enter in the table)")
-        self.accept_button.clicked.connect(self._accept)
+        self.accept_button.clicked.connect(self.accepted.emit)
         self.forget_button = QPushButton("Forget")
         self.forget_button.setToolTip("Undo teaching this ticket (Delete in the table)")
-        self.forget_button.clicked.connect(self._forget)
+        self.forget_button.clicked.connect(lambda: self.chosen.emit(None))
+        self.teach_label = QLabel("Teach:")
         teach_row = QWidget()
         buttons = FlowLayout(teach_row)  # wraps on a narrow pane instead of forcing the window wider
         teach = QWidget()
         pair = QHBoxLayout(teach)
         pair.setContentsMargins(0, 0, 0, 0)
-        pair.addWidget(QLabel("Teach:"))
+        pair.addWidget(self.teach_label)
         pair.addWidget(self.teach_box)
         buttons.addWidget(teach)
         buttons.addWidget(self.accept_button)
         buttons.addWidget(self.forget_button)
+        box = QVBoxLayout(self)
+        box.setContentsMargins(0, 0, 0, 0)
+        for widget in (self.title, self.bars, self.origin, teach_row):
+            box.addWidget(widget)
+
+    def set_name(self, name: str) -> None:
+        """A prompt with several fields: the part is titled with its field, and its Teach box and buttons say
+        which field they teach; "" (one field): as the pane always was."""
+        self.title.setText(f"<b>{name}</b>")
+        self.title.setVisible(bool(name))
+        self.teach_label.setText(f"Teach {name}:" if name else "Teach:")
+        self.teach_box.setAccessibleName(f"Teach this ticket's {name}" if name else "Teach this ticket")
+        self.accept_button.setToolTip(f"Teach the shown {name or 'label'} (Enter in the table)")
+        its = f" its {name}" if name else ""
+        self.forget_button.setToolTip(f"Undo teaching this ticket{its} (Delete in the table)")
+
+    def show_decision(self, table: TicketTable | None, row: int, d: Decision | None, origin: str, enabled: bool):
+        """The row's bars and label in this field (``d`` None: not labelled in it yet), and its teach box."""
+        probs = table.label_probs(row) if table is not None and d is not None else None
+        if table is not None and probs is not None:
+            chosen, names = d.model_label if d is not None else None, table.labels
+            self.bars.set_rows([(n, float(p), label_slot(n, names), n == chosen) for n, p in zip(names, probs)])
+        else:
+            self.bars.set_rows([])
+        self.origin.setText(origin)
+        for widget in (self.teach_box, self.accept_button, self.forget_button):
+            widget.setEnabled(enabled)
+        with QSignalBlocker(self.teach_box):
+            self.teach_box.clear()  # no ticket: no label (a stale greyed one read as this ticket's)
+            if table is not None and row >= 0:
+                self.teach_box.addItems(table.labels)
+                # No label yet: an empty box, not the first label (which read as this ticket's)
+                label = table.taught_label(row) or (d.label if d is not None else None)
+                self.teach_box.setCurrentIndex(self.teach_box.findText(label or ""))
+        self.forget_button.setEnabled(enabled and d is not None and d.taught)
+
+
+class DetailPane(QWidget):
+    teach = Signal(int, list, object)  # the field (0: the first, 1: the second …), rows, label or None
+    accept = Signal(int, list)  # the field, rows
+
+    def __init__(self, table: TicketTable, parent=None) -> None:
+        super().__init__(parent)
+        self.table = table
+        self.row = -1
+        self.taught_count = 0  # tickets the taught classifier learned from (the window keeps it current)
+        self.field_names: list[str] = []  # a prompt with several fields: each field's name, else []
+        self.field_table: Callable[[int], TicketTable | None] = lambda index: None
+        self.field_taught: list[int] = []  # each further field's taught tickets (the window keeps it current)
+        self.header = QLabel("Select a ticket to read it whole and see why it got its label.")
+        self.header.setWordWrap(True)
+        self.header.setAccessibleName("Selected ticket")
+        self.text = TicketText()
+        self.text.setReadOnly(True)
+        self.text.setAccessibleName("Ticket text")
+        self.first = FieldPart()
+        self.bars, self.origin, self.teach_box = self.first.bars, self.first.origin, self.first.teach_box
+        self.accept_button, self.forget_button = self.first.accept_button, self.first.forget_button
+        self.first.chosen.connect(lambda label: self._teach(0, label))
+        self.first.accepted.connect(lambda: self._accept(0))
+        self.parts: list[FieldPart] = []  # each further field's, below the first's
         content = QWidget()
-        box = QVBoxLayout(content)
+        self.box = box = QVBoxLayout(content)
         box.setContentsMargins(4, 4, 4, 4)
         box.addWidget(self.header)
         box.addWidget(self.text, 2)
-        box.addWidget(self.bars)
-        box.addWidget(self.origin)
-        box.addWidget(teach_row)
+        box.addWidget(self.first)
         # On a short pane (a 640 px screen, five labels) the pane scrolls rather than squeezing its parts
         # over one another; the ticket text keeps three lines and takes what height there is to spare.
         self.text.setMinimumHeight(self.text.fontMetrics().lineSpacing() * 3 + 12)
@@ -187,44 +249,58 @@ class DetailPane(QWidget):
         outer.addWidget(scroll)
         self.show_row(-1)
 
+    def set_fields(self, names: list[str], tables: Callable[[int], TicketTable | None]) -> None:
+        """A prompt with several fields: the first field's part as it was, titled with its name, and one part
+        per further field below it, each teaching its own field; [] for a one-field prompt (no titles)."""
+        self.field_table = tables
+        if names == self.field_names:
+            return
+        self.field_names = list(names)
+        for part in self.parts:
+            self.box.removeWidget(part)
+            part.deleteLater()
+        self.parts = []
+        self.first.set_name(names[0] if names else "")
+        for index, name in enumerate(names[1:], 1):
+            part = FieldPart()
+            part.set_name(name)
+            part.chosen.connect(lambda label, i=index: self._teach(i, label))
+            part.accepted.connect(lambda i=index: self._accept(i))
+            self.box.addWidget(part)
+            self.parts.append(part)
+        self.show_row(self.row)
+
+    def set_field_taught(self, counts: list[int]) -> None:
+        """Each further field's taught tickets, which its part says its first pass learned from."""
+        if counts != self.field_taught:
+            self.field_taught = counts
+            self.show_row(self.row)
+
     def show_row(self, row: int) -> None:
         table = self.table
         self.row = row if 0 <= row < len(table) else -1
         enabled = self.row >= 0 and self.row not in table.problems
-        for widget in (self.teach_box, self.accept_button, self.forget_button):
-            widget.setEnabled(enabled)
         if self.row < 0:
             self.header.setText("Select a ticket to read it whole and see why it got its label.")
             self.text.setPlainText("")
-            self.bars.set_rows([])
-            self.origin.setText("")
-            with QSignalBlocker(self.teach_box):
-                self.teach_box.clear()  # no ticket: no label (a stale greyed one read as this ticket's)
+            for part in (self.first, *self.parts):
+                part.show_decision(None, -1, None, "", False)
             return
         row = self.row
         d = decide(table, row)
-        label = d.label
-        self.header.setText(f"<b>Ticket #{row + 1}</b>" + (f" — {table.sources[row]}" if table.sources[row] else ""))
+        header = f"<b>Ticket #{row + 1}</b>" + (f" — {table.sources[row]}" if table.sources[row] else "")
         self.text.setPlainText(table.texts[row] or f"({table.problems.get(row, 'no text')})")
-        probs = table.label_probs(row)
-        if probs is not None:
-            chosen = d.model_label
-            self.bars.set_rows(
-                [
-                    (name, float(p), label_slot(name, table.labels), name == chosen)
-                    for name, p in zip(table.labels, probs)
-                ]
-            )
-        else:
-            self.bars.set_rows([])
-        self.origin.setText(self._origin(row, d))
-        self.teach_box.blockSignals(True)
-        self.teach_box.clear()
-        self.teach_box.addItems(table.labels)
-        # No label yet: an empty box, not the first label (which read as this ticket's)
-        self.teach_box.setCurrentIndex(self.teach_box.findText(table.taught_label(row) or label or ""))
-        self.teach_box.blockSignals(False)
-        self.forget_button.setEnabled(enabled and d.taught)
+        self.first.show_decision(table, row, d, self._origin(row, d), enabled)
+        decisions: list[Decision | None] = [d]
+        for index, part in enumerate(self.parts, 1):
+            shown = self.field_table(index)
+            decisions.append(mine := decide(shown, row) if shown is not None and row < len(shown) else None)
+            taught = self.field_taught[index - 1] if index <= len(self.field_taught) else 0
+            said = field_origin(table, row, mine, taught, self.field_names[index], self.field_names[0])
+            part.show_decision(shown, row, mine, said, enabled)
+        if self.parts:  # every field's label on one line: the further fields' parts are below the fold
+            header += "<br>" + " · ".join(map(said_label, self.field_names, decisions))
+        self.header.setText(header)
 
     def _origin(self, row: int, d: Decision) -> str:
         table = self.table
@@ -264,17 +340,13 @@ class DetailPane(QWidget):
             )
         return " ".join(parts)
 
-    def _accept(self) -> None:
+    def _teach(self, field: int, label: str | None) -> None:
         if self.row >= 0:
-            self.accept.emit([self.row])
+            self.teach.emit(field, [self.row], label)
 
-    def _forget(self) -> None:
+    def _accept(self, field: int) -> None:
         if self.row >= 0:
-            self.teach.emit([self.row], None)
-
-    def _teach_chosen(self) -> None:
-        if self.row >= 0:
-            self.teach.emit([self.row], self.teach_box.currentText())
+            self.accept.emit(field, [self.row])
 
 
 def _readings(d: Decision) -> str:
@@ -287,3 +359,28 @@ def _readings(d: Decision) -> str:
     if first is not None and first != d.label:
         said += f" The first pass said {first}."
     return said
+
+
+def said_label(name: str, d: Decision | None) -> str:
+    """ "priority: <b>✓ high</b>" (taught), "queue: <b>billing</b>", "priority: —" (not labelled yet)."""
+    label = None if d is None else d.label
+    return f"{name}: " + ("—" if label is None else f"<b>{'✓ ' if d is not None and d.taught else ''}{label}</b>")
+
+
+def field_origin(table: TicketTable, row: int, d: Decision | None, taught: int, name: str, first: str) -> str:
+    """Where a further field's label came from: taught by the lead, or that field's first pass (the language
+    model reads the first field only), with its confidence."""
+    if row in table.problems:
+        return f"Not labelled: {table.problems[row]}."
+    if d is None or d.label is None:
+        return f"No {name} yet: it comes with the field's first pass."
+    if d.taught:
+        model = d.model_label
+        would = f" The model would say {model}." if model is not None and model != d.label else ""
+        return f"<b>{d.label}</b>, taught by you. The bars are the classifier's probabilities for the ticket.{would}"
+    tickets = f" and the {taught} ticket{'s' if taught != 1 else ''} you taught for {name}" if taught else ""
+    sure = f" (confidence {d.confidence:.2f})" if d.confidence is not None else ""
+    return (
+        f"<b>{d.label}</b>, the classifier's first pass, from the prompt's examples and label descriptions"
+        f"{tickets}{sure}. The language model reads {first} only."
+    )

@@ -442,8 +442,9 @@ class TicketArea(QWidget):
     def _current_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
         self.row_selected.emit(self.proxy.mapToSource(current).row() if current.isValid() else -1)
 
-    def select_source_row(self, row: int) -> None:
-        index = self.proxy.mapFromSource(self.model.index(row, 0))
+    def select_source_row(self, row: int, field: int = 0) -> None:  # a further field: in its label column
+        column = self.model.label_columns()[field] if 0 < field < len(self.model.label_columns()) else 0
+        index = self.proxy.mapFromSource(self.model.index(row, column))
         if index.isValid():
             flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
             self.table.selectionModel().setCurrentIndex(index, flags)
