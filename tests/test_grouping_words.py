@@ -65,3 +65,24 @@ def test_auxiliaries_never_name_a_group():
     said = " ".join(" ".join([*g.terms, g.name, g.description]) for g in grouping.groups).lower().split()
     assert {"did", "does", "just"}.isdisjoint(said)
     assert {"transfer", "cash", "charged", "pin"} <= {w.strip(".,/") for w in said}
+
+
+def test_hyphenated_words_stay_whole_where_the_ticket_hyphenates_them():
+    assert words("my top-up failed, e-mail me") == ["my", "top-up", "failed", "e-mail", "me"]
+    assert words("re\u2011order the top\u2010up") == ["re-order", "the", "top-up"]  # other hyphens written "-"
+    assert words("top up now") == ["top", "up", "now"]  # written apart: two words
+    assert words("pre- and post-, card--stolen, covid-19") == ["pre", "and", "post", "card", "stolen", "covid"]
+    assert words("the top-up's limit, l'e-mail") == ["the", "top-up", "limit", "e-mail"]
+
+
+def test_a_group_of_top_ups_is_named_by_top_up_not_by_what_the_stop_list_leaves():
+    """On BANKING77 (queues5) the top-up group was "Ups / limit": "top" and "up" are English stop words."""
+    vectors, _, gold = blobs()
+    texts = [
+        f"my top-up is still pending {i}" if t == 0 else f"my {('refund', 'transfer', 'password')[t - 1]} question {i}"
+        for i, t in enumerate(gold.tolist())
+    ]
+    grouping = find_groups(np.arange(len(texts)), vectors, texts, groups=4)
+    top_ups = grouping.groups[grouping.group_of()[0]]
+    assert "top-up" in top_ups.terms and "top-up" in top_ups.name.lower()
+    assert not {"top", "up", "ups"} & set(" ".join(top_ups.terms).split())

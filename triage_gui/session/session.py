@@ -35,6 +35,7 @@ from .labelling import Throughput, WorkQueue, label_stream, run_status
 from .labelling_store import ScoreMemory, ScoreStore
 from .languages import LanguageDetection
 from .status import FileStatus, ModelStatus, PromptStatus, RunStatus
+from .suggestions import prepare_grouping
 from .tasks import LatestTask
 from .teaching import InUse, Teaching
 from .workers import WorkerThread
@@ -175,6 +176,8 @@ class Session(Intents):
         wanted = self.encoder_spec != "none" and self.engine.load_encoder is not None
         if wanted and self.encoder is None and self._encoder_loading.task is None:
             self._encoder_loading.start(self._load_encoder())
+        else:
+            prepare_grouping(self.loader_thread)  # Suggest labels then imports nothing (after the encoder's load)
 
     async def _load_encoder(self) -> None:
         """The sentence encoder, on the loader thread beside the prompt's prefix build: tickets scored
@@ -189,6 +192,7 @@ class Session(Intents):
             self.message.emit("Sentence encoder not loaded", f"{exc}\n\nLabels are learned without it.")
             return
         self.encoder = encoder
+        prepare_grouping(self.loader_thread)
         self.table.use_encoder(encoder_key(encoder))  # another encoder's embeddings go: every row again
         self.fields.cleared()
         if self.scorer is not None:

@@ -28,6 +28,14 @@ if TYPE_CHECKING:
     from .workers import WorkerThread
 
 
+def prepare_grouping(thread: WorkerThread) -> None:
+    """Import what grouping runs on, on ``thread`` (the loader's, once the model and encoder have loaded), so
+    that *Suggest labels* later imports nothing while the window waits (:func:`engine.grouping.prepare`)."""
+    from ..engine.grouping import prepare
+
+    thread.submit(prepare)
+
+
 async def anchors_of(
     table: TicketTable, thread: WorkerThread, texts: Sequence[str], encoder: Any
 ) -> np.ndarray | None:

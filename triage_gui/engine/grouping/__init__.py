@@ -11,7 +11,7 @@ Imports :mod:`..table` and :mod:`..prompt`; never the model, scoring or learning
 
 from __future__ import annotations
 
-from ._choose import candidates, choose_k
+from ._choose import candidates, choose_k, prepare
 from ._from_table import (
     FAR_QUANTILE,
     MIN_ANCHORS,
@@ -49,4 +49,5 @@ __all__ = [
     "gather",
     "group_table",
     "nearest_anchor",
+    "prepare",
 ]

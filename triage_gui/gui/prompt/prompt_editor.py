@@ -548,12 +548,15 @@ class PromptEditor(QWidget):
         self.errors.hide()
         self.errors.clear()
         self.instruction.setStyleSheet("")
-        for table in (self.labels, self.examples):
-            for r in range(table.rowCount()):
-                for c in range(table.columnCount()):
-                    item = table.item(r, c)
-                    if item is not None:
-                        item.setData(Qt.ItemDataRole.BackgroundRole, None)
+        # A mark cleared is no edit: unblocked, each cell's itemChanged re-read the whole prompt and hashed it
+        # twice (Use as labels with 24 suggested groups, 138 cells: 240-450 ms on the GUI thread).
+        with QSignalBlocker(self.labels), QSignalBlocker(self.examples):
+            for table in (self.labels, self.examples):
+                for r in range(table.rowCount()):
+                    for c in range(table.columnCount()):
+                        item = table.item(r, c)
+                        if item is not None:
+                            item.setData(Qt.ItemDataRole.BackgroundRole, None)
 
     def show_problems(self, problems: list[Problem]) -> None:
         """Point at each offending field; nothing the user typed is changed."""
