@@ -86,6 +86,10 @@ class RunBar(QObject):
             if self._shown is not None:
                 self.show_run(self._shown)
 
+    def show_new_prompt(self, new: bool) -> None:
+        """After *New prompt* the tickets keep the last saved prompt's labels until Save: say so."""
+        self.set_note(LABELS_NOTE if new else "")
+
     def set_note(self, note: str) -> None:
         """Words ahead of the run line whenever tickets are loaded (after *New prompt*: whose labels they are)."""
         if note != self._note:

@@ -36,7 +36,7 @@ from .empty_state import EmptyState
 from .field_gold import NO_GOLD, FieldGold
 from .label_picker import LabelDelegate
 from .language_filter import LanguageFilter, shown
-from .run_bar import LABELS_NOTE, RunBar
+from .run_bar import RunBar
 from .ticket_columns import fit_ticket_column, size_columns
 from .ticket_model import Col, TicketFilterProxy, TicketTableModel, label_counts
 from .ticket_view import TicketView
@@ -386,9 +386,6 @@ class TicketArea(QWidget):
 
     def show_run(self, status: RunStatus) -> None:
         self.run_bar.show_run(status)
-
-    def show_new_prompt(self, new: bool) -> None:  # after New prompt, the run bar says whose labels these are
-        self.run_bar.set_note(LABELS_NOTE if new else "")
 
     def show_refinement(self, words: str) -> None:
         """What the language model's reading changed, in the run bar once the run has ended."""
