@@ -236,6 +236,34 @@ def test_a_cell_of_a_further_fields_confusion_matrix_lists_that_fields_tickets(q
     assert listed == want
 
 
+def test_each_gold_column_follows_its_field_when_a_save_moves_the_priority_first(qtbot, window, tmp_path):
+    """Walkthrough W: Edit › Move the field left on the priority, then Save. Before, the priority (now first) kept
+    the queue's column as its gold ("no ticket with a gold label", the Gold: combo said queue) and the queue's
+    Gold (queue): combo said (none)."""
+    rows = open_two_fields(qtbot, window, tmp_path)
+    session, evaluation = window.session, window.evaluation
+    window.editor.field_bar.combo.setCurrentIndex(1)  # the priority in the editor
+    window.editor.field_bar.left_button.click()  # ◀ in the field bar
+    assert window.prompt.save()
+    qtbot.waitUntil(lambda: session.field_names == ["priority", "queue"], timeout=10_000)
+    qtbot.waitUntil(lambda: not session.busy and session.run_status.state == "done", timeout=15_000)
+    qtbot.waitUntil(lambda: (t := session.field_table(1)) is not None and len(t) == N, timeout=10_000)
+    qtbot.waitUntil(lambda: not session.busy, timeout=10_000)
+    window.summary.redraw()
+    assert evaluation.gold is not None and evaluation.gold.column == "priority"
+    queue_gold = evaluation.gold_for("queue")
+    assert queue_gold is not None and queue_gold.column == "queue"
+    assert window.tickets.gold_combo.currentText() == "priority"
+    assert window.tickets.field_gold.combos[0].currentText() == "queue"
+    assert window.model.columns()[-2:] == ["Gold (priority)", "Gold (queue)"]
+    priority_text = show_field(window, 0)
+    right, total, _ = hand_count(session.table, [r["priority"] for r in rows])
+    assert total == N and shown_accuracy(priority_text) == (right, total)
+    queue_text = show_field(window, 1)
+    right, total, _ = hand_count(session.field_table(1), [r["queue"] for r in rows])
+    assert total == N and shown_accuracy(queue_text) == (right, total)
+
+
 def test_a_one_field_prompt_has_no_field_selector_and_no_further_gold(qtbot, window, tmp_path):
     write_file(tmp_path / "tickets.csv")
     window.session.open_file(tmp_path / "tickets.csv")

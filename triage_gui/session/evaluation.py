@@ -70,6 +70,7 @@ class Evaluation:
         self.field_gold: dict[str, GoldColumn] = {}
         self.field_offered: set[str] = set()  # further fields a gold column was looked for (or chosen)
         self.field_gold_changed: Event[[str, GoldColumn | None]] = Event()
+        self.field_order: list[str] = []  # the fields of the prompt in use, as :meth:`follow_fields` last saw them
         self.scored: Event[[Score]] = Event()  # a version got a score (for a file and taught set)
         self._gold_print: tuple[object, tuple[str, ...], int, int] = (None, (), 0, 0)  # gold, labels, rows, sum
         # What the lead calls a session version (the prompt file's history number; v + 1 without one).
@@ -149,6 +150,25 @@ class Evaluation:
             self.mappings[key] = mapping
         gold = self.field_gold[field] = GoldColumn(column, dict(self.mappings.get(key) or {}))
         self.field_gold_changed.emit(field, gold)
+
+    def follow_fields(self, names: list[str]) -> None:
+        """The prompt in use has fields ``names``, in order. A Save that moved another field first (the priority
+        moved left of the queue) swaps the gold columns with the fields: the new first field's column becomes
+        :attr:`gold`, the old first field keeps its column as a further field. Before, the priority was judged
+        against the queue's column (no value a label: "no ticket with a gold label") and the queue had none
+        (walkthrough W). A renamed or new first field changes nothing."""
+        before, self.field_order = self.field_order, list(names)
+        if not before or not names or before[0] == names[0] or before[0] not in names or names[0] not in before:
+            return
+        old_first, new_first = before[0], names[0]
+        old_gold, new_gold = self.gold, self.field_gold.pop(new_first, None)
+        self.field_offered.discard(new_first)
+        if old_gold is not None:
+            self.field_gold[old_first] = old_gold
+            self.field_offered.add(old_first)
+        self.set_gold(new_gold)
+        self.field_gold_changed.emit(new_first, None)
+        self.field_gold_changed.emit(old_first, old_gold)
 
     def detect_fields(self, text_column: str, fields: list[tuple[str, list[str]]]) -> list[str]:
         """For each further field (name, labels) not looked for yet in this file, the column whose values match

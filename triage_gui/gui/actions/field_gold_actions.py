@@ -56,6 +56,7 @@ class FieldGoldActions:
         profile = self.session.prompt_in_use
         self.ordered = [f.ordered for f in profile.fields] if profile is not None else []
         self.results.show_fields(self.session.field_names)
+        self.evaluation.follow_fields(self.session.field_names)  # a Save that moved a field first: golds follow
         self.detect()
         self.show()
 
