@@ -13,6 +13,7 @@ import pytest
 from fake_engine import FakeEngine
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import QApplication
 from test_session_fields import QUEUE
 from test_session_learning import WORDS
 
@@ -262,6 +263,24 @@ def test_each_gold_column_follows_its_field_when_a_save_moves_the_priority_first
     queue_text = show_field(window, 1)
     right, total, _ = hand_count(session.field_table(1), [r["queue"] for r in rows])
     assert total == N and shown_accuracy(queue_text) == (right, total)
+
+
+def test_at_1024x640_the_detail_panes_two_parts_are_not_cut_on_the_right(qtbot, window, tmp_path):
+    """Walkthrough W, 1024x640: the pane's content ("Teach priority:" and its box, wider than the pane the splitter
+    left) was cut on the right, as the header and the bars' values, by a scroll area that cannot scroll sideways."""
+    from test_window_fit import in_viewport, name, walk
+
+    open_two_fields(qtbot, window, tmp_path)
+    window.tickets.select_source_row(3)
+    for _ in range(3):
+        QApplication.processEvents()
+    problems = []
+    for widget in walk(window.detail):
+        area = in_viewport(widget)
+        if area is not None and widget.mapTo(area.viewport(), widget.rect().topRight()).x() >= area.viewport().width():
+            problems.append(f"{name(widget)} cut on the right")
+    assert window.detail.parts and window.detail.parts[0].teach_label.text() == "Teach priority:"
+    assert not problems, "\n".join(problems)
 
 
 def test_a_one_field_prompt_has_no_field_selector_and_no_further_gold(qtbot, window, tmp_path):

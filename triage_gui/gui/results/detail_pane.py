@@ -16,7 +16,6 @@ from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
-    QHBoxLayout,
     QLabel,
     QPlainTextEdit,
     QPushButton,
@@ -161,12 +160,10 @@ class FieldPart(QWidget):
         self.teach_label = QLabel("Teach:")
         teach_row = QWidget()
         buttons = FlowLayout(teach_row)  # wraps on a narrow pane instead of forcing the window wider
-        teach = QWidget()
-        pair = QHBoxLayout(teach)
-        pair.setContentsMargins(0, 0, 0, 0)
-        pair.addWidget(self.teach_label)
-        pair.addWidget(self.teach_box)
-        buttons.addWidget(teach)
+        # "Teach priority:" and its box are two items, the box below its name on a narrow pane: paired, they
+        # were 221 px wide and a two-field pane 183 px at 1024x640, cut on the right (walkthrough W).
+        buttons.addWidget(self.teach_label)
+        buttons.addWidget(self.teach_box)
         buttons.addWidget(self.accept_button)
         buttons.addWidget(self.forget_button)
         box = QVBoxLayout(self)
