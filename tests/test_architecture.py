@@ -389,7 +389,8 @@ WINDOW_READS = {
     },
     "evaluation": {
         "choose", "choose_for", "cleared", "comparison", "detect", "detect_fields", "field_gold_changed", "flips",
-        "gold", "gold_changed", "gold_for", "mappings", "needs_mapping", "numbering", "scored", "version_applied",
+        "follow_fields", "gold", "gold_changed", "gold_for", "mappings", "needs_mapping", "numbering", "scored",
+        "version_applied",
     },
 }  # fmt: skip
 

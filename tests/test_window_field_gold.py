@@ -237,12 +237,9 @@ def test_a_cell_of_a_further_fields_confusion_matrix_lists_that_fields_tickets(q
     assert listed == want
 
 
-def test_each_gold_column_follows_its_field_when_a_save_moves_the_priority_first(qtbot, window, tmp_path):
-    """Walkthrough W: Edit › Move the field left on the priority, then Save. Before, the priority (now first) kept
-    the queue's column as its gold ("no ticket with a gold label", the Gold: combo said queue) and the queue's
-    Gold (queue): combo said (none)."""
-    rows = open_two_fields(qtbot, window, tmp_path)
-    session, evaluation = window.session, window.evaluation
+def move_priority_first(qtbot, window) -> None:
+    """◀ on the priority in the editor's field bar, then Save, as the lead does; settled."""
+    session = window.session
     window.editor.field_bar.combo.setCurrentIndex(1)  # the priority in the editor
     window.editor.field_bar.left_button.click()  # ◀ in the field bar
     assert window.prompt.save()
@@ -251,6 +248,31 @@ def test_each_gold_column_follows_its_field_when_a_save_moves_the_priority_first
     qtbot.waitUntil(lambda: (t := session.field_table(1)) is not None and len(t) == N, timeout=10_000)
     qtbot.waitUntil(lambda: not session.busy, timeout=10_000)
     window.summary.redraw()
+
+
+def test_a_save_that_moves_the_priority_first_lists_no_queue_labels_as_flips(qtbot, window, tmp_path):
+    """Walkthrough W: the Flipped tab listed every ticket, "account and security → high", the queue's label under
+    the last version against the priority's under this one; another field first is no flip of the first."""
+    open_two_fields(qtbot, window, tmp_path)
+    move_priority_first(qtbot, window)
+    flips, count = window.evaluation.flips()
+    assert count == 0 and flips == [] and window.results.tabText(2) == "Flipped"
+    window.editor.field_bar.combo.setCurrentIndex(0)
+    window.editor.instruction.setPlainText("How urgent is it, really?")  # an edit of the priority itself
+    window.editor.flush_snapshot()
+    window.prompt.edited()
+    assert window.prompt.save()
+    qtbot.waitUntil(lambda: not window.session.busy and window.session.run_status.state == "done", timeout=15_000)
+    assert window.session.table.previous_ids().max() >= 0  # the priority's own last labels, kept to list flips
+
+
+def test_each_gold_column_follows_its_field_when_a_save_moves_the_priority_first(qtbot, window, tmp_path):
+    """Walkthrough W: Edit › Move the field left on the priority, then Save. Before, the priority (now first) kept
+    the queue's column as its gold ("no ticket with a gold label", the Gold: combo said queue) and the queue's
+    Gold (queue): combo said (none)."""
+    rows = open_two_fields(qtbot, window, tmp_path)
+    session, evaluation = window.session, window.evaluation
+    move_priority_first(qtbot, window)
     assert evaluation.gold is not None and evaluation.gold.column == "priority"
     queue_gold = evaluation.gold_for("queue")
     assert queue_gold is not None and queue_gold.column == "queue"

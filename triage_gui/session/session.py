@@ -275,10 +275,13 @@ class Session(Intents):
             self._ensure_running()
             return
         await self.scores.read(scorer, self.engine.score_key, self.engine_thread, self.file_thread)
+        # Another field first (a Save that moved the priority left of the queue): its labels are no flips of the
+        # queue's (the Flipped tab listed all 300 tickets "account and security → high", walkthrough W).
+        same = self.profile is None or self.profile.field_name == profile.field_name
         self.scorer, self.profile = scorer, profile
         version = self.table.version + 1
         bias = getattr(scorer, "bias", None)
-        self.table.start_version(version, list(scorer.labels), [] if bias is None else [float(b) for b in bias])
+        self.table.start_version(version, list(scorer.labels), [] if bias is None else [float(b) for b in bias], same)
         self.versions.append((version, profile))
         prefix = getattr(scorer, "prefix", None)
         self._set_prompt(

@@ -179,15 +179,16 @@ class TicketTable:
             self.label_vocab.append(name)
         return self._vocab_index[name]
 
-    def start_version(self, version: int, labels: list[str], bias: Sequence[float]) -> None:
+    def start_version(self, version: int, labels: list[str], bias: Sequence[float], flips: bool = True) -> None:
         """A new prompt version: its labels and calibration. Labels shown so far stay, marked stale,
-        until the new version's score replaces them; they are remembered to list the flips."""
+        until the new version's score replaces them; they are remembered to list the flips (``flips`` False:
+        not, the version labels another field)."""
         self.version = version
         self.labels = list(labels)
         self._label_ids = np.array([self.vocab_id(n) for n in labels], dtype=np.int16)
         self.bias = np.asarray(bias, dtype=np.float32) if len(bias) else np.zeros(len(labels), dtype=np.float32)
         n = self._n
-        self._previous.data[:n] = self._final.data[:n]
+        self._previous.data[:n] = self._final.data[:n] if flips else NONE
         self._logprobs, self._head_probs = (Grow(np.float32, len(labels), fill=np.nan) for _ in range(2))
         for grown in (self._logprobs, self._head_probs):
             grown.ensure(n)
