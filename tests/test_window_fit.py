@@ -398,3 +398,23 @@ def test_the_table_and_the_bars_colour_a_label_by_its_name(qtbot, window):
         tint = model.index(row, column).data(Qt.ItemDataRole.BackgroundRole)
         assert tint == label_color(label_slot(label, FIVE), False)
     assert [r[2] for r in window.detail.bars.rows] == [label_slot(name, FIVE) for name in FIVE]
+
+
+def test_the_empty_latency_charts_line_stays_inside_its_plot_at_1024x640(qtbot):
+    """Walkthrough W: at 1024x640 the chart is ~330 px wide, and its one line, wider than the plot, was cut at the
+    plot's frame on both sides ("atency per ticket … labellin"); it wraps now."""
+    from PySide6.QtGui import QColor
+
+    from triage_gui.gui.results.latency_chart import LatencyChart
+
+    chart = LatencyChart()
+    qtbot.addWidget(chart)
+    line = chart.fontMetrics().horizontalAdvance("Latency per ticket appears here while labelling")
+    chart.resize(int(line * 0.9) + 58, 230)  # the plot narrower than the line, as at 1024x640 (272 px, line ~300)
+    image = chart.grab().toImage()
+    plot = chart.plot_rect()
+    background = QColor(image.pixel(2, 2))
+    rows = range(int(plot.top()) + 3, int(plot.bottom()) - 2)
+    edges = [*range(int(plot.left()) + 3, int(plot.left()) + 9), *range(int(plot.right()) - 8, int(plot.right()) - 2)]
+    inked = [(x, y) for x in edges for y in rows if QColor(image.pixel(x, y)) != background]
+    assert not inked, f"the line runs to the plot's frame and is cut there, at {inked[:3]}"

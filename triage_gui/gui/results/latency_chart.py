@@ -9,6 +9,9 @@ from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPainterPath, QPalette
 from PySide6.QtWidgets import QWidget
 
 CACHED_COLOR = QColor(40, 130, 230)
+EMPTY = "Latency per ticket appears here while labelling"
+# Wrapped: one line is ~300 px, and the plot at 1024x640 ~270 px ("atency per ticket … labellin", walkthrough W).
+EMPTY_FLAGS = Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap
 BASELINE_COLOR = QColor(230, 110, 40)
 
 
@@ -26,16 +29,20 @@ class LatencyChart(QWidget):
         self.cached, self.baseline = cached, baseline
         self.update()
 
+    def plot_rect(self) -> QRectF:
+        """Where the curves are drawn (and, before any, the line that says they will be)."""
+        return QRectF(48, 10, max(10, self.width() - 58), max(10, self.height() - 36))
+
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         text_color = self.palette().color(QPalette.ColorRole.WindowText)
-        plot = QRectF(48, 10, max(10, self.width() - 58), max(10, self.height() - 36))
+        plot = self.plot_rect()
         painter.setPen(QPen(text_color, 1))
         painter.drawRect(plot)
         values = [v for v in self.cached + self.baseline if v > 0]
         if not values:
-            painter.drawText(plot, Qt.AlignmentFlag.AlignCenter, "Latency per ticket appears here while labelling")
+            painter.drawText(plot, EMPTY_FLAGS, EMPTY)
             return
         lo = 10 ** math.floor(math.log10(min(values)))
         hi = 10 ** math.ceil(math.log10(max(values)))
