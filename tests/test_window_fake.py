@@ -47,6 +47,24 @@ def test_opening_a_prompt_over_unsaved_changes_asks_first(qtbot, window, tmp_pat
     assert window.document.path != other
 
 
+def test_open_prompt_starts_in_the_folder_of_the_prompt_in_use(qtbot, window, tmp_path, monkeypatch):
+    """Walkthrough W: File › Open prompt… started in the app's working folder (/work/wt-walk), not in /tmp/walk
+    where the lead had opened and saved the prompt in use; Save as… starts at that file already."""
+    from pathlib import Path
+
+    from PySide6.QtWidgets import QFileDialog
+
+    folder = tmp_path / "prompts"
+    folder.mkdir()
+    assert window.prompt.save(Path(folder / "mine.json"))  # Save as… there, then the prompt in use
+    qtbot.waitUntil(lambda: not window.session.busy and not window.document.busy, timeout=10_000)
+    assert window.document.path == folder / "mine.json"
+    asked: list[tuple] = []
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: asked.append(a) or ("", ""))
+    window.trigger("open_prompt")
+    assert asked and asked[0][2] == str(folder)
+
+
 def test_teaching_writes_the_prompt_file_off_the_gui_thread_and_coalesced(qtbot, window, monkeypatch):
     import threading
 

@@ -253,7 +253,9 @@ class PromptActions:
             self.save(Path(path))
 
     def open_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self.parent, "Open prompt", "", "Prompts (*.json)")
+        # The prompt in use's folder, where the lead keeps prompts (it started in the working folder: walkthrough W).
+        folder = str(self.document.path.parent)
+        path, _ = QFileDialog.getOpenFileName(self.parent, "Open prompt", folder, "Prompts (*.json)")
         if path:
             self.open(path)
 
