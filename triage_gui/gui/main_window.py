@@ -268,7 +268,7 @@ class MainWindow(QMainWindow):
         """The prompt file's name in the title, marked while it holds unsaved edits."""
         self.setWindowModified(status.dirty)
         self.setWindowTitle(f"Ticket Triage — {status.name}[*]")
-        self.tickets.run_bar.show_new_prompt(status.new)
+        self.tickets.show_new_prompt(status.new)
 
     def show_run(self, status: RunStatus) -> None:
         self.tickets.show_run(status)

@@ -387,9 +387,11 @@ class TicketArea(QWidget):
     def show_run(self, status: RunStatus) -> None:
         self.run_bar.show_run(status)
 
-    def show_refinement(self, words: str) -> None:
-        """What the language model's reading changed, in the run bar once the run has ended."""
+    def show_refinement(self, words: str) -> None:  # what the language model's reading changed, once the run ends
         self.run_bar.set_refinement(words)
+
+    def show_new_prompt(self, new: bool) -> None:  # after New prompt: whose labels the tickets show
+        self.run_bar.show_new_prompt(new)
 
     @property
     def threshold_value(self) -> float:
