@@ -144,3 +144,34 @@ def test_the_weight_search_picks_the_whole_grids_weights(seed):
     chosen = choose_weights(oof, labels, np.ones(n, bool), default)
     expected = grid_weights(oof, labels, default, head_table.names())
     assert {h: round(chosen[h], 6) for h in expected} == {h: round(w, 6) for h, w in expected.items()}
+
+
+def _oof_right_on(n: int, k: int, labels: np.ndarray, right: int, rng: np.random.Generator) -> np.ndarray:
+    """Out-of-fold probabilities of a head right (argmax) on the first ``right`` of ``n`` tickets."""
+    probs = np.full((n, k), 0.1, np.float32)
+    wrong = (labels + 1) % k
+    probs[np.arange(n), np.where(np.arange(n) < right, labels, wrong)] = 0.6
+    return probs / probs.sum(axis=1, keepdims=True)
+
+
+def test_a_few_tickets_out_of_fold_do_not_move_the_first_pass_off_its_default_weights():
+    """50 taught tickets (10 for each of five queues) where the characters head looks right on 4 more of them
+    out of fold than the encoder: noise, not evidence (a draw of queues5 at K=10 moved to "characters 0.9" and
+    lost 12.6 points on the tickets not taught); a head right on 20 more of them is evidence and is followed."""
+    rng = np.random.default_rng(0)
+    n, k = 50, 5
+    labels = np.arange(n) % k
+    first = head_table.first_heads()
+    default = {h: w for h, w in head_table.defaults().items() if h in first}
+    total = sum(default.values())
+    default = {h: w / total for h, w in default.items()}
+    encoder, characters = "encoder", "char"
+    oof = {h: _oof_right_on(n, k, labels, 30, rng) for h in first}
+    oof[encoder] = _oof_right_on(n, k, labels, 45, rng)
+    oof[characters] = _oof_right_on(n, k, labels, 49, rng)
+    chosen = choose_weights(oof, labels, np.ones(n, bool), default, first)
+    assert {h: round(chosen[h], 1) for h in first} == {h: round(default[h], 1) for h in first}
+    oof[encoder] = _oof_right_on(n, k, labels, 25, rng)
+    oof[characters] = _oof_right_on(n, k, labels, 50, rng)
+    chosen = choose_weights(oof, labels, np.ones(n, bool), default, first)
+    assert chosen[characters] > 0.5 > chosen[encoder]
