@@ -179,3 +179,38 @@ def test_a_one_field_prompt_has_one_untitled_part_and_its_estimate_reads_as_alwa
     qtbot.keyClick(window.tickets.table, Qt.Key.Key_Return)
     assert session.check_status.checked == 1 and session.check_status.field == ""
     assert window.check_status.text().startswith("~100% (")
+
+
+def test_forget_everything_taught_acts_on_the_field_of_the_column_in_use_and_undoes_in_one_step(
+    qtbot, window, tmp_path, monkeypatch
+):
+    """Only priority tickets taught: the menu item is there (it was greyed: it counted the first field's), asks
+    with the priority's count, forgets the priority's alone, and one undo brings them back."""
+    from PySide6.QtWidgets import QMessageBox
+
+    open_two_fields(qtbot, window, tmp_path)
+    session = window.session
+    window.session.teach_field(1, [0, 1], "high")
+    qtbot.waitUntil(lambda: len(session.fields.items(1)) == 2, timeout=5_000)
+    assert not session.taught
+    qtbot.waitUntil(window.menu_actions["forget_all"].isEnabled, timeout=2_000)
+    asked: list[str] = []
+
+    def question(parent, title, text, *args):
+        asked.append(text)
+        return QMessageBox.StandardButton.Yes
+
+    monkeypatch.setattr(QMessageBox, "question", question)
+    window.tickets.table.setCurrentIndex(  # the queue's column: nothing taught there
+        window.tickets.proxy.mapFromSource(window.model.index(0, window.model.column_ids().index(Col.LABEL)))
+    )
+    window.trigger("forget_all")
+    assert not asked and len(session.fields.items(1)) == 2  # said, not asked: nothing taught for the queue
+    window.tickets.table.setCurrentIndex(
+        window.tickets.proxy.mapFromSource(window.model.index(0, window.model.column_ids().index(PRIORITY)))
+    )
+    window.trigger("forget_all")
+    assert asked == ["Forget all 2 taught tickets for priority? Ctrl+Z brings them back in one step."]
+    assert session.fields.items(1) == []
+    window.trigger("undo")
+    assert len(session.fields.items(1)) == 2

@@ -221,8 +221,14 @@ class Intents:
         """Teach the whole gold column (one undo step); returns the tickets taught."""
         return self.teaching.learn_from(gold)
 
-    def forget_all(self) -> None:
-        self.teaching.forget_all()
+    def forget_all(self, field: int = 0) -> None:
+        """Teach › Forget everything taught in field ``field`` (0: the first field); one undo step (a further
+        field's names the field, as its teach does)."""
+        if not field:
+            self.teaching.forget_all()
+            return
+        texts = [text for text, _ in self.fields.items(field)]
+        self.history.record("teach", self.fields.teach(field, texts, None), field, self.fields.names[field - 1])
 
     def next_to_teach(self, field: int = 0) -> int | None:
         """The best suggestion not taught yet (None: no suggestion yet); in field ``field`` (a prompt with several

@@ -118,19 +118,24 @@ class TeachActions:
         return rows
 
     def forget_all(self) -> None:
-        """Teach › Forget everything taught: asks first, with the count (one undo step, which it says)."""
-        count = len(self.session.taught_items())
+        """Teach › Forget everything taught, in the field of the column in use (a prompt with several fields
+        names it): asks first, with the count (one undo step, which it says)."""
+        field = self.tickets.field_in_use
+        name = self._field_name(field)
+        count = len(self.session.field_taught()[field - 1]) if field else len(self.session.taught_items())
         if not count:
+            self.notify(f"Nothing is taught for {name} yet." if name else "Nothing is taught yet.", 6000)
             return
+        of = f" for {name}" if name else ""
         answer = QMessageBox.question(
             self.tickets,
             "Forget everything taught",
-            f"Forget all {count:,} taught ticket{'s' if count != 1 else ''}? Ctrl+Z brings them back in one step.",
+            f"Forget all {count:,} taught ticket{'s' if count != 1 else ''}{of}? Ctrl+Z brings them back in one step.",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel,
         )
         if answer == QMessageBox.StandardButton.Yes:
-            self.session.forget_all()
+            self.session.forget_all(field)
 
     def next_suggestion(self) -> None:
         """Select the next ticket to teach: the best suggestion not taught yet, or say there is none; for the

@@ -53,8 +53,8 @@ def action_table(
     def working() -> bool:
         return session.run_status.state == "running" or session.reading
 
-    def taught() -> bool:
-        return bool(session.taught)
+    def taught() -> bool:  # in any field (Forget everything acts on the field of the column in use)
+        return bool(session.taught) or any(session.field_taught())
 
     def has_gold() -> bool:
         return evaluation.gold is not None
