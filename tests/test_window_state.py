@@ -374,3 +374,22 @@ def test_opening_another_prompt_file_leaves_it_as_it_is(qtbot, window, tmp_path)
     window.teach([0], window.session.table.labels[0])  # a change: now it is written, taught set and all
     qtbot.waitUntil(lambda: other.read_bytes() != before and not window.document.busy, timeout=10_000)
     assert '"taught"' in other.read_text(encoding="utf-8")
+
+
+def test_the_stage_note_counts_the_language_models_labels_only_when_they_are_used():
+    """Mid-run, "1,745 of these labels are the classifier's first pass; the language model has read 255" is
+    said while the language model's reading is used for labels; while it is not (no evidence yet), every label
+    is the first pass's and the note would read as 255 labels of the model's own, so it is not said."""
+    from types import SimpleNamespace
+
+    from triage_gui.gui.results.summary import stage_note
+
+    def table(refined: bool) -> SimpleNamespace:
+        return SimpleNamespace(
+            count_scored=lambda: 255, count_scorable=lambda: 2000, count_current=lambda: 2000, refined=refined
+        )
+
+    assert stage_note(table(True)) == (
+        "1,745 of these labels are the classifier's first pass; the language model has read 255."
+    )
+    assert stage_note(table(False)) == ""

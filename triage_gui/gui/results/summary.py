@@ -24,10 +24,12 @@ TAUGHT_NOTE = "Taught tickets count with the label the classifier gives them whe
 
 def stage_note(table) -> str:
     """Which stage the labels measured are at, while the language model has not read every ticket: the
-    accuracy then mixes first-pass labels with refined ones, and says so."""
+    accuracy then mixes first-pass labels with refined ones, and says so. Not while the language model's
+    reading is not used for labels (``table.refined`` False): every label is then the first pass's, and "the
+    language model has read 255" beside "1,745 … first pass" read as 255 labels of its own (a walkthrough)."""
     scored, total = table.count_scored(), table.count_scorable()
     first = table.count_current() - scored
-    if first <= 0 or scored >= total:
+    if first <= 0 or scored >= total or not table.refined:
         return ""
     return f"{first:,} of these labels are the classifier's first pass; the language model has read {scored:,}."
 
