@@ -104,10 +104,15 @@ class Evaluation:
         if column is None:
             self.set_gold(None)
             return
-        key = self.header_key(column)
+        self.set_gold(self._column(column, mapping))
+
+    def _column(self, column: str, mapping: dict[str, str] | None, field: str = "") -> GoldColumn:
+        """``column`` as a gold column with its value mapping: ``mapping`` (remembered for files with the same
+        header, per field), else the one remembered."""
+        key = self.header_key(column, field)
         if mapping is not None:
             self.mappings[key] = mapping
-        self.set_gold(GoldColumn(column, dict(self.mappings.get(key) or {})))
+        return GoldColumn(column, dict(self.mappings.get(key) or {}))
 
     def detect(self, text_column: str) -> bool:
         """Offer a column whose values are (nearly all) label names as gold, once a file; True if one was
@@ -145,10 +150,7 @@ class Evaluation:
             self.field_gold.pop(field, None)
             self.field_gold_changed.emit(field, None)
             return
-        key = self.header_key(column, field)
-        if mapping is not None:
-            self.mappings[key] = mapping
-        gold = self.field_gold[field] = GoldColumn(column, dict(self.mappings.get(key) or {}))
+        gold = self.field_gold[field] = self._column(column, mapping, field)
         self.field_gold_changed.emit(field, gold)
 
     def follow_fields(self, names: list[str]) -> None:
