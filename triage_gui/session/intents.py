@@ -175,8 +175,12 @@ class Intents:
         checked = checks.record(rows, label) if checks is not None and label is not None else []
         table = self.table
         texts = [table.texts[r] for r in rows if 0 <= r < len(table) and r not in table.problems]
-        self.history.record("teach", self.fields.teach(field, texts, label), field, self.fields.names[field - 1])
+        self._teach_texts(field, texts, label)
         return checked
+
+    def _teach_texts(self, field: int, texts: Sequence[str], label: str | None) -> None:
+        """Field ``field``'s (after the first) taught label of these texts (None: forget), one undo step naming it."""
+        self.history.record("teach", self.fields.teach(field, texts, label), field, self.fields.names[field - 1])
 
     def accept_field(self, field: int, rows: Sequence[int]) -> tuple[dict[str, int], list[int]]:
         """Enter in field ``field``'s column: teach each row the label that field shows, one undo step.
@@ -227,8 +231,7 @@ class Intents:
         if not field:
             self.teaching.forget_all()
             return
-        texts = [text for text, _ in self.fields.items(field)]
-        self.history.record("teach", self.fields.teach(field, texts, None), field, self.fields.names[field - 1])
+        self._teach_texts(field, [text for text, _ in self.fields.items(field)], None)
 
     def next_to_teach(self, field: int = 0) -> int | None:
         """The best suggestion not taught yet (None: no suggestion yet); in field ``field`` (a prompt with several
