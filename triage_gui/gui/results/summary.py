@@ -34,6 +34,13 @@ def stage_note(table) -> str:
     return f"{first:,} of these labels are the classifier's first pass; the language model has read {scored:,}."
 
 
+def counting_notes(table: TicketTable, gold: GoldColumn) -> list[str]:
+    """Which rows an accuracy against gold counts, for any field: why rows are left out (1,999/2,000 once said
+    nothing) and how taught tickets count."""
+    notes = [left_out] if (left_out := not_counted(table, gold)) else []
+    return notes + ([TAUGHT_NOTE] if len(table.taught_rows()) else [])
+
+
 def learned_from(taught: int, profile: PromptProfile | None) -> str:
     """What the classifier learned from, in the lead's terms: the prompt's examples and its label
     descriptions are counted apart (the head's pseudo-tickets are two per description, so a count of
@@ -147,9 +154,7 @@ class Summary:
             return
         report = gold_report(table, gold)
         since = self.evaluation.comparison(report.accuracy, self.session.taught) if report.total else ""
-        notes = [TAUGHT_NOTE] if len(table.taught_rows()) else []
-        if left_out := not_counted(table, gold):  # say why rows are not in the count (1,999/2,000 said nothing)
-            notes.insert(0, left_out)
+        notes = counting_notes(table, gold)
         if stage := stage_note(table):
             notes.insert(0, stage)
         if not report.total:  # the run has just started: say so, not "pick a gold column" beside "Gold: team"
@@ -175,9 +180,7 @@ class Summary:
             self.results.show_gold(None, "", said, field)
             return
         assert table is not None
-        notes = [TAUGHT_NOTE] if len(table.taught_rows()) else []
-        if left_out := not_counted(table, gold):
-            notes.insert(0, left_out)
+        notes = counting_notes(table, gold)
         if later := rows - len(table):  # the field's table is refitted as rows arrive: the newest are not in it yet
             notes.insert(0, f"{counted(later, 'ticket')} not labelled for {name} yet.")
         far = two_steps(table, gold) if self.ordered(field) else None
