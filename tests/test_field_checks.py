@@ -78,6 +78,8 @@ def test_the_estimate_names_its_field_and_a_one_field_estimate_reads_as_always()
     assert done.short(now=100.0) == "~80% (49–94%), 10 checks on v3 with 4 taught, just now"
     assert replace(done, field="priority").short(now=100.0) == "priority " + done.short(now=100.0)
     assert done.describe(now=100.0).startswith("Accuracy 80% (95% interval 49–94%), from 10 random checks: 8 labels")
-    assert replace(done, field="priority").describe(now=100.0).startswith(
-        "Accuracy of priority 80% (95% interval 49–94%), from 10 random checks: 8 priority labels right"
+    assert (
+        replace(done, field="priority")
+        .describe(now=100.0)
+        .startswith("Accuracy of priority 80% (95% interval 49–94%), from 10 random checks: 8 priority labels right")
     )

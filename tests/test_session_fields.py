@@ -1,15 +1,16 @@
 """A prompt with several fields in the session (issue 34): every field gets its first pass, each exactly the
 labels ``classify --fast`` gives that field (``classify.run_fields``, on the same rows with the same encoder),
-the encoder embedding each ticket once for all fields; teaching one field leaves the other's labels as they
-were. On the fake engine, in seconds."""
+the encoder embedding each ticket once for all fields; the language model reads every field through its own
+prefix, and once every row is read a field's labels are exactly those ``classify`` gives it; teaching one field
+leaves the other's labels as they were. On the fake engine, in seconds."""
 
 from __future__ import annotations
 
 import argparse
 import csv
 
-from fake_engine import FakeEncoder, FakeEngine
-from test_session import idle, ready, run
+from fake_engine import FakeEncoder, FakeEngine, FakeModel, FakeScorer
+from test_session import idle, ready, run, until
 from test_session_learning import topical
 
 from triage_gui.commands import classify
@@ -36,14 +37,17 @@ def two_fields() -> PromptProfile:
     return PromptProfile.of_fields([QUEUE, PRIORITY], "Queue and priority")
 
 
-def fast_labels(profile: PromptProfile, n: int, tmp_path, monkeypatch) -> list[dict[str, str]]:
-    """What ``classify --fast`` writes for these rows, with the fake encoder in place of the bundled one."""
+def fast_labels(profile: PromptProfile, n: int, tmp_path, monkeypatch, fast: bool = True) -> list[dict[str, str]]:
+    """What ``classify --fast`` (or without ``fast``: ``classify`` with the fake language model) writes for
+    these rows, with the fake encoder in place of the bundled one."""
     table = TicketTable()
     table.add(topical(n))
     table.start_version(0, profile.label_names, [])
     monkeypatch.setattr(classify, "load_encoder_for", lambda args: FakeEncoder(FakeEngine()))
+    monkeypatch.setattr(classify, "load_model_said", lambda args: FakeModel("fake-model"))
+    monkeypatch.setattr(classify, "scorer_for", lambda args, loaded, single: FakeScorer(FakeEngine(), single))
     args = argparse.Namespace(
-        train=None, train_label=None, fast=True, no_learning=False, ray=None, batch_size=4, baseline=False,
+        train=None, train_label=None, fast=fast, no_learning=False, ray=None, batch_size=4, baseline=False,
         no_taught=False, encoder="bundled",
     )  # fmt: skip
     out = tmp_path / "fast.csv"
@@ -77,6 +81,63 @@ def test_every_field_gets_the_first_pass_classify_fast_gives_it(tmp_path, monkey
         assert {label for label, _, _ in got} == {"low", "high"} and got[0][2] == "taught"
         tickets = {t: c for t, c in fake.encoded.items() if "problem number" in t}
         assert len(tickets) == n and set(tickets.values()) == {1}  # embedded once for both fields
+
+    body()
+
+
+def test_the_language_model_reads_every_field_and_gives_the_labels_classify_gives_it(tmp_path, monkeypatch):
+    profile, n = two_fields(), 40
+    expected = fast_labels(profile, n, tmp_path, monkeypatch, fast=False)
+
+    @run
+    async def body(session, fake):
+        await ready(session, profile)
+        session.add_rows(topical(n))
+        await idle(session)
+        salts = {profile.content_hash(): "queue", profile.field_profile(1).content_hash(): "priority"}
+        read = {name: sum(1 for (salt, text) in fake.scored if salts.get(salt) == name and "problem number" in text)
+                for name in salts.values()}  # fmt: skip
+        assert read == {"queue": n, "priority": n}  # each ticket read once through each field's own prefix
+        second = session.fields.table_of(1)
+        assert second is not None and second.count_scored() == n  # the priority's own scores, in its table
+        assert len(session.fields.latencies(1)) == n
+        want = [(r["priority_label"], r["priority_confidence"], r["priority_source"]) for r in expected]
+        assert field_cells(second, n) == want
+
+    body()
+
+
+def test_the_baseline_compares_every_field_with_its_full_re_encode():
+    @run
+    async def body(session, fake):
+        await ready(session, two_fields())
+        session.set_baseline(True)
+        session.add_rows(topical(12))
+        await idle(session)
+        assert session.fields.agreement(1) == (12, 12)
+        salt = two_fields().field_profile(1).content_hash()
+        assert sum(1 for (s, text) in fake.full if s == salt and "problem number" in text) == 12
+        second = session.fields.table_of(1)
+        assert second is not None and second.agree(3) is True
+
+    body()
+
+
+def test_stop_stops_every_field_and_resume_reads_on():
+    @run
+    async def body(session, fake):
+        await ready(session, two_fields())
+        fake.batch_seconds = 0.05
+        session.add_rows(topical(40))
+        await until(lambda: session.table.count_scored() >= 4)
+        session.stop()
+        await idle(session)
+        read = len(session.fields.read[0])
+        assert read == session.table.count_scored() < 40  # the further field read what the first read
+        fake.batch_seconds = 0.0
+        session.resume()
+        await idle(session)
+        assert len(session.fields.read[0]) == session.table.count_scored() == 40
 
     body()
 

@@ -83,8 +83,11 @@ def test_a_label_and_source_column_per_field_each_read_from_its_field(qtbot, win
         assert cell(window, row, FieldCol(1, "priority", True)) == d.source.shown
         assert cell(window, row, Col.LABEL).lstrip("✓⚠ ").rstrip(" …") == session.table.label(row)
     assert {cell(window, r, priority).lstrip("✓⚠ ") for r in range(N)} <= {"low", "high"}
-    assert "priority" in window.tickets.rate_label.text()  # the run bar says the LM reads the queue only
-    assert "first pass" in window.tickets.rate_label.text()
+    assert "each ticket read for 2 fields" in window.tickets.rate_label.text()  # the LM reads both, said once
+    assert second.count_scored() == N  # the priority read through its own prefix, its scores in its table
+    window.summary.redraw()
+    stats = window.results.stats.text()  # each field's time a ticket, and the total
+    assert "per field: queue median" in stats and "; priority median" in stats and "all 2 fields" in stats
 
 
 def test_teaching_acts_on_the_field_of_the_column_in_use_and_undo_names_it(qtbot, window, tmp_path):

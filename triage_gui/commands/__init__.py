@@ -149,8 +149,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--train", type=given, help="a labelled ticket file to teach the classifier from before labelling"
     )
     classify.add_argument(
-        "--train-label", type=given, help="the column of --train holding the labels (default: detected; several "
-        "fields: the columns named after them)"
+        "--train-label",
+        type=given,
+        help="the column of --train holding the labels (default: detected; several "
+        "fields: the columns named after them)",
     )
     classify.add_argument(
         "--no-learning",

@@ -7,7 +7,17 @@ fitted on the learning modules' one path, :meth:`engine.learning.Teacher.fit_tab
 the one ``classify --fast`` runs per field (``commands/classify.run_fields``), on a table of the same rows
 sharing the ticket table's embeddings (:func:`engine.table.field_table`: the encoder embeds a ticket once
 for every field). So a field's labels in the window are those ``classify --fast`` gives it, by construction
-(``tests/test_session_fields.py`` compares them). The language model refines the first field only, for now.
+(``tests/test_session_fields.py`` compares them).
+
+The language model reads every field: the session's run scores each ticket through the first field's cached
+prefix and, in the same micro-batch, through each further field's own (``labelling.label_stream``'s ``more``;
+one Stop, one count of what is left, the baseline for every field alike). A further field's scores are kept
+here per row (:attr:`FieldLabels.read`, float32 features as the scorer gives them: 576 × 4 bytes a ticket
+and field with SmolLM2, 23 MB for 10,000 tickets), put into that field's table when it is refitted (a
+doubling of the rows read, or every row read), and fitted with the field's scorer, as ``classify`` fits it:
+once every row is read, a field's labels are those ``classify`` gives the one-field prompt holding it alone
+(``tests/test_window_field_reading.py``). The fit then runs on the engine thread (it reads the prompt's
+examples through the model); a fit before any row is read is the first pass's, on the fields' thread.
 
 Refitted, as the teaching is, when the embedded rows have doubled (16, 32, 64, …) or all are embedded, and
 at once when the field's taught set changes; on its own thread, the latest refit cancelling the one before.
@@ -31,8 +41,9 @@ from .tasks import LatestTask
 from .workers import WorkerThread
 
 if TYPE_CHECKING:
+    from ..engine.model import ScorerLike
     from ..engine.prompt import PromptProfile
-    from ..engine.table import TicketTable
+    from ..engine.table import TicketScore, TicketTable
 
 log = logging.getLogger(__name__)
 
@@ -52,15 +63,31 @@ class FieldSpec:
 SUGGESTIONS = 50  # "Teach next" rows kept per field after each fit (as the first field's teaching keeps)
 
 
+@dataclass(frozen=True)
+class _Read:
+    """A further field's language-model scores as a refit captures them (rows in the order read)."""
+
+    scorer: ScorerLike | None
+    rows: list[int]
+    scores: list[TicketScore]
+    full_rows: list[int]
+    full: list[TicketScore]
+
+
 def _fit(
-    tables: list[TicketTable], specs: list[FieldSpec], taught: list[list[tuple[str, str]]], encoder
+    tables: list[TicketTable], specs: list[FieldSpec], taught: list[list[tuple[str, str]]], encoder, reads: list[_Read]
 ) -> list[list[int]]:
-    """On the fields' thread: each field's first pass over its own table (the tables are this job's alone),
-    and the rows to teach next for each."""
+    """Each field's labels over its own table (the tables are this job's alone): its language model's scores
+    put in, then the fit ``classify`` makes (with the field's scorer once a row is read; the first pass
+    alone before), and the rows to teach next for each."""
     from ..engine.learning import Teacher
 
-    for table, spec, items in zip(tables, specs, taught, strict=True):
-        Teacher(None, spec.profile, encoder).fit_table(table, items)
+    for table, spec, items, read in zip(tables, specs, taught, reads, strict=True):
+        if read.rows:
+            table.apply(read.rows, read.scores, table.version)
+        if read.full_rows:
+            table.apply_baseline(read.full_rows, read.full, table.version)
+        Teacher(read.scorer if read.rows else None, spec.profile, encoder).fit_table(table, items)
     return [to_teach(table) for table in tables]
 
 
@@ -103,9 +130,10 @@ class FieldLabels:
     """Narrow inputs, as the teaching has: the ticket table (read on the loop's thread only) and the encoder
     in use (None: none yet, so no first pass); it reports through its own events, which the session forwards."""
 
-    def __init__(self, table: TicketTable, encoder: Callable[[], Any]) -> None:
+    def __init__(self, table: TicketTable, encoder: Callable[[], Any], engine: WorkerThread | None = None) -> None:
         self.table = table
         self.encoder = encoder
+        self.engine = engine  # the model's one thread: a fit that reads the prompt's examples through it
         self.history_named: Callable[[str], None] = lambda name: None  # the undo steps' first-field name
         self.first = ""  # the first field's name (the session's own)
         self.specs: list[FieldSpec] = []
@@ -118,6 +146,10 @@ class FieldLabels:
         self.thread = WorkerThread("fields")
         self._fitting = LatestTask("field labels")
         self._fitted = 0  # embedded rows the tables in use were fitted on
+        self.scorers: list[ScorerLike] = []  # per further field: its scorer for the prompt version in use ([]: none)
+        self.read: list[dict[int, TicketScore]] = []  # per further field: row -> its score, in the order read
+        self.full: list[dict[int, TicketScore]] = []  # per further field: row -> its full re-encode (the baseline)
+        self._fitted_read = 0  # rows read by the language model the tables in use were fitted on
 
     # ------------------------------------------------------------- reading
 
@@ -159,11 +191,17 @@ class FieldLabels:
         self.history_named(self.first if specs else "")  # (a renamed first field too)
         if self._key_of(specs, taught) == self._key_of(self.specs, self.taught):
             return
+        if [self._prompt_of(s) for s in specs] != [self._prompt_of(s) for s in self.specs]:
+            self.new_version([])  # the scorers read other fields: the rebuild brings this prompt's
         self.specs, self.taught = specs, taught
         self.tables, self.suggestions = [None] * len(specs), [[] for _ in specs]
         self._fitted = 0
         self.rows_changed.emit(0, max(0, len(self.table) - 1))
         self.refit()
+
+    @staticmethod
+    def _prompt_of(spec: FieldSpec) -> tuple[str, str]:
+        return spec.name, spec.profile.content_hash()
 
     @staticmethod
     def _key_of(specs: list[FieldSpec], taught: list[dict[str, str]]) -> tuple:
@@ -201,7 +239,7 @@ class FieldLabels:
         """Rows got their embeddings: refit once they have doubled since the last fit, or all are embedded."""
         if not self.specs or self._fitting.active:
             return
-        if refit_due(embedded_count(self.table), self.table.count_scorable(), self._fitted):
+        if self._due():
             self.refit()
 
     def cleared(self) -> None:
@@ -209,6 +247,7 @@ class FieldLabels:
         self._fitting.cancel()
         self.tables, self.suggestions = [None] * len(self.specs), [[] for _ in self.specs]
         self._fitted = 0
+        self.read, self.full, self._fitted_read = [{} for _ in self.scorers], [{} for _ in self.scorers], 0
 
     def refit(self) -> None:
         if self.specs:
@@ -219,17 +258,76 @@ class FieldLabels:
         embedded = embedded_count(table)
         if encoder is None or not embedded:
             return  # the rows' embedding refits (rows_embedded)
-        tables = [field_table(table, spec.labels) for spec in self.specs]  # on the loop's thread: a snapshot
+        reads = self._reads()  # on the loop's thread, with the snapshots: what each field's fit puts in
+        tables = [field_table(table, spec.labels, self._bias(i)) for i, spec in enumerate(self.specs)]
         taught = [usable(t, spec.labels) for t, spec in zip(self.taught, self.specs, strict=True)]
+        read = len(reads[0].rows) if reads else 0
+        thread = self.engine if read and self.engine is not None else self.thread
         try:
-            suggestions = await self.thread.run(_fit, tables, self.specs, taught, encoder)
+            suggestions = await thread.run(_fit, tables, self.specs, taught, encoder, reads)
         except asyncio.CancelledError:
             raise
         except Exception:
-            log.exception("the further fields' first pass failed")
+            log.exception("the further fields' labels failed")
             return
-        self.tables, self.suggestions, self._fitted = list(tables), suggestions, embedded
+        self.tables, self.suggestions, self._fitted, self._fitted_read = list(tables), suggestions, embedded, read
         self.rows_changed.emit(0, max(0, len(tables[0]) - 1))
         self.checks.refresh()  # rows taught meanwhile leave the samples still to check
-        if refit_due(embedded_count(table), table.count_scorable(), embedded):  # rows embedded meanwhile
+        if self._due():  # rows embedded or read meanwhile
             self.refit()
+
+    def _due(self) -> bool:
+        scorable = self.table.count_scorable()
+        read = len(self.read[0]) if self.read else 0
+        return refit_due(embedded_count(self.table), scorable, self._fitted) or (
+            bool(read) and refit_due(read, scorable, self._fitted_read)
+        )
+
+    def _bias(self, index: int) -> list[float]:
+        """Field ``index``'s calibration (0: the second field), as ``classify`` starts its table ([]: no scorer)."""
+        bias = getattr(self.scorers[index], "bias", None) if index < len(self.scorers) else None
+        return [] if bias is None else [float(b) for b in bias]
+
+    def _reads(self) -> list[_Read]:
+        out = []
+        for i in range(len(self.specs)):
+            scorer = self.scorers[i] if i < len(self.scorers) else None
+            read, full = (self.read[i], self.full[i]) if i < len(self.read) else ({}, {})
+            out.append(_Read(scorer, list(read), list(read.values()), list(full), list(full.values())))
+        return out
+
+    # ------------------------------------------------------ the language model
+
+    def new_version(self, scorers: Sequence[ScorerLike]) -> None:
+        """A prompt version came into use with these scorers of the further fields (built beside the first
+        field's, on Save): every row is read again for every field, as for the first; the labels shown stay
+        until the new reading refits them."""
+        self.scorers = list(scorers)
+        self.read, self.full = [{} for _ in self.scorers], [{} for _ in self.scorers]
+        self._fitted_read = 0
+
+    def rows_read(self, rows: Sequence[int], more: Sequence[tuple[Sequence, Sequence]]) -> None:
+        """A micro-batch's scores for the further fields (``ScoredBatch.more``, for the version in use): kept,
+        and the fields refitted once the rows read have doubled (16, 32, …) or every row is read."""
+        if len(more) != len(self.read):
+            return  # a batch of another prompt's fields (a Save while it was on the engine thread)
+        for kept, based, (scores, full) in zip(self.read, self.full, more, strict=True):
+            for row, score, base in zip(rows, scores, full, strict=True):
+                if score is not None:
+                    kept[row] = score
+                if base is not None:
+                    based[row] = base
+        if self.specs and not self._fitting.active and self._due():
+            self.refit()
+
+    def latencies(self, index: int) -> list[float]:
+        """Field ``index``'s (1: the second field) language-model time of each ticket read, in ms, in read order."""
+        return [s.latency_ms for s in self.read[index - 1].values()] if 0 < index <= len(self.read) else []
+
+    def agreement(self, index: int) -> tuple[int, int]:
+        """Field ``index``'s tickets whose cached label equals its full re-encode's, of those with both."""
+        if not 0 < index <= len(self.full):
+            return 0, 0
+        read, full = self.read[index - 1], self.full[index - 1]
+        both = [r for r in full if r in read]
+        return sum(read[r].label == full[r].label for r in both), len(both)

@@ -156,6 +156,11 @@ class Intents:
         same rows, which may cover only the rows embedded when it was fitted; None: not labelled yet)."""
         return self.table if index == 0 else self.fields.table_of(index)
 
+    def field_reading(self, index: int) -> tuple[list[float], tuple[int, int]]:
+        """A further field's (1: the second) language-model time of each ticket read (ms, in read order) and its
+        agreement with its full re-encode (same label, of tickets with both)."""
+        return self.fields.latencies(index), self.fields.agreement(index)
+
     # ------------------------------------------------------------ teaching
 
     def teach(self, rows: Sequence[int], label: str | None) -> list[int]:

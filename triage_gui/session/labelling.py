@@ -10,13 +10,13 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 
 import numpy as np
 
 from ..engine.learning import first_block
 from ..engine.model import EncoderLike, ScorerLike
-from ..engine.scoring import score_micro_batch
+from ..engine.scoring import score_fields_batch
 from ..engine.table import ScoredBatch, TicketTable
 from .status import RunStatus
 from .workers import WorkerThread
@@ -92,6 +92,7 @@ async def label_stream(
     stop: threading.Event,
     ramp: bool = True,
     encoder: Callable[[], EncoderLike | None] | None = None,
+    more: Sequence[ScorerLike] = (),
 ) -> AsyncIterator[ScoredBatch]:
     """Yield scored micro-batches until ``take`` has nothing more or ``stop`` is set.
 
@@ -107,6 +108,10 @@ async def label_stream(
     yielded (its baseline loop ends early), and no language-model batch starts; the first pass goes on
     (it is cheap, and it is what every row's label waits for). Cancelling the iterating task instead
     drops the batch in flight (a new prompt made it worthless).
+
+    ``more``: a prompt with several fields, the scorers of its fields after the first; every ticket the
+    first field's scorer reads, each of them reads too, in the same micro-batch (one Stop, one count of
+    what is left), through its own cached prefix; their results ride in :attr:`ScoredBatch.more`.
     """
     size = 1 if ramp else batch_size
 
@@ -121,15 +126,16 @@ async def label_stream(
         texts = [w[1] for w in work]
         cached, base, embed = [w[2] for w in work], [w[3] for w in work], [w[4] for w in work]
         model = encoder() if encoder is not None else None  # read per batch: it may arrive during the run
-        return rows, engine.submit(score_micro_batch, scorer, texts, cached, base, stop, model, embed)
+        return rows, engine.submit(score_fields_batch, [scorer, *more], texts, cached, base, stop, model, embed)
 
     pending = queue()
     try:
         while pending is not None:
             rows, future = pending
-            done = await future
+            first, *rest = await future
             pending = queue()  # keep the engine busy while the loop applies this batch
-            yield ScoredBatch(rows, done.scores, done.baseline, done.embeddings)
+            fields = [(r.scores, r.baseline) for r in rest]
+            yield ScoredBatch(rows, first.scores, first.baseline, first.embeddings, fields)
     finally:
         if pending is not None:
             pending[1].cancel()

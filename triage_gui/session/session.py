@@ -106,7 +106,8 @@ class Session(Intents):
         )
         self.teaching.history.stepped.connect(self.checks.stepped)  # an undone teach takes its verdict back
         self.teaching.changed.connect(lambda status: self.checks.refresh() if status.state == "ready" else None)
-        self.fields = FieldLabels(self.table, lambda: self.encoder)  # a prompt's fields after the first (:mod:`fields`)
+        # A prompt's fields after the first (:mod:`fields`), read by the language model on its one thread
+        self.fields = FieldLabels(self.table, lambda: self.encoder, self.engine_thread)
         self.fields.rows_changed.connect(self.rows_changed.emit)
         self.fields.taught_changed.connect(self.save_taught.emit)
         self.teaching.history.apply_field = self.fields.apply
@@ -237,7 +238,7 @@ class Session(Intents):
         after a Stop (Save and re-label after Stop left the new version to the first pass alone). Returns
         False (and does nothing) when it is what is already in use or being built and nothing was stopped:
         saving an unchanged prompt costs nothing; after a Stop it resumes the pass. The fields after the first
-        (a prompt with several) are labelled by their first pass (:mod:`fields`)."""
+        (a prompt with several) have their own first pass and scorers, read in the same run (:mod:`fields`)."""
         self.fields.set_prompt(profile)
         if self.requested is not None and profile.content_hash() == self.requested.content_hash():
             if not self.user_stopped or not self._remaining():
@@ -266,6 +267,10 @@ class Session(Intents):
         self._labelling.cancel()  # the old version's labels stay shown, marked stale, until replaced
         try:
             scorer = await self.engine_thread.run(self.engine.build, self.model, profile, self.calibrate)
+            more = []  # a prompt with several fields: each further field's own prefix, built and stored now too
+            for index in range(1, len(profile.fields)):
+                more.append(await self.engine_thread.run(self.engine.build, self.model, profile.field_profile(index),
+                                                         self.calibrate))  # fmt: skip
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -283,6 +288,7 @@ class Session(Intents):
         bias = getattr(scorer, "bias", None)
         self.table.start_version(version, list(scorer.labels), [] if bias is None else [float(b) for b in bias], same)
         self.versions.append((version, profile))
+        self.fields.new_version(more)
         prefix = getattr(scorer, "prefix", None)
         self._set_prompt(
             PromptStatus(
@@ -438,7 +444,10 @@ class Session(Intents):
         self._set_run(self._status("running"))
         try:
             take = self._queue.take
-            stream = label_stream(self.engine_thread, scorer, take, self.batch_size, stop, True, lambda: self.encoder)
+            more = list(self.fields.scorers)  # every further field read in the same micro-batches (:mod:`fields`)
+            stream = label_stream(
+                self.engine_thread, scorer, take, self.batch_size, stop, True, lambda: self.encoder, more
+            )
             async for batch in stream:
                 self._apply(batch, version, "stopped" if stop.is_set() else "running")
         except asyncio.CancelledError:
@@ -455,7 +464,7 @@ class Session(Intents):
 
     def _from_store(self, rows: range) -> None:
         """Rows the language model read with this prompt and model before take those scores: no forward pass."""
-        if self.scorer is None:
+        if self.scorer is None or self.fields.scorers:  # the further fields' scores are not stored: read again
             return
         bias = np.asarray(getattr(self.scorer, "bias", np.zeros(len(self.table.labels))), dtype=np.float32)
         batch = self.scores.found(self.table, rows, bias)
@@ -474,6 +483,8 @@ class Session(Intents):
             self.teaching.rows_scored(done.scored)
         if done.based:
             self.teaching.baseline_scored(done.based)
+        if batch.more and (done.scored or done.based):  # this version's: the further fields' scores of these rows
+            self.fields.rows_read(batch.rows, batch.more)
         if read:
             self._throughput.add(sum(s is not None for s in batch.scores))
         self.rows_changed.emit(min(batch.rows), max(batch.rows))

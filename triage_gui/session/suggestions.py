@@ -36,9 +36,7 @@ def prepare_grouping(thread: WorkerThread) -> None:
     thread.submit(prepare)
 
 
-async def anchors_of(
-    table: TicketTable, thread: WorkerThread, texts: Sequence[str], encoder: Any
-) -> np.ndarray | None:
+async def anchors_of(table: TicketTable, thread: WorkerThread, texts: Sequence[str], encoder: Any) -> np.ndarray | None:
     """The encoder embeddings of ``texts`` (the labels' examples and taught tickets): the table's first-pass
     ones where a text is loaded and embedded, the encoder's for the rest (None without an encoder)."""
     if encoder is None or not texts:

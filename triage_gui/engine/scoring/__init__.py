@@ -22,7 +22,7 @@ if TYPE_CHECKING:
         steps_apart,
         wilson_interval,
     )
-    from ._runner import as_batch, score_micro_batch, score_stream, score_table
+    from ._runner import as_batch, score_fields_batch, score_micro_batch, score_stream, score_table
     from ._scorer import Scorer, ScoringError
 
 # Imported on first use: torch stays out of the window's start.
@@ -39,7 +39,7 @@ __getattr__ = lazy_face(
             "steps_apart",
             "wilson_interval",
         ],
-        "_runner": ["as_batch", "as_batch", "score_micro_batch", "score_stream", "score_table", "score_table"],
+        "_runner": ["as_batch", "score_fields_batch", "score_micro_batch", "score_stream", "score_table"],
         "_scorer": ["Scorer", "ScoringError"],
     },
 )
@@ -54,6 +54,7 @@ __all__ = [
     "latency_summary",
     "macro_f1",
     "report_from_ids",
+    "score_fields_batch",
     "score_micro_batch",
     "score_stream",
     "score_table",

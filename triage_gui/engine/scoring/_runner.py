@@ -67,6 +67,23 @@ def score_micro_batch(
     return MicroBatch(scores, full, embeddings)
 
 
+def score_fields_batch(
+    scorers: Sequence[ScorerLike],
+    texts: Sequence[str],
+    cached: Sequence[bool],
+    baseline: Sequence[bool],
+    cancel: threading.Event | None = None,
+    encoder: EncoderLike | None = None,
+    embed: Sequence[bool] | None = None,
+) -> list[MicroBatch]:
+    """A micro-batch for every field of a prompt with several, each through its own field's scorer (its own
+    cached prefix): the first field's with the encoder's features (computed once, for every field), then
+    each further field's, the same tickets asked the same. Each score's latency is its own field's; a
+    ticket's latency in total is their sum."""
+    first = score_micro_batch(scorers[0], texts, cached, baseline, cancel, encoder, embed)
+    return [first, *(score_micro_batch(s, texts, cached, baseline, cancel) for s in scorers[1:])]
+
+
 def score_stream(
     scorer: ScorerLike,
     tickets: Iterable[tuple[int, str]],

@@ -23,6 +23,9 @@ class ScoredBatch:
     scores: Sequence[TicketScore | None]  # per row, where its score was asked for
     baseline: Sequence[TicketScore | None]  # per row, where the baseline was asked for and finished
     embeddings: Sequence[np.ndarray | None]  # per row, where the encoder's features were asked for
+    # A prompt with several fields: each further field's (scores, baseline) for the same rows, through its own
+    # cached prefix (stored by the session's further fields, not in this table).
+    more: Sequence[tuple[Sequence[TicketScore | None], Sequence[TicketScore | None]]] = ()
 
     @classmethod
     def of_rows(

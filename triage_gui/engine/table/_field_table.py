@@ -25,9 +25,10 @@ def shared_store(store: FeatureStore, rows: int) -> FeatureStore:
     return out
 
 
-def field_table(table: TicketTable, labels: list[str]) -> TicketTable:
+def field_table(table: TicketTable, labels: list[str], bias: list[float] | None = None) -> TicketTable:
     """A table of the same rows as ``table`` (its texts, values, problems, languages and embeddings, all
-    rows it has now) for a field with these ``labels``: nothing labelled, nothing taught yet."""
+    rows it has now) for a field with these ``labels`` (and its prompt's calibration ``bias``, given a
+    language model: what ``classify`` starts that field's table with): nothing labelled, nothing taught yet."""
     out = TicketTable()
     n = len(table)
     out.columns, out._column_index = list(table.columns), dict(table._column_index)
@@ -42,7 +43,7 @@ def field_table(table: TicketTable, labels: list[str]) -> TicketTable:
     out.embeddings = shared_store(table.embeddings, n)
     out.embeddings.ensure(n)
     out.features.ensure(n)
-    out.start_version(0, list(labels), [])
+    out.start_version(0, list(labels), list(bias or []))
     return out
 
 

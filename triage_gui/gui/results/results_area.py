@@ -161,9 +161,7 @@ class ResultsArea(QTabWidget):
         classified: int = 0,
     ) -> None:
         if not total and not problems:
-            self.stats.setText(
-                f"No tickets yet. Drop a {FORMAT_NAMES} file on the window, or paste tickets."
-            )
+            self.stats.setText(f"No tickets yet. Drop a {FORMAT_NAMES} file on the window, or paste tickets.")
             return
         parts = [f"<b>{labelled}</b> of {counted(total, 'ticket')} labelled."]
         if classified > labelled:  # the first pass is ahead: say what the lead has, then what is refined

@@ -34,6 +34,31 @@ def stage_note(table) -> str:
     return f"{first:,} of these labels are the classifier's first pass; the language model has read {scored:,}."
 
 
+def fields_timing(session: Session) -> str:
+    """A prompt with several fields: the language model's time a ticket for each field (its own prefix), and
+    in total (the fields read the same tickets in the same micro-batches, so the total's mean is the sum of
+    the fields' means); with the baseline on, each further field's agreement with its full re-encode (the
+    first field's is the summary's own). "" for one field or before the language model has read a ticket."""
+    names = session.field_names
+    if not names:
+        return ""
+    first = latency_summary(session.table.latencies())
+    if first is None:
+        return ""
+    parts, total = [f"{names[0]} median {first.median_ms:.0f} ms"], first.mean_ms
+    for index, name in enumerate(names[1:], start=1):
+        latencies, (same, both) = session.field_reading(index)
+        mine = latency_summary(latencies)
+        if mine is None:
+            return ""
+        said = f"{name} median {mine.median_ms:.0f} ms"
+        if both:
+            said += f", agreement with its full re-encode {same}/{both}"
+        parts.append(said)
+        total += mine.mean_ms
+    return f"Language model a ticket, per field: {'; '.join(parts)}; all {len(names)} fields {total:.0f} ms (mean)."
+
+
 def counting_notes(table: TicketTable, gold: GoldColumn) -> list[str]:
     """Which rows an accuracy against gold counts, for any field: why rows are left out (1,999/2,000 once said
     nothing) and how taught tickets count."""
@@ -91,6 +116,8 @@ class Summary:
         languages = table.language_counts()
         if said := language_summary(languages):
             notes.append(f"Languages: {said}.")
+        if timing := fields_timing(self.session):
+            notes.append(timing)
         head = self.session.head_status
         learning = learned_from(head.taught, self.session.prompt_in_use) if head.state == "ready" else ""
         self.results.show_stats(

@@ -98,14 +98,11 @@ class RunBar(QObject):
                 self.show_run(self._shown)
 
     def set_fields(self, names: list[str]) -> None:
-        """A prompt with several fields: the language model refines the first field's labels; the others have
-        their first pass (said in the bar); [] for one field, which the bar says nothing about."""
-        rest = ", ".join(map(repr, names[1:]))
-        words = (
-            (f"the language model reads {names[0]!r} only; {rest}: first pass", f"{rest}: first pass only")
-            if len(names) > 1
-            else ("", "")
-        )
+        """A prompt with several fields: the language model reads each ticket once per field, through that
+        field's own prefix, so a ticket costs a field's time per field (said in the bar, the count the bar
+        shows being tickets); [] for one field, which the bar says nothing about."""
+        many = len(names)
+        words = (f"each ticket read for {many} fields", f"{many} fields") if many > 1 else ("", "")
         if words != self._fields:
             self._fields = words
             if self._shown is not None:
