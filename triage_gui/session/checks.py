@@ -252,8 +252,7 @@ class RandomChecks:
             taught = (min(c.taught for c in checks), max(c.taught for c in checks))
             status = CheckStatus(tuple(self.queue), len(checks), correct, low, high, versions, taught, last.at)
             together = next((i for i, c in enumerate(reversed(checks)) if c.taught != last.taught), len(checks))
-            # (a further field's labels are all its first pass's: the language model reads the first field only)
-            first = sum(c.stage == Source.FIRST.shown for c in checks) if not self.field else 0
+            first = sum(c.stage == Source.FIRST.shown for c in checks)  # every field's, each read by the model
             since = self._since(versions[1], last.taught, together)
             self.status = replace(status, since=since, first_pass=first, field=self.name)
         self.changed.emit(self.status)

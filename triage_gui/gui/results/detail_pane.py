@@ -293,7 +293,7 @@ class DetailPane(QWidget):
             shown = self.field_table(index)
             decisions.append(mine := decide(shown, row) if shown is not None and row < len(shown) else None)
             taught = self.field_taught[index - 1] if index <= len(self.field_taught) else 0
-            said = field_origin(table, row, mine, taught, self.field_names[index], self.field_names[0])
+            said = field_origin(table, row, mine, taught, self.field_names[index])
             part.show_decision(shown, row, mine, said, enabled)
         if self.parts:  # every field's label on one line: the further fields' parts are below the fold
             header += "<br>" + " · ".join(map(said_label, self.field_names, decisions))
@@ -364,9 +364,10 @@ def said_label(name: str, d: Decision | None) -> str:
     return f"{name}: " + ("—" if label is None else f"<b>{'✓ ' if d is not None and d.taught else ''}{label}</b>")
 
 
-def field_origin(table: TicketTable, row: int, d: Decision | None, taught: int, name: str, first: str) -> str:
-    """Where a further field's label came from: taught by the lead, or that field's first pass (the language
-    model reads the first field only), with its confidence."""
+def field_origin(table: TicketTable, row: int, d: Decision | None, taught: int, name: str) -> str:
+    """Where a further field's label came from: taught by the lead, that field's first pass, or the classifier
+    with the language model's reading of the ticket for that field (through the field's own prefix), with its
+    confidence, and whether the language model has read the ticket for that field yet."""
     if row in table.problems:
         return f"Not labelled: {table.problems[row]}."
     if d is None or d.label is None:
@@ -377,7 +378,14 @@ def field_origin(table: TicketTable, row: int, d: Decision | None, taught: int, 
         return f"<b>{d.label}</b>, taught by you. The bars are the classifier's probabilities for the ticket.{would}"
     tickets = f" and the {taught} ticket{'s' if taught != 1 else ''} you taught for {name}" if taught else ""
     sure = f" (confidence {d.confidence:.2f})" if d.confidence is not None else ""
+    if d.source is Source.LEARNED:
+        return f"<b>{d.label}</b>, the classifier with the language model's reading of the ticket for {name}{sure}."
+    read = (
+        f"The language model has read it for {name}; its reading is not used for {name}'s labels yet."
+        if table.scored(row)
+        else f"The language model has not read it for {name} yet."
+    )
     return (
         f"<b>{d.label}</b>, the classifier's first pass, from the prompt's examples and label descriptions"
-        f"{tickets}{sure}. The language model reads {first} only."
+        f"{tickets}{sure}. {read}"
     )

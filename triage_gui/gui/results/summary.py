@@ -194,7 +194,7 @@ class Summary:
     def refresh_field_gold(self, field: int) -> None:
         """A further field's accuracy against its own gold column, in the first field's words: taught tickets count
         with the label a model not trained on them gives (the field's first pass judges them out of fold). That
-        field is labelled by its first pass alone, so no version comparison, stage or refinement note."""
+        field has no versions of its own yet, so no version comparison, stage or refinement note."""
         table, gold = self.field_gold(field)
         name, rows = self.session.field_names[field], len(self.session.table)
         if gold is None:
