@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..engine.prompt import Measure
+from ..engine.prompt import Measure, PromptProfile
 from ..engine.table import TicketTable
 from ..words import counted
 from .events import Event
@@ -72,6 +72,9 @@ class Evaluation:
         self.field_gold_changed: Event[[str, GoldColumn | None]] = Event()
         self.field_order: list[str] = []  # the fields of the prompt in use, as :meth:`follow_fields` last saw them
         self.scored: Event[[Score]] = Event()  # a version got a score (for a file and taught set)
+        # A further field's version got a score: the field (1: the second), the one-field prompt holding it (its
+        # version), the score (:class:`field_scoring.FieldVersions` takes it once that field's labels are final).
+        self.field_scored: Event[[int, PromptProfile, Measure]] = Event()
         self._gold_print: tuple[object, tuple[str, ...], int, int] = (None, (), 0, 0)  # gold, labels, rows, sum
         # What the lead calls a session version (the prompt file's history number; v + 1 without one).
         self.numbering: Callable[[int], int] = lambda version: version + 1
@@ -356,6 +359,11 @@ def taught_print(taught: Mapping[str, str]) -> str:
     """Which taught set: a fingerprint of its (text, label) pairs, the same in any order."""
     total = _sum(text + "\x1f" + label for text, label in taught.items()) % 2**64
     return f"{total:016x}"
+
+
+def fingerprint(items: Iterable[str]) -> str:
+    """A fingerprint of the multiset of ``items`` (gold rows as text and gold label, say), the same in any order."""
+    return f"{_sum(items) % 2**64:016x}"
 
 
 def _sum(items: Iterable[str]) -> int:

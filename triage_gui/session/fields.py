@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, cast
 from ..engine.table import embedded_count, field_table
 from .checks import FieldChecks
 from .events import Event
+from .field_versions import previous_tables
 from .tasks import LatestTask
 from .workers import WorkerThread
 
@@ -112,9 +113,13 @@ class FieldLabels:
         self.taught: list[dict[str, str]] = []  # per further field: ticket text -> label
         self.tables: list[TicketTable | None] = []  # per further field: its labelled table (None: not yet)
         self.suggestions: list[list[int]] = []  # per further field: the rows to teach next, best first
+        # per further field: its labelled table before its prompt part or taught set last changed (None: none yet),
+        # what its Flipped tab compares with (:mod:`field_versions`)
+        self.previous: list[TicketTable | None] = []
         self.checks = FieldChecks(self.table_of, self.taught_of)
         self.rows_changed: Event[[int, int]] = Event()
         self.taught_changed: Event[[]] = Event()
+        self.fitted: Event[[]] = Event()  # a fit landed (a field's version is scored once its labels are final)
         self.thread = WorkerThread("fields")
         self._fitting = LatestTask("field labels")
         self._fitted = 0  # embedded rows the tables in use were fitted on
@@ -159,6 +164,7 @@ class FieldLabels:
         self.history_named(self.first if specs else "")  # (a renamed first field too)
         if self._key_of(specs, taught) == self._key_of(self.specs, self.taught):
             return
+        self.previous = previous_tables(self.specs, self.taught, self.tables, self.previous, specs, taught)
         self.specs, self.taught = specs, taught
         self.tables, self.suggestions = [None] * len(specs), [[] for _ in specs]
         self._fitted = 0
@@ -189,6 +195,8 @@ class FieldLabels:
     def apply(self, index: int, labels: dict[str, str | None]) -> None:
         """Undo or redo: these texts' taught labels in field ``index``, set as a teach sets them."""
         taught = self.taught[index - 1]
+        if (shown := self.tables[index - 1]) is not None:  # the labels before this taught set: its flips' base
+            self.previous[index - 1] = shown
         for text, label in labels.items():
             if label is None:
                 taught.pop(text, None)
@@ -208,7 +216,15 @@ class FieldLabels:
         """The rows were dropped (or their text column changed): nothing fitted on them is kept."""
         self._fitting.cancel()
         self.tables, self.suggestions = [None] * len(self.specs), [[] for _ in self.specs]
+        self.previous = [None] * len(self.specs)
         self._fitted = 0
+
+    @property
+    def settled(self) -> bool:
+        """Every further field's labels are final: fitted on every scorable row, no fit pending."""
+        scorable = self.table.count_scorable()
+        done = not self._fitting.pending and all(t is not None and len(t) == len(self.table) for t in self.tables)
+        return bool(self.specs) and done and 0 < scorable <= self._fitted
 
     def refit(self) -> None:
         if self.specs:
@@ -233,3 +249,4 @@ class FieldLabels:
         self.checks.refresh()  # rows taught meanwhile leave the samples still to check
         if refit_due(embedded_count(table), table.count_scorable(), embedded):  # rows embedded meanwhile
             self.refit()
+        self.fitted.emit()
