@@ -12,6 +12,7 @@ from ...engine.scoring import latency_summary
 from ...engine.table import TicketTable, language_summary
 from ...session.checks import CheckStatus
 from ...session.evaluation import Evaluation, VersionScoring
+from ...session.field_scoring import FieldVersions
 from ...session.gold import GoldColumn, gold_report, not_counted, row_mask, two_steps
 from ...session.refinement import refinement_changes
 from ...session.session import Session
@@ -73,6 +74,7 @@ class Summary:
         self.session, self.evaluation, self.results, self.tickets = session, evaluation, results, tickets
         self.dirty = True
         self.scoring = VersionScoring(session, evaluation)  # a version's score: taken in the session layer
+        self.field_versions = FieldVersions(session, evaluation)  # the further fields' scores and flips, likewise
 
     def refresh(self) -> None:
         if not self.dirty:
@@ -141,10 +143,20 @@ class Summary:
         profile = self.session.prompt_in_use
         return profile is not None and field < len(profile.fields) and profile.fields[field].ordered
 
-    def refresh_gold(self) -> None:
+    def refresh_flips(self, field: int) -> None:
+        """The Flipped tab: the first field's flips with the last prompt version, or a further field's (its labels
+        before its part of the prompt or its taught tickets last changed, against its labels now)."""
+        names = self.session.field_names
+        if 0 < field < len(names):
+            flips, count, compared = self.field_versions.flips(field)
+            self.results.show_flips(flips, count, compared, names[field])
+            return
         flipped = self.session.table.previous_ids() >= 0
         self.results.show_flips(*self.evaluation.flips(), compared=bool(flipped.any()))
-        if field := self.results.accuracy_field():
+
+    def refresh_gold(self) -> None:
+        self.refresh_flips(field := self.results.accuracy_field())
+        if field:
             self.refresh_field_gold(field)
             return
         table, gold = self.session.table, self.evaluation.gold
