@@ -13,7 +13,7 @@ import pytest
 from fake_engine import FakeEngine
 from PySide6.QtCore import Qt
 from test_session_fields import QUEUE
-from test_window_field_gold import N, PRIORITY, hand_count, settled, write_file
+from test_window_field_gold import PRIORITY, N, hand_count, settled, write_file
 
 from triage_gui.engine.prompt import Label, PromptProfile
 from triage_gui.gui.main_window import MainWindow
@@ -109,7 +109,9 @@ def test_changing_only_the_priority_lists_the_priority_flips_and_no_queue_change
 
     save_in_editor(qtbot, window, priority_swapped())
     after = session.field_table(1)
-    changed = [(r, f"{priority_before[r]} → {after.label(r)}") for r in range(N) if after.label(r) != priority_before[r]]
+    changed = [
+        (r, f"{priority_before[r]} → {after.label(r)}") for r in range(N) if after.label(r) != priority_before[r]
+    ]
     assert 0 < len(changed) < N  # the swap moved some priorities, not all: the list can be told from a wrong one
     assert [session.table.label(r) for r in range(N)] == queue_before  # the queue's part was not changed
 
@@ -150,7 +152,10 @@ def test_each_fields_versions_are_scored_against_its_own_gold_and_kept_after_reo
     right2, _, _ = hand_count(session.field_table(1), [r["priority"] for r in rows])
     assert document.field_history(1)[-1].accuracy == pytest.approx(right2 / N)
     choose(window, VERSIONS, 1)
-    assert [v[:2] for v in versions_shown(window)] == [("2", f"{100 * right2 / N:.1f}%"), ("1", f"{100 * right / N:.1f}%")]
+    assert [v[:2] for v in versions_shown(window)] == [
+        ("2", f"{100 * right2 / N:.1f}%"),
+        ("1", f"{100 * right / N:.1f}%"),
+    ]
     choose(window, VERSIONS, 0)
     assert [v[:2] for v in versions_shown(window)] == [("1", f"{100 * queue_right / N:.1f}%")]
 
@@ -168,7 +173,10 @@ def test_each_fields_versions_are_scored_against_its_own_gold_and_kept_after_reo
     other = new_window(qtbot)  # a restart: the same file, each field's versions as saved
     assert other.prompt.open(str(path))
     choose(other, VERSIONS, 1)
-    assert [v[:2] for v in versions_shown(other)] == [("2", f"{100 * right2 / N:.1f}%"), ("1", f"{100 * right / N:.1f}%")]
+    assert [v[:2] for v in versions_shown(other)] == [
+        ("2", f"{100 * right2 / N:.1f}%"),
+        ("1", f"{100 * right / N:.1f}%"),
+    ]
     choose(other, VERSIONS, 0)
     assert [v[:2] for v in versions_shown(other)] == [("1", f"{100 * queue_right / N:.1f}%")]
     other.close_now()
@@ -208,3 +216,23 @@ def test_a_one_field_prompts_flipped_and_versions_tabs_are_as_they_were(qtbot, w
     assert len(window.document.history) == 2 and results.versions.accessibleName() == "Prompt versions"
     text = path.read_text(encoding="utf-8")
     assert '"field"' not in text and '"fields"' not in text  # the one-field file as every release wrote it
+
+
+def test_wrong_against_gold_judges_the_field_shown_and_names_it(qtbot, window, tmp_path):
+    _, rows = open_prompt(qtbot, window, tmp_path, PromptProfile.of_fields([QUEUE, PRIORITY], "Queue and priority"))
+    session, tickets = window.session, window.tickets
+    proxy = tickets.proxy
+
+    def listed() -> list[int]:
+        return sorted(proxy.mapToSource(proxy.index(i, 0)).row() for i in range(proxy.rowCount()))
+
+    tickets.wrong_only.setChecked(True)
+    queue_wrong = [r for r in range(N) if session.table.evaluated_label(r) != rows[r]["queue"]]
+    assert listed() == queue_wrong and tickets.wrong_only.text() == "Wrong against gold"
+    choose(window, 1, 1)  # the priority's accuracy: the filter follows, and says whose
+    second = session.field_table(1)
+    priority_wrong = [r for r in range(N) if second.evaluated_label(r) != rows[r]["priority"]]
+    assert priority_wrong != queue_wrong  # the test can tell the two fields apart
+    assert listed() == priority_wrong and tickets.wrong_only.text() == "Wrong against gold (priority)"
+    choose(window, 1, 0)
+    assert listed() == queue_wrong and tickets.wrong_only.text() == "Wrong against gold"
