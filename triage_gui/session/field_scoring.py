@@ -29,7 +29,7 @@ class FieldVersions:
     def __init__(self, session: Session, evaluation: Evaluation) -> None:
         self.session, self.evaluation = session, evaluation
         self._waiting = LatestTask("score field versions")
-        session.fields.fitted.connect(self.look)
+        session.fields.rows_changed.connect(lambda first, last: self.look())  # a fit landed (or a new prompt)
         session.file_changed.connect(lambda status: self.look())  # a fit that landed while the file was read
         evaluation.field_gold_changed.connect(lambda name, gold: self.look())
 

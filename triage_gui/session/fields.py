@@ -119,7 +119,6 @@ class FieldLabels:
         self.checks = FieldChecks(self.table_of, self.taught_of)
         self.rows_changed: Event[[int, int]] = Event()
         self.taught_changed: Event[[]] = Event()
-        self.fitted: Event[[]] = Event()  # a fit landed (a field's version is scored once its labels are final)
         self.thread = WorkerThread("fields")
         self._fitting = LatestTask("field labels")
         self._fitted = 0  # embedded rows the tables in use were fitted on
@@ -152,6 +151,13 @@ class FieldLabels:
         taught = self.taught_of(index)  # as taught now (the table's says as at its fit)
         return next((r for r in self.suggestions[index - 1] if table.texts[r].strip() not in taught), None)
 
+    @property
+    def settled(self) -> bool:
+        """Every further field's labels are final: fitted on every scorable row, no fit pending."""
+        scorable = self.table.count_scorable()
+        done = not self._fitting.pending and all(t is not None and len(t) == len(self.table) for t in self.tables)
+        return bool(self.specs) and done and 0 < scorable <= self._fitted
+
     # ------------------------------------------------------------- changes
 
     def set_prompt(self, profile: PromptProfile) -> None:
@@ -162,9 +168,9 @@ class FieldLabels:
         specs = [FieldSpec(f.name, profile.field_profile(i + 1)) for i, f in enumerate(profile.more_fields)]
         taught = [{e.text.strip(): e.label for e in f.taught if e.text.strip()} for f in profile.more_fields]
         self.history_named(self.first if specs else "")  # (a renamed first field too)
+        self.previous = previous_tables(self.specs, self.taught, self.tables, self.previous, specs, taught)
         if self._key_of(specs, taught) == self._key_of(self.specs, self.taught):
             return
-        self.previous = previous_tables(self.specs, self.taught, self.tables, self.previous, specs, taught)
         self.specs, self.taught = specs, taught
         self.tables, self.suggestions = [None] * len(specs), [[] for _ in specs]
         self._fitted = 0
@@ -214,17 +220,10 @@ class FieldLabels:
 
     def cleared(self) -> None:
         """The rows were dropped (or their text column changed): nothing fitted on them is kept."""
+        self.previous = [None] * len(self.specs)  # other rows: nothing to compare with
         self._fitting.cancel()
         self.tables, self.suggestions = [None] * len(self.specs), [[] for _ in self.specs]
-        self.previous = [None] * len(self.specs)
         self._fitted = 0
-
-    @property
-    def settled(self) -> bool:
-        """Every further field's labels are final: fitted on every scorable row, no fit pending."""
-        scorable = self.table.count_scorable()
-        done = not self._fitting.pending and all(t is not None and len(t) == len(self.table) for t in self.tables)
-        return bool(self.specs) and done and 0 < scorable <= self._fitted
 
     def refit(self) -> None:
         if self.specs:
@@ -249,4 +248,3 @@ class FieldLabels:
         self.checks.refresh()  # rows taught meanwhile leave the samples still to check
         if refit_due(embedded_count(table), table.count_scorable(), embedded):  # rows embedded meanwhile
             self.refit()
-        self.fitted.emit()
