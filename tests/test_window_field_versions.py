@@ -20,7 +20,7 @@ from triage_gui.gui.main_window import MainWindow
 from triage_gui.gui.results.results_area import NO_FLIPS, NO_FLIPS_YET
 from triage_gui.session.session import Session
 
-FLIPPED, VERSIONS = 2, 4  # the results area's tabs
+FLIPPED, VERSIONS = 2, 3  # the results area's tabs (Summary, Accuracy, Flipped, Versions)
 
 
 @pytest.fixture

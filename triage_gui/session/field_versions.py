@@ -27,8 +27,11 @@ if TYPE_CHECKING:
 
 
 class FieldSpec(Protocol):  # session.fields.FieldSpec (not imported: that module imports this one)
-    name: str
-    profile: PromptProfile
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def profile(self) -> PromptProfile: ...
 
 
 Flip = tuple[int, str, str, str]  # source row, ticket text, old label, new label

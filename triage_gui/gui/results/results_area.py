@@ -2,9 +2,10 @@
 the tickets whose label flipped with the last prompt save, and the prompt's versions.
 
 A prompt with several fields shows one field's Accuracy, Flipped and Versions at a time, the one chosen in the
-*Field:* selector at the tab bar's right (one selector for the three tabs: a lead who picked the priority to read
-its accuracy and then opened Flipped would otherwise read the queue's flips under the priority's matrix; hidden on
-the Summary tab, which is the run's, and for a one-field prompt, whose tabs are as they were)."""
+*Field:* selector at the top of the tab shown (one selector for the three tabs, moved into the one shown: a lead who
+picked the priority to read its accuracy and then opened Flipped would otherwise read the queue's flips under the
+priority's matrix; not on the Summary tab, which is the run's, nor for a one-field prompt, whose tabs are as they
+were). At the tab bar's corner it left the four tabs too little room at 1024 px: they scrolled, Summary hidden."""
 
 from __future__ import annotations
 
@@ -99,14 +100,16 @@ class ResultsArea(QTabWidget):
         self.field_choice.activated.connect(lambda index: self.accuracy_field_chosen.emit(index))
         self.field_row = QWidget()
         row = QHBoxLayout(self.field_row)
-        row.setContentsMargins(4, 0, 4, 0)
+        row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(QLabel("Field:"))
         row.addWidget(self.field_choice)
+        row.addStretch(1)
         self.field_row.hide()
-        self.setCornerWidget(self.field_row, Qt.Corner.TopRightCorner)
+        self._field_boxes: dict[int, QVBoxLayout] = {}  # tab -> its layout, where the field selector goes when shown
         self.currentChanged.connect(lambda _: self._show_field_row())
         accuracy = QWidget()
-        box = QVBoxLayout(accuracy)
+        box = self._field_boxes[1] = QVBoxLayout(accuracy)
+        box.addWidget(self.field_row)  # the tab it is in until another is shown
         box.addWidget(self.accuracy)
         box.addWidget(self.axes)
         box.addWidget(self.confusion, 1)
@@ -121,7 +124,7 @@ class ResultsArea(QTabWidget):
         self.flips_note.setWordWrap(True)
         self.flips_note.setAccessibleName("Flipped labels note")
         flipped = QWidget()
-        box = QVBoxLayout(flipped)
+        box = self._field_boxes[2] = QVBoxLayout(flipped)
         box.addWidget(self.flips_note)
         box.addWidget(self.flips, 1)
         box.addStretch(0)  # the note at the top while the list is hidden
@@ -144,7 +147,7 @@ class ResultsArea(QTabWidget):
         self.revert_button = revert = QPushButton("Go back to this version")
         revert.clicked.connect(self._revert_clicked)
         versions = QWidget()
-        box = QVBoxLayout(versions)
+        box = self._field_boxes[3] = QVBoxLayout(versions)
         box.addWidget(self.versions, 1)
         row = QHBoxLayout()
         row.addStretch(1)
@@ -214,8 +217,11 @@ class ResultsArea(QTabWidget):
         self._show_field_row()
 
     def _show_field_row(self) -> None:
-        """The field selector: for a prompt with several fields, on the tabs it chooses for (not the Summary)."""
-        self.field_row.setVisible(self.field_choice.count() > 1 and self.currentIndex() != 0)
+        """The field selector, for a prompt with several fields: at the top of the tab shown (not the Summary)."""
+        box = self._field_boxes.get(self.currentIndex())
+        if box is not None and box.indexOf(self.field_row) != 0:
+            box.insertWidget(0, self.field_row)  # taken out of the tab it was in
+        self.field_row.setVisible(self.field_choice.count() > 1 and box is not None)
 
     def accuracy_field(self) -> int:
         """The field whose accuracy, flips and versions the tabs show (0: the first, and for a one-field prompt)."""
