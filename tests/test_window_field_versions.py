@@ -13,7 +13,7 @@ import pytest
 from fake_engine import FakeEngine
 from PySide6.QtCore import Qt
 from test_session_fields import QUEUE
-from test_window_field_gold import PRIORITY, N, hand_count, settled, write_file
+from test_window_field_gold import PRIORITY, N, hand_count, settled, shown, write_file
 
 from triage_gui.engine.prompt import Label, PromptProfile
 from triage_gui.gui.main_window import MainWindow
@@ -236,3 +236,15 @@ def test_wrong_against_gold_judges_the_field_shown_and_names_it(qtbot, window, t
     assert listed() == priority_wrong and tickets.wrong_only.text() == "Wrong against gold (priority)"
     choose(window, 1, 0)
     assert listed() == queue_wrong and tickets.wrong_only.text() == "Wrong against gold"
+
+
+def test_the_queues_accuracy_after_a_priority_only_save_compares_with_its_earlier_run(qtbot, window, tmp_path):
+    """The queue's version is its own part of the prompt: a Save that changed only the priority's re-runs queue
+    version 1, and its Accuracy tab said "+0.0 points since version 1" while on version 1."""
+    open_prompt(qtbot, window, tmp_path, PromptProfile.of_fields([QUEUE, PRIORITY], "Queue and priority"))
+    qtbot.waitUntil(lambda: window.document.field_history(0)[-1].accuracy is not None, timeout=10_000)
+    save_in_editor(qtbot, window, priority_swapped())
+    qtbot.waitUntil(lambda: not window.session.busy, timeout=10_000)
+    assert [r.number for r in window.document.field_history(0)] == [1]
+    choose(window, 1, 0)
+    assert "+0.0 points since version 1's earlier run (same gold rows and taught set)" in shown(window)

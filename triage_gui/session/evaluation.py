@@ -264,25 +264,32 @@ class Evaluation:
         if before is None:
             return ""
         covered, rows = self.coverage()
-        number = self.numbering(before.version)
+        number = self.named(before.version)
         if covered < rows:
             so_far = f"so far {covered} of {rows} gold rows labelled by this version "
-            return so_far + f"(compared with version {number} once all are)"
+            return so_far + f"(compared with {number} once all are)"
         key = (self.gold_print(), taught_print(taught))
         earlier = sorted((v for v in self.scores if v < self.in_use and key in self.scores[v]), reverse=True)
         if earlier:
             same = self.scores[earlier[0]][key]
             return (
-                f"{100 * (accuracy - same.measure.accuracy):+.1f} points since version {self.numbering(same.version)} "
+                f"{100 * (accuracy - same.measure.accuracy):+.1f} points since {self.named(same.version)} "
                 "(same gold rows and taught set)"
             )
         then = before.measure
         if (then.taught, then.gold_rows) != (len(taught), rows):
             return (
-                f"not comparable with version {number} ({counted(then.taught, 'taught ticket')} and "
+                f"not comparable with {number} ({counted(then.taught, 'taught ticket')} and "
                 f"{then.gold_rows} gold rows then, {len(taught)} and {rows} now)"
             )
-        return f"not comparable with version {number} (other gold rows or another taught set then, as many)"
+        return f"not comparable with {number} (other gold rows or another taught set then, as many)"
+
+    def named(self, version: int) -> str:
+        """An earlier session version as the lead knows it: "version 2", or, where it is the version in use run
+        before (a Save that changed only another field's part of the prompt, the calibration switched), "version 1's
+        earlier run" (the queue's tab said "+0.0 points since version 1" on version 1)."""
+        number = self.numbering(version)
+        return f"version {number}" + ("'s earlier run" if number == self.numbering(self.in_use) else "")
 
     def flips(self, limit: int = 2000) -> tuple[list[tuple[int, str, str, str]], int]:
         """Tickets whose label changed with the last prompt version (the first ``limit``), and how many."""
