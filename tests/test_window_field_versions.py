@@ -248,3 +248,23 @@ def test_the_queues_accuracy_after_a_priority_only_save_compares_with_its_earlie
     assert [r.number for r in window.document.field_history(0)] == [1]
     choose(window, 1, 0)
     assert "+0.0 points since version 1's earlier run (same gold rows and taught set)" in shown(window)
+
+
+def test_teaching_a_priority_ticket_lists_what_the_teaching_changed_in_the_priority(qtbot, window, tmp_path):
+    """A further field's previous labels are those before its taught set last changed, too (the brief's rule: its
+    part of the prompt or its taught tickets); the queue's Flipped stays the queue's prompt versions'."""
+    _, rows = open_prompt(qtbot, window, tmp_path, PromptProfile.of_fields([QUEUE, PRIORITY], "Queue and priority"))
+    session = window.session
+    before = session.field_table(1)
+    row = next(r for r in range(N) if before.label(r) != rows[r]["priority"])
+    labels = [before.label(r) for r in range(N)]
+    session.teach_field(1, [row], rows[row]["priority"])
+    qtbot.waitUntil(lambda: session.field_table(1) not in (None, before), timeout=10_000)
+    settled(qtbot, window)
+    after = session.field_table(1)
+    changed = [(r, f"{labels[r]} → {after.label(r)}") for r in range(N) if after.label(r) != labels[r]]
+    assert (row, f"{labels[row]} → {rows[row]['priority']}") in changed  # the taught ticket shows its taught label
+    choose(window, FLIPPED, 1)
+    assert listed_flips(window) == changed
+    choose(window, FLIPPED, 0)
+    assert listed_flips(window) == [] and window.results.flips_note.text() == NO_FLIPS_YET  # no queue version yet
