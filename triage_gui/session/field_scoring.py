@@ -46,7 +46,9 @@ class FieldVersions:
     async def _settle(self) -> None:
         fields = self.session.fields
         while tasks := [t for t in fields.tasks() if not t.done()]:  # the fit that announced itself, and any after
-            await asyncio.wait(tasks)
+            done, _ = await asyncio.wait(tasks)
+            if any(t.cancelled() for t in done):
+                return  # a newer fit cancelled it (it looks again when it lands), or the window is closing
         if self.session.reading or not fields.settled:
             return  # the rows still coming refit the fields, and the fit after them looks again
         for index, spec in enumerate(fields.specs, start=1):
