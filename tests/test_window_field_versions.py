@@ -12,6 +12,7 @@ from dataclasses import replace
 import pytest
 from fake_engine import FakeEngine
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QTextBrowser
 from test_session_fields import QUEUE
 from test_window_field_gold import PRIORITY, N, hand_count, settled, shown, write_file
 
@@ -156,6 +157,13 @@ def test_each_fields_versions_are_scored_against_its_own_gold_and_kept_after_reo
         ("2", f"{100 * right2 / N:.1f}%"),
         ("1", f"{100 * right / N:.1f}%"),
     ]
+    window.results.versions.selectAll()  # the priority's two versions compared: what changed, each one's accuracy
+    window.results.compare_button.click()
+    dialog = window.prompt.diff_dialog
+    assert dialog is not None and dialog.windowTitle() == "priority: version 1 and version 2"
+    compared = dialog.findChild(QTextBrowser).toPlainText()
+    assert "Description of low" in compared and f"accuracy {100 * right2 / N:.1f}%" in compared
+    dialog.close()
     choose(window, VERSIONS, 0)
     assert [v[:2] for v in versions_shown(window)] == [("1", f"{100 * queue_right / N:.1f}%")]
 

@@ -376,13 +376,13 @@ class PromptActions:
 
     def show_diff(self, a: int, b: int) -> None:
         """Versions' *Compare*: the two side by side, what changed and each one's accuracy."""
-        field, _ = self._field()
+        field, name = self._field()
         old, new = self._version(a, field), self._version(b, field)
         if old is None or new is None:
             return
         records = {r.number: r for r in self.document.field_history(field)}
         sides = (Side(a, old, records.get(a)), Side(b, new, records.get(b)))
-        self.diff_dialog = compare_dialog(self.parent, *sides)
+        self.diff_dialog = compare_dialog(self.parent, *sides, name)
 
     # ------------------------------------------------------ taught tickets
 
