@@ -386,11 +386,12 @@ WINDOW_READS = {
         "save", "saved", "scored",
         "start", "status", "stranded", "version_profile", "write_draft",
         "keep_field_checks",
+        "field_history", "keep_field_history",  # versions per field
     },
     "evaluation": {
         "choose", "choose_for", "cleared", "comparison", "detect", "detect_fields", "field_gold_changed", "flips",
         "follow_fields", "gold", "gold_changed", "gold_for", "mappings", "needs_mapping", "numbering", "scored",
-        "version_applied",
+        "version_applied", "field_scored",
     },
 }  # fmt: skip
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..engine.prompt import Measure
+from ..engine.prompt import Measure, PromptProfile
 from ..engine.table import TicketTable
 from ..words import counted
 from .events import Event
@@ -72,6 +72,9 @@ class Evaluation:
         self.field_gold_changed: Event[[str, GoldColumn | None]] = Event()
         self.field_order: list[str] = []  # the fields of the prompt in use, as :meth:`follow_fields` last saw them
         self.scored: Event[[Score]] = Event()  # a version got a score (for a file and taught set)
+        # A further field's version got a score: the field (1: the second), the one-field prompt holding it (its
+        # version), the score (:class:`field_scoring.FieldVersions` takes it once that field's labels are final).
+        self.field_scored: Event[[int, PromptProfile, Measure]] = Event()
         self._gold_print: tuple[object, tuple[str, ...], int, int] = (None, (), 0, 0)  # gold, labels, rows, sum
         # What the lead calls a session version (the prompt file's history number; v + 1 without one).
         self.numbering: Callable[[int], int] = lambda version: version + 1
@@ -261,25 +264,32 @@ class Evaluation:
         if before is None:
             return ""
         covered, rows = self.coverage()
-        number = self.numbering(before.version)
+        number = self.named(before.version)
         if covered < rows:
             so_far = f"so far {covered} of {rows} gold rows labelled by this version "
-            return so_far + f"(compared with version {number} once all are)"
+            return so_far + f"(compared with {number} once all are)"
         key = (self.gold_print(), taught_print(taught))
         earlier = sorted((v for v in self.scores if v < self.in_use and key in self.scores[v]), reverse=True)
         if earlier:
             same = self.scores[earlier[0]][key]
             return (
-                f"{100 * (accuracy - same.measure.accuracy):+.1f} points since version {self.numbering(same.version)} "
+                f"{100 * (accuracy - same.measure.accuracy):+.1f} points since {self.named(same.version)} "
                 "(same gold rows and taught set)"
             )
         then = before.measure
         if (then.taught, then.gold_rows) != (len(taught), rows):
             return (
-                f"not comparable with version {number} ({counted(then.taught, 'taught ticket')} and "
+                f"not comparable with {number} ({counted(then.taught, 'taught ticket')} and "
                 f"{then.gold_rows} gold rows then, {len(taught)} and {rows} now)"
             )
-        return f"not comparable with version {number} (other gold rows or another taught set then, as many)"
+        return f"not comparable with {number} (other gold rows or another taught set then, as many)"
+
+    def named(self, version: int) -> str:
+        """An earlier session version as the lead knows it: "version 2", or, where it is the version in use run
+        before (a Save that changed only another field's part of the prompt, the calibration switched), "version 1's
+        earlier run" (the queue's tab said "+0.0 points since version 1" on version 1)."""
+        number = self.numbering(version)
+        return f"version {number}" + ("'s earlier run" if number == self.numbering(self.in_use) else "")
 
     def flips(self, limit: int = 2000) -> tuple[list[tuple[int, str, str, str]], int]:
         """Tickets whose label changed with the last prompt version (the first ``limit``), and how many."""
@@ -356,6 +366,11 @@ def taught_print(taught: Mapping[str, str]) -> str:
     """Which taught set: a fingerprint of its (text, label) pairs, the same in any order."""
     total = _sum(text + "\x1f" + label for text, label in taught.items()) % 2**64
     return f"{total:016x}"
+
+
+def fingerprint(items: Iterable[str]) -> str:
+    """A fingerprint of the multiset of ``items`` (gold rows as text and gold label, say), the same in any order."""
+    return f"{_sum(items) % 2**64:016x}"
 
 
 def _sum(items: Iterable[str]) -> int:

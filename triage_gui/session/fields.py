@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, cast
 from ..engine.table import embedded_count, field_table
 from .checks import FieldChecks
 from .events import Event
+from .field_versions import previous_tables
 from .tasks import LatestTask
 from .workers import WorkerThread
 
@@ -140,6 +141,9 @@ class FieldLabels:
         self.taught: list[dict[str, str]] = []  # per further field: ticket text -> label
         self.tables: list[TicketTable | None] = []  # per further field: its labelled table (None: not yet)
         self.suggestions: list[list[int]] = []  # per further field: the rows to teach next, best first
+        # per further field: its labelled table before its prompt part or taught set last changed (None: none yet),
+        # what its Flipped tab compares with (:mod:`field_versions`)
+        self.previous: list[TicketTable | None] = []
         self.checks = FieldChecks(self.table_of, self.taught_of)
         self.rows_changed: Event[[int, int]] = Event()
         self.taught_changed: Event[[]] = Event()
@@ -179,6 +183,13 @@ class FieldLabels:
         taught = self.taught_of(index)  # as taught now (the table's says as at its fit)
         return next((r for r in self.suggestions[index - 1] if table.texts[r].strip() not in taught), None)
 
+    @property
+    def settled(self) -> bool:
+        """Every further field's labels are final: fitted on every scorable row, no fit pending."""
+        scorable = self.table.count_scorable()
+        done = not self._fitting.pending and all(t is not None and len(t) == len(self.table) for t in self.tables)
+        return bool(self.specs) and done and 0 < scorable <= self._fitted
+
     # ------------------------------------------------------------- changes
 
     def set_prompt(self, profile: PromptProfile) -> None:
@@ -189,6 +200,7 @@ class FieldLabels:
         specs = [FieldSpec(f.name, profile.field_profile(i + 1)) for i, f in enumerate(profile.more_fields)]
         taught = [{e.text.strip(): e.label for e in f.taught if e.text.strip()} for f in profile.more_fields]
         self.history_named(self.first if specs else "")  # (a renamed first field too)
+        self.previous = previous_tables(self.specs, self.taught, self.tables, self.previous, specs, taught)
         if self._key_of(specs, taught) == self._key_of(self.specs, self.taught):
             return
         if [self._prompt_of(s) for s in specs] != [self._prompt_of(s) for s in self.specs]:
@@ -227,6 +239,8 @@ class FieldLabels:
     def apply(self, index: int, labels: dict[str, str | None]) -> None:
         """Undo or redo: these texts' taught labels in field ``index``, set as a teach sets them."""
         taught = self.taught[index - 1]
+        if (shown := self.tables[index - 1]) is not None:  # the labels before this taught set: its flips' base
+            self.previous[index - 1] = shown
         for text, label in labels.items():
             if label is None:
                 taught.pop(text, None)
@@ -244,6 +258,7 @@ class FieldLabels:
 
     def cleared(self) -> None:
         """The rows were dropped (or their text column changed): nothing fitted on them is kept."""
+        self.previous = [None] * len(self.specs)  # other rows: nothing to compare with
         self._fitting.cancel()
         self.tables, self.suggestions = [None] * len(self.specs), [[] for _ in self.specs]
         self._fitted = 0

@@ -190,6 +190,7 @@ class Filters:
     search: str = ""
     cell: tuple[int, int] | None = None  # (gold, predicted) label indices from the confusion matrix
     cell_field: int = 0  # whose confusion matrix the cell is of (0: the first field's)
+    wrong_field: int = 0  # whose labels *Wrong against gold* judges (0: the first field's)
     taught: bool = False
     only: tuple[int, ...] | None = None  # just these rows ("Teach next", "To check")
     language: str | None = None  # a detected language code ("" : tickets whose language is unknown)
@@ -206,9 +207,11 @@ def row_mask(
     filters: Filters,
     gold: GoldColumn | None,
     field: tuple[TicketTable | None, GoldColumn | None] = (None, None),
+    wrong: tuple[TicketTable | None, GoldColumn | None] = (None, None),
 ) -> np.ndarray | None:
     """Rows to show, or None for all of them; ``field``: the table and gold column of the field whose
-    confusion-matrix cell :attr:`Filters.cell` is, where that is not the first field's."""
+    confusion-matrix cell :attr:`Filters.cell` is, where that is not the first field's; ``wrong``: likewise of the
+    field :attr:`Filters.wrong` judges (:attr:`Filters.wrong_field`)."""
     if not filters.active:
         return None
     n = len(table)
@@ -232,17 +235,25 @@ def row_mask(
         rows = np.array([r for r in filters.only if 0 <= r < n], dtype=np.int64)
         keep[rows] = True
         mask &= keep
-    if filters.wrong and gold is not None:
-        g, p = gold.ids(table), evaluated_ids(table)
+    if filters.wrong and (judged := _judged(n, *(wrong if filters.wrong_field else (table, gold)))) is not None:
+        g, p = judged
         mask &= (g >= 0) & (p >= 0) & (g != p)
-    if filters.cell is not None:
-        of, its_gold = field if filters.cell_field else (table, gold)
-        if of is not None and its_gold is not None:  # a further field's table may cover the first rows only
-            k = min(n, len(of))
-            g, p = np.full(n, -1, dtype=np.int64), np.full(n, -1, dtype=np.int64)
-            g[:k], p[:k] = its_gold.ids(of)[:k], evaluated_ids(of)[:k]
-            mask &= (g == filters.cell[0]) & (p == filters.cell[1])
+    cell = filters.cell
+    if cell is not None and (judged := _judged(n, *(field if filters.cell_field else (table, gold)))) is not None:
+        g, p = judged
+        mask &= (g == cell[0]) & (p == cell[1])
     if filters.search:
         needle = filters.search.casefold()
         mask &= np.fromiter((needle in t.casefold() for t in table.texts), dtype=bool, count=n)
     return mask
+
+
+def _judged(n: int, of: TicketTable | None, gold: GoldColumn | None) -> tuple[np.ndarray, np.ndarray] | None:
+    """A field's gold and judged label ids over the ``n`` rows of the ticket table (-1 past the rows of a further
+    field's table, which may cover the first rows only); None without the table or a gold column."""
+    if of is None or gold is None:
+        return None
+    k = min(n, len(of))
+    g, p = np.full(n, -1, dtype=np.int64), np.full(n, -1, dtype=np.int64)
+    g[:k], p[:k] = gold.ids(of)[:k], evaluated_ids(of)[:k]
+    return g, p

@@ -24,14 +24,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..engine.files import atomic_write_text, refuse_read_only
 from ..engine.prompt import (
-    MAX_VERSIONS,
     PROMPT_KEYS,
     SCHEMA_VERSION,
     CheckRecord,
@@ -53,6 +51,7 @@ from ..engine.prompt import (
 )
 from .events import Event
 from .field_order import carried, field_order, moved, reordered
+from .field_versions import kept_with, with_version
 from .prompt_write import AS_SAVED, PromptWrite
 from .tasks import LatestTask
 from .workers import WorkerThread
@@ -343,6 +342,20 @@ class PromptDocument:
         self._fields = [replace(f, checks=list(c)) for f, c in zip(fields, checks, strict=True)]
         self._write_soon()
 
+    def field_history(self, field: int) -> list[VersionRecord]:
+        """Field ``field``'s versions as the file keeps them (0: the first field's, :attr:`history`)."""
+        if not field:
+            return self.history
+        fields = self._fields or self.saved.more_fields
+        return list(fields[field - 1].history) if field <= len(fields) else []
+
+    def keep_field_history(self, histories: Sequence[Sequence[VersionRecord]]) -> None:
+        """The versions of every field after the first (:mod:`field_versions`: a field's new part, a score),
+        written with the file as the first field's are; nothing when unchanged (or for a one-field prompt)."""
+        if (fields := kept_with(self._fields or self.saved.more_fields, histories)) is not None:
+            self._fields = fields
+            self._write_soon()
+
     def keep_checks(self, checks: Sequence[CheckRecord]) -> None:
         """The random checks changed: written with the file, as the taught set (nothing when unchanged)."""
         if list(checks) != self.checks:
@@ -483,16 +496,11 @@ class PromptDocument:
 
     @staticmethod
     def _with_version(profile: PromptProfile, history: list[VersionRecord]) -> list[VersionRecord]:
-        """``history`` with ``profile`` as its newest entry: a new entry, dated now, unless the newest
-        already holds this prompt (a Save that changed only the name or the taught set)."""
-        last = history[-1] if history else None
-        content = profile.content_hash()
-        if last is not None and last.content == content:
-            return history
-        data = profile.field_profile(0).to_dict()  # the field the window edits (a prompt of several: its first)
-        prompt = {k: data[k] for k in ("name", *PROMPT_KEYS)}
-        number = (last.number if last else 0) + 1
-        return [*history, VersionRecord(number, time.strftime("%Y-%m-%d %H:%M"), prompt, content)][-MAX_VERSIONS:]
+        """``history`` (the first field's) with ``profile``'s first field as its newest entry: a new entry, dated
+        now, unless the newest already holds this prompt (a Save that changed only the name or the taught set, or,
+        a prompt with several fields, only another field's part: each field's versions are its own, keyed by its
+        part's content hash, which is the whole prompt's for a one-field prompt; :mod:`field_versions`)."""
+        return with_version(profile.field_profile(0), history)
 
     def applied(self, version: int, profile: PromptProfile) -> None:
         """The session applied ``profile`` as its ``version``: which history entry it is. Every version
@@ -518,9 +526,10 @@ class PromptDocument:
         """What the lead calls the session's ``version``: its number in the file's history."""
         return self._numbers.get(version, version + 1)
 
-    def version_profile(self, number: int) -> PromptProfile | None:
-        """The prompt of history entry ``number`` (for Revert and the diff)."""
-        record = next((r for r in self.history if r.number == number), None)
+    def version_profile(self, number: int, field: int = 0) -> PromptProfile | None:
+        """The prompt of history entry ``number`` (for Revert and the diff); of field ``field``'s versions (0:
+        the first field's), the one-field prompt holding that field's part."""
+        record = next((r for r in self.field_history(field) if r.number == number), None)
         if record is None:
             return None
         return PromptProfile.from_dict({"schema_version": SCHEMA_VERSION, **record.prompt})

@@ -20,8 +20,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...engine.prompt import Label, Problem, ProfileError, PromptProfile, default_profile
+from ...engine.prompt import Field, Label, Measure, Problem, ProfileError, PromptProfile, VersionRecord, default_profile
 from ...engine.tickets import read_taught, write_taught
+from ...session import field_versions
 from ...session.evaluation import Evaluation, Score
 from ...session.prompt_document import DocumentStatus, PromptConflict, PromptDocument
 from ...session.session import Session
@@ -59,6 +60,8 @@ class PromptActions:
         document.merged.connect(self._merged)
         document.fields_moved.connect(self._fields_moved)
         evaluation.scored.connect(self._scored)
+        evaluation.field_scored.connect(self._field_scored)
+        results.accuracy_field_chosen.connect(lambda field: self.refresh_versions())  # the field's versions
         evaluation.numbering = document.number
         # kept with the prompt file, each with what it was made under
         session.number_checks(document.number, self._labels_of)
@@ -298,6 +301,7 @@ class PromptActions:
         version = self.session.prompt_status.version
         if (profile := self.session.prompt_in_use) is not None:
             self.document.applied(version, profile)
+            self.document.keep_field_history(field_versions.applied(profile, self._further_histories()))
         self.evaluation.version_applied(version)
         self.session.refresh_checks()  # the estimate says whether a newer version is in use than it checked
         self.refresh_versions()
@@ -310,19 +314,36 @@ class PromptActions:
         self.document.scored(score.version, score.measure)
         self.refresh_versions()
 
+    def _further_histories(self) -> list[list[VersionRecord]]:
+        """The versions of every field after the first, as the prompt file keeps them."""
+        return [self.document.field_history(i) for i in range(1, len(self.document.saved.fields))]
+
+    def _field_scored(self, field: int, part: PromptProfile, measure: Measure) -> None:
+        """A further field's version got its accuracy against that field's gold column: kept in its entry."""
+        histories = field_versions.scored(self._further_histories(), field, part, measure)
+        self.document.keep_field_history(histories)
+        self.refresh_versions()
+
+    def _field(self) -> tuple[int, str]:
+        """The field whose versions the Versions tab shows (its index, and its name, "" for the first)."""
+        field, names = self.results.accuracy_field(), self.session.field_names
+        return (field, names[field]) if 0 < field < len(names) else (0, "")
+
     def refresh_versions(self) -> None:
-        """The prompt file's versions, newest first: kept with the prompt, so listed after a restart."""
+        """The prompt file's versions of the field chosen (the first's for a one-field prompt), newest first:
+        kept with the prompt, so listed after a restart."""
         rows = []
-        for record in reversed(self.document.history):
+        field, name = self._field()
+        for record in reversed(self.document.field_history(field)):
             names = [str(x.get("name", "")) for x in record.prompt.get("labels", []) if isinstance(x, dict)]
             instruction = str(record.prompt.get("instruction", ""))
             summary = f"{len(names)} labels: {', '.join(names)[:80]} — {instruction[:60]}"
             rows.append((record.number, record.saved_at, record.accuracy, summary, record.taught))
-        self.results.show_versions(rows)
+        self.results.show_versions(rows, name)
 
-    def _version(self, shown: int) -> PromptProfile | None:
+    def _version(self, shown: int, field: int = 0) -> PromptProfile | None:
         try:
-            return self.document.version_profile(shown)
+            return self.document.version_profile(shown, field)
         except ValueError:  # an entry edited by hand into something that is no prompt
             return None
 
@@ -333,19 +354,35 @@ class PromptActions:
         return [str(x.get("name", "")) for x in labels if isinstance(x, dict)] if isinstance(labels, list) else None
 
     def revert(self, shown: int) -> None:
-        profile = self._version(shown)
-        if profile is not None:
-            self.editor.set_profile(profile, clear_undo=False)
-            self.save()
+        """Go back to version ``shown`` of the field chosen: a prompt with several fields keeps its other fields
+        as the editor has them (the version is that field's part alone; the whole editor once became it, and the
+        Save after it dropped every other field)."""
+        field, name = self._field()
+        profile = self._version(shown, field)
+        if profile is None:
+            return
+        current = self.editor.profile()
+        if len(current.fields) > 1:
+            fields = current.fields
+            at = next((i for i, f in enumerate(fields) if f.name == name), None) if field else 0
+            if at is None:
+                self.notify(f"The prompt in the editor has no field {name} to go back in.", 8000)
+                return
+            was = fields[at]
+            fields[at] = Field(was.name, profile.instruction, profile.labels, profile.examples, was.ordered)
+            profile = PromptProfile.of_fields(fields, current.name)
+        self.editor.set_profile(profile, clear_undo=False)
+        self.save()
 
     def show_diff(self, a: int, b: int) -> None:
         """Versions' *Compare*: the two side by side, what changed and each one's accuracy."""
-        old, new = self._version(a), self._version(b)
+        field, name = self._field()
+        old, new = self._version(a, field), self._version(b, field)
         if old is None or new is None:
             return
-        records = {r.number: r for r in self.document.history}
+        records = {r.number: r for r in self.document.field_history(field)}
         sides = (Side(a, old, records.get(a)), Side(b, new, records.get(b)))
-        self.diff_dialog = compare_dialog(self.parent, *sides)
+        self.diff_dialog = compare_dialog(self.parent, *sides, name)
 
     # ------------------------------------------------------ taught tickets
 

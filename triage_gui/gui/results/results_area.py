@@ -1,5 +1,11 @@
 """The results area: run summary with a latency chart, accuracy against gold (read-only, click-through),
-the tickets whose label flipped with the last prompt save, and the prompt's versions."""
+the tickets whose label flipped with the last prompt save, and the prompt's versions.
+
+A prompt with several fields shows one field's Accuracy, Flipped and Versions at a time, the one chosen in the
+*Field:* selector at the top of the tab shown (one selector for the three tabs, moved into the one shown: a lead who
+picked the priority to read its accuracy and then opened Flipped would otherwise read the queue's flips under the
+priority's matrix; not on the Summary tab, which is the run's, nor for a one-field prompt, whose tabs are as they
+were). At the tab bar's corner it left the four tabs too little room at 1024 px: they scrolled, Summary hidden."""
 
 from __future__ import annotations
 
@@ -31,6 +37,7 @@ from .latency_chart import BASELINE_COLOR, CACHED_COLOR, LatencyChart
 
 NO_FLIPS_YET = "No earlier version to compare with yet: labels that change between prompt versions are listed here."
 NO_FLIPS = "No label changed with the last prompt save."
+FLIPS_NAME = "Tickets whose label changed with the last prompt save"
 ROW_TITLE = 110  # px: the widest a gold label's row title gets in the confusion matrix
 NO_GOLD_TEXT = "Pick a gold column (a column of correct labels) in the bar above the tickets to see accuracy."
 
@@ -84,9 +91,12 @@ class ResultsArea(QTabWidget):
         self.axes = QLabel("Rows: gold ↓ · Columns: labelled →")  # the matrix's axis names, as its tooltips say
         self.axes.setAccessibleName("Confusion matrix axes")
         self.axes.hide()
-        self.field_choice = QComboBox()  # a prompt with several fields: whose accuracy is shown
-        self.field_choice.setAccessibleName("Field whose accuracy is shown")
-        self.field_choice.setToolTip("A prompt with several fields: each field's accuracy against its own gold column")
+        self.field_choice = QComboBox()  # a prompt with several fields: whose accuracy, flips and versions are shown
+        self.field_choice.setAccessibleName("Field whose accuracy, flips and versions are shown")
+        self.field_choice.setToolTip(
+            "A prompt with several fields: each field's accuracy against its own gold column, its flipped labels and "
+            "its versions"
+        )
         self.field_choice.activated.connect(lambda index: self.accuracy_field_chosen.emit(index))
         self.field_row = QWidget()
         row = QHBoxLayout(self.field_row)
@@ -95,23 +105,26 @@ class ResultsArea(QTabWidget):
         row.addWidget(self.field_choice)
         row.addStretch(1)
         self.field_row.hide()
+        self._field_boxes: dict[int, QVBoxLayout] = {}  # tab -> its layout, where the field selector goes when shown
+        self.currentChanged.connect(lambda _: self._show_field_row())
         accuracy = QWidget()
-        box = QVBoxLayout(accuracy)
-        box.addWidget(self.field_row)
+        box = self._field_boxes[1] = QVBoxLayout(accuracy)
+        box.addWidget(self.field_row)  # the tab it is in until another is shown
         box.addWidget(self.accuracy)
         box.addWidget(self.axes)
         box.addWidget(self.confusion, 1)
         self.addTab(accuracy, "Accuracy")
 
         self.flips = QListWidget()
-        self.flips.setAccessibleName("Tickets whose label changed with the last prompt save")
+        self.flips.setAccessibleName(FLIPS_NAME)
+        self._flips_of = ""  # whose flips are listed ("": the first field's)
         self.flips.itemActivated.connect(lambda item: self.flip_selected.emit(item.data(Qt.ItemDataRole.UserRole)))
         self.flips.itemClicked.connect(lambda item: self.flip_selected.emit(item.data(Qt.ItemDataRole.UserRole)))
         self.flips_note = QLabel(NO_FLIPS_YET)  # the tab was blank, with no words, on the first run
         self.flips_note.setWordWrap(True)
         self.flips_note.setAccessibleName("Flipped labels note")
         flipped = QWidget()
-        box = QVBoxLayout(flipped)
+        box = self._field_boxes[2] = QVBoxLayout(flipped)
         box.addWidget(self.flips_note)
         box.addWidget(self.flips, 1)
         box.addStretch(0)  # the note at the top while the list is hidden
@@ -131,10 +144,10 @@ class ResultsArea(QTabWidget):
         diff.setEnabled(False)  # with none selected it did nothing, with one it compared a version with itself
         diff.clicked.connect(self._diff_clicked)
         self.versions.itemSelectionChanged.connect(lambda: diff.setEnabled(len(self._selected_versions()) == 2))
-        revert = QPushButton("Go back to this version")
+        self.revert_button = revert = QPushButton("Go back to this version")
         revert.clicked.connect(self._revert_clicked)
         versions = QWidget()
-        box = QVBoxLayout(versions)
+        box = self._field_boxes[3] = QVBoxLayout(versions)
         box.addWidget(self.versions, 1)
         row = QHBoxLayout()
         row.addStretch(1)
@@ -201,10 +214,17 @@ class ResultsArea(QTabWidget):
         self.field_choice.clear()
         self.field_choice.addItems(names)
         self.field_choice.setCurrentIndex(names.index(was) if was in names else 0)
-        self.field_row.setVisible(len(names) > 1)
+        self._show_field_row()
+
+    def _show_field_row(self) -> None:
+        """The field selector, for a prompt with several fields: at the top of the tab shown (not the Summary)."""
+        box = self._field_boxes.get(self.currentIndex())
+        if box is not None and box.indexOf(self.field_row) != 0:
+            box.insertWidget(0, self.field_row)  # taken out of the tab it was in
+        self.field_row.setVisible(self.field_choice.count() > 1 and box is not None)
 
     def accuracy_field(self) -> int:
-        """The field whose accuracy the Accuracy tab shows (0: the first, and for a one-field prompt)."""
+        """The field whose accuracy, flips and versions the tabs show (0: the first, and for a one-field prompt)."""
         return max(0, self.field_choice.currentIndex()) if self.field_choice.count() > 1 else 0
 
     def show_gold(
@@ -304,28 +324,42 @@ class ResultsArea(QTabWidget):
 
     # ----------------------------------------------------------------- flips
 
-    def show_flips(self, flips: list[tuple[int, str, str, str]], count: int, compared: bool = False) -> None:
+    def show_flips(
+        self, flips: list[tuple[int, str, str, str]], count: int, compared: bool = False, field: str = ""
+    ) -> None:
         """flips: (source row, ticket text, old label, new label), the first of ``count``; ``compared``:
-        some ticket has a label from an earlier prompt version to compare with."""
+        some ticket has a label from an earlier prompt version to compare with; ``field``: a further field's name
+        (its labels before its part of the prompt or its taught tickets last changed, against its labels now)."""
         shown = [(self.flips.item(i).data(Qt.ItemDataRole.UserRole)) for i in range(self.flips.count())]
-        note = "" if count else NO_FLIPS if compared else NO_FLIPS_YET
-        if shown == [f[0] for f in flips] and self.tabText(2).endswith(f"({count})") and note == self.flips_note.text():
+        note = "" if count else flips_note(compared, field)
+        same = shown == [f[0] for f in flips] and self.tabText(2).endswith(f"({count})") and self._flips_of == field
+        if same and note == self.flips_note.text():
             return  # nothing changed: no rebuild of a 2,000-item list every refresh
+        self._flips_of = field
         self.flips.clear()
         for row, text, old, new in flips:
             item = QListWidgetItem(f"#{row + 1}  {old} → {new}:  {text[:120]}")
             item.setData(Qt.ItemDataRole.UserRole, row)
             self.flips.addItem(item)
+        self.flips.setAccessibleName(f"Tickets whose {field} label changed" if field else FLIPS_NAME)
         self.setTabText(2, f"Flipped ({count})" if count else "Flipped")
-        self.flips_note.setText("" if count else NO_FLIPS if compared else NO_FLIPS_YET)
+        self.flips_note.setText(note)
         self.flips_note.setVisible(not count)
         self.flips.setVisible(bool(count))  # no empty box under the note
 
     # -------------------------------------------------------------- versions
 
-    def show_versions(self, rows: list[tuple[int, str, float | None, str, int | None]]) -> None:
+    def show_versions(self, rows: list[tuple[int, str, float | None, str, int | None]], field: str = "") -> None:
         """rows: (version, saved at, accuracy or None, one-line prompt summary, taught tickets the accuracy
-        was measured with or None), newest first."""
+        was measured with or None), newest first; ``field``: a further field's name (its versions: its part of
+        the prompt, its accuracy against its own gold column and its taught tickets)."""
+        self.versions.setAccessibleName(f"Versions of {field}" if field else "Prompt versions")
+        self.revert_button.setToolTip(
+            f"Put this version's {field} instruction, labels and examples back in the editor and save (the other "
+            "fields stay as they are)"
+            if field
+            else "Put this version back in the editor and save"
+        )
         self.versions.setRowCount(len(rows))
         self._version_numbers = [r[0] for r in rows]
         for r, (version, saved, accuracy, summary, taught) in enumerate(rows):
@@ -349,6 +383,18 @@ class ResultsArea(QTabWidget):
         chosen = self._selected_versions()
         if len(chosen) == 1:
             self.version_revert.emit(chosen[0])
+
+
+def flips_note(compared: bool, field: str = "") -> str:
+    """What the Flipped tab says with no flip to list: the first field's words, or a further field's, named."""
+    if not field:
+        return NO_FLIPS if compared else NO_FLIPS_YET
+    if compared:
+        return f"No {field} label changed when its part of the prompt or its taught tickets last changed."
+    return (
+        f"No earlier {field} labels to compare with yet: {field} labels that change when its part of the prompt or "
+        "its taught tickets change are listed here."
+    )
 
 
 def two_lines(name: str, metrics: QFontMetrics, width: int) -> str | None:

@@ -7,11 +7,14 @@ final (on this tick, it was once taken mid-run)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ...engine.prompt import PromptProfile
 from ...engine.scoring import latency_summary
 from ...engine.table import TicketTable, language_summary
 from ...session.checks import CheckStatus
 from ...session.evaluation import Evaluation, VersionScoring
+from ...session.field_scoring import FieldVersions
 from ...session.gold import GoldColumn, gold_report, not_counted, row_mask, two_steps
 from ...session.refinement import refinement_changes
 from ...session.session import Session
@@ -97,7 +100,9 @@ class Summary:
     def __init__(self, session: Session, evaluation: Evaluation, results: ResultsArea, tickets: TicketArea) -> None:
         self.session, self.evaluation, self.results, self.tickets = session, evaluation, results, tickets
         self.dirty = True
+        self._wrong_of = ""  # the further field *Wrong against gold* judges ("": the first)
         self.scoring = VersionScoring(session, evaluation)  # a version's score: taken in the session layer
+        self.field_versions = FieldVersions(session, evaluation)  # the further fields' scores and flips, likewise
 
     def refresh(self) -> None:
         if not self.dirty:
@@ -145,9 +150,15 @@ class Summary:
         self.refresh()
 
     def apply_filters(self) -> None:
-        filters = self.tickets.filters()
+        # *Wrong against gold* judges the field the results area shows (the field of the cell in use changed as the
+        # lead moved along a row, and with it the rows shown); its check box names it
+        filters = replace(self.tickets.filters(), wrong_field=self.results.accuracy_field())
         field = self.field_gold(filters.cell_field)  # a further field's confusion-matrix cell
-        self.tickets.filter_rows(row_mask(self.session.table, filters, self.evaluation.gold, field), filters.only)
+        wrong = self.field_gold(filters.wrong_field)
+        mask = row_mask(self.session.table, filters, self.evaluation.gold, field, wrong)
+        names = self.session.field_names
+        self._wrong_of = names[filters.wrong_field] if 0 < filters.wrong_field < len(names) else ""
+        self.tickets.filter_rows(mask, filters.only, self._wrong_of)
         self.tickets.say_hidden(self.session.ticket_count)
 
     def refinement(self, short: bool = False) -> str:
@@ -168,10 +179,23 @@ class Summary:
         profile = self.session.prompt_in_use
         return profile is not None and field < len(profile.fields) and profile.fields[field].ordered
 
-    def refresh_gold(self) -> None:
+    def refresh_flips(self, field: int) -> None:
+        """The Flipped tab: the first field's flips with the last prompt version, or a further field's (its labels
+        before its part of the prompt or its taught tickets last changed, against its labels now)."""
+        names = self.session.field_names
+        if 0 < field < len(names):
+            flips, count, compared = self.field_versions.flips(field)
+            self.results.show_flips(flips, count, compared, names[field])
+            return
         flipped = self.session.table.previous_ids() >= 0
         self.results.show_flips(*self.evaluation.flips(), compared=bool(flipped.any()))
-        if field := self.results.accuracy_field():
+
+    def refresh_gold(self) -> None:
+        self.refresh_flips(field := self.results.accuracy_field())
+        names = self.session.field_names
+        if self._wrong_of != (names[field] if 0 < field < len(names) else ""):
+            self.apply_filters()  # another field shown: *Wrong against gold* judges it, and says so
+        if field:
             self.refresh_field_gold(field)
             return
         table, gold = self.session.table, self.evaluation.gold

@@ -80,10 +80,12 @@ def _text(text: str) -> str:
     return escape(text).replace("\n", "<br>")
 
 
-def compare_dialog(parent: QWidget, old: Side, new: Side) -> QDialog:
-    """The comparison, opened (not modal: the window stays usable)."""
+def compare_dialog(parent: QWidget, old: Side, new: Side, field: str = "") -> QDialog:
+    """The comparison, opened (not modal: the window stays usable); ``field``: a further field's name (two of its
+    versions: its part of the prompt, its accuracy against its own gold column)."""
     dialog = QDialog(parent)
-    dialog.setWindowTitle(f"Prompt version {old.number} and version {new.number}")
+    whose = f"{field}: version" if field else "Prompt version"
+    dialog.setWindowTitle(f"{whose} {old.number} and version {new.number}")
     text = QTextBrowser()
     text.setAccessibleName("What changed between the two versions")
     text.setHtml(compare_html(old, new))

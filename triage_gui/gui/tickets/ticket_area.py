@@ -195,9 +195,8 @@ class TicketArea(QWidget):
         self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)  # file order first
         self.table.setSortingEnabled(True)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setEditTriggers(
-            QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.EditKeyPressed
-        )
+        edit = QAbstractItemView.EditTrigger
+        self.table.setEditTriggers(edit.DoubleClicked | edit.EditKeyPressed)
         self.table.setWordWrap(False)
         self.table.verticalHeader().setDefaultSectionSize(24)
         self.delegate = LabelDelegate(self.model.table, self.table)
@@ -312,8 +311,9 @@ class TicketArea(QWidget):
         """The *To check* filter is on."""
         return self.check_only.isChecked()
 
-    def filter_rows(self, mask: np.ndarray | None, order: Sequence[int] | None = None) -> None:
-        """Show the mask's rows (``order``: a list's own order), as :meth:`TicketFilterProxy.set_mask`."""
+    def filter_rows(self, mask: np.ndarray | None, order: Sequence[int] | None = None, wrong: str = "") -> None:
+        """Show the mask's rows (``order``: a list's own order; ``wrong``: the field *Wrong against gold* judged)."""
+        self.wrong_only.setText(f"Wrong against gold ({wrong})" if wrong else "Wrong against gold")
         self.proxy.set_mask(mask, order)
 
     def show_only(self, box: QCheckBox) -> None:

@@ -1,0 +1,278 @@
+"""Versions and Flipped per field (issue 34), on the window with the fake session and its fake encoder and the
+two-field file of ``test_window_field_gold`` (a ``queue`` and a ``priority`` column): one *Field:* selector at the
+results area's tab bar chooses whose Accuracy, Flipped and Versions are shown; a Save that changed only the
+priority's part lists the priority's changed labels and no queue change; the priority's version is scored against
+the priority's gold column (a hand count) and kept in the prompt file with the field, across a reopen; a
+one-field prompt's tabs are as they were."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from fake_engine import FakeEngine
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QTextBrowser
+from test_session_fields import QUEUE
+from test_window_field_gold import PRIORITY, N, hand_count, settled, shown, write_file
+
+from triage_gui.engine.prompt import Label, PromptProfile
+from triage_gui.gui.main_window import MainWindow
+from triage_gui.gui.results.results_area import NO_FLIPS, NO_FLIPS_YET
+from triage_gui.session.session import Session
+
+FLIPPED, VERSIONS = 2, 3  # the results area's tabs (Summary, Accuracy, Flipped, Versions)
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, monkeypatch, event_loop_qt):
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
+    win = new_window(qtbot)
+    yield win
+    win.close_now()
+
+
+def new_window(qtbot) -> MainWindow:
+    win = MainWindow(session=Session(FakeEngine().as_engine(), device="cpu", batch_size=8, encoder="fake"))
+    qtbot.addWidget(win, before_close_func=MainWindow.close_now)
+    win.resize(1366, 768)
+    win.show()
+    qtbot.waitUntil(lambda: win.session.prompt_status.state == "ready", timeout=10_000)
+    return win
+
+
+def open_prompt(qtbot, window, tmp_path, profile: PromptProfile) -> tuple:
+    path = tmp_path / "prompt.json"
+    profile.save(path)
+    assert window.prompt.open(str(path))
+    names = [f.name for f in profile.fields] if len(profile.fields) > 1 else []
+    qtbot.waitUntil(lambda: window.session.field_names[1:] == names[1:], timeout=10_000)
+    rows = write_file(tmp_path / "tickets.csv")
+    window.session.open_file(tmp_path / "tickets.csv")
+    if names:
+        settled(qtbot, window)
+    else:
+        qtbot.waitUntil(lambda: not window.session.busy and window.session.run_status.state == "done", timeout=15_000)
+    return path, rows
+
+
+def choose(window, tab: int, field: int) -> None:
+    """Open ``tab`` and choose ``field`` in the results area's field selector, as the lead would."""
+    results = window.results
+    results.setCurrentIndex(tab)
+    results.field_choice.setCurrentIndex(field)
+    results.field_choice.activated.emit(field)
+    window.summary.redraw()
+
+
+def listed_flips(window) -> list[tuple[int, str]]:
+    """The Flipped tab's list as the lead reads it: (ticket row, "old → new")."""
+    flips = window.results.flips
+    out = []
+    for i in range(flips.count()):
+        item = flips.item(i)
+        out.append((item.data(Qt.ItemDataRole.UserRole), item.text().split(":  ")[0].split("  ", 1)[1]))
+    return out
+
+
+def versions_shown(window) -> list[tuple[str, str, str]]:
+    """The Versions tab's rows: (version, accuracy, taught)."""
+    table = window.results.versions
+    return [tuple(table.item(r, c).text() for c in (0, 2, 3)) for r in range(table.rowCount())]
+
+
+def priority_swapped() -> PromptProfile:
+    """The two-field prompt with only the priority's part changed: low's and high's descriptions swapped."""
+    low, medium, high = PRIORITY.labels
+    swapped = replace(PRIORITY, labels=[Label("low", high.description), medium, Label("high", low.description)])
+    return PromptProfile.of_fields([QUEUE, swapped], "Queue and priority")
+
+
+def save_in_editor(qtbot, window, profile: PromptProfile) -> None:
+    """The lead edits the prompt to ``profile`` and saves; waits for the new labels of every field."""
+    before, second = window.session.prompt_status.version, window.session.field_table(1)
+    window.editor.set_profile(profile, clear_undo=False)
+    assert window.prompt.save()
+    qtbot.waitUntil(lambda: window.session.prompt_status.version > before, timeout=10_000)
+    qtbot.waitUntil(lambda: window.session.field_table(1) not in (None, second), timeout=10_000)
+    settled(qtbot, window)
+
+
+def test_changing_only_the_priority_lists_the_priority_flips_and_no_queue_change(qtbot, window, tmp_path):
+    open_prompt(qtbot, window, tmp_path, PromptProfile.of_fields([QUEUE, PRIORITY], "Queue and priority"))
+    session, results = window.session, window.results
+    choose(window, FLIPPED, 1)
+    assert results.field_row.isVisible() and results.field_choice.currentText() == "priority"
+    assert results.flips_note.text().startswith("No earlier priority labels to compare with yet")
+    queue_before = [session.table.label(r) for r in range(N)]
+    before = session.field_table(1)
+    priority_before = [before.label(r) for r in range(N)]
+
+    save_in_editor(qtbot, window, priority_swapped())
+    after = session.field_table(1)
+    changed = [
+        (r, f"{priority_before[r]} → {after.label(r)}") for r in range(N) if after.label(r) != priority_before[r]
+    ]
+    assert 0 < len(changed) < N  # the swap moved some priorities, not all: the list can be told from a wrong one
+    assert [session.table.label(r) for r in range(N)] == queue_before  # the queue's part was not changed
+
+    choose(window, FLIPPED, 1)
+    assert listed_flips(window) == changed  # the priority's labels, each from its old to its new one
+    assert results.tabText(FLIPPED) == f"Flipped ({len(changed)})"
+    choose(window, FLIPPED, 0)  # the queue: re-labelled by the new version, no label changed
+    assert listed_flips(window) == [] and results.tabText(FLIPPED) == "Flipped"
+    assert results.flips_note.text() == NO_FLIPS
+    results.setCurrentIndex(0)
+    assert not results.field_row.isVisible()  # the Summary is the run's, not a field's
+
+
+def test_each_fields_versions_are_scored_against_its_own_gold_and_kept_after_reopen(qtbot, window, tmp_path):
+    path, rows = open_prompt(qtbot, window, tmp_path, PromptProfile.of_fields([QUEUE, PRIORITY], "Queue and priority"))
+    session, document = window.session, window.document
+
+    def scored(field: int, count: int) -> bool:
+        history = document.field_history(field)
+        return len(history) == count and history[-1].accuracy is not None
+
+    qtbot.waitUntil(lambda: scored(0, 1) and scored(1, 1), timeout=10_000)
+    right, total, _ = hand_count(session.field_table(1), [r["priority"] for r in rows])
+    assert total == N and right < N
+    priority = document.field_history(1)[-1]
+    assert priority.accuracy == pytest.approx(right / total) and priority.gold_rows == N
+    assert priority.prompt["labels"] == [{"name": x.name, "description": x.description} for x in PRIORITY.labels]
+    queue_right, _, _ = hand_count(session.table, [r["queue"] for r in rows])
+    assert document.field_history(0)[-1].accuracy == pytest.approx(queue_right / N) != priority.accuracy
+
+    choose(window, VERSIONS, 1)
+    assert versions_shown(window) == [("1", f"{100 * right / N:.1f}%", "0")]
+    assert window.results.versions.accessibleName() == "Versions of priority"
+
+    save_in_editor(qtbot, window, priority_swapped())  # only the priority's part: a priority version, no queue one
+    qtbot.waitUntil(lambda: scored(1, 2), timeout=10_000)
+    assert len(document.field_history(0)) == 1
+    right2, _, _ = hand_count(session.field_table(1), [r["priority"] for r in rows])
+    assert document.field_history(1)[-1].accuracy == pytest.approx(right2 / N)
+    choose(window, VERSIONS, 1)
+    assert [v[:2] for v in versions_shown(window)] == [
+        ("2", f"{100 * right2 / N:.1f}%"),
+        ("1", f"{100 * right / N:.1f}%"),
+    ]
+    window.results.versions.selectAll()  # the priority's two versions compared: what changed, each one's accuracy
+    window.results.compare_button.click()
+    dialog = window.prompt.diff_dialog
+    assert dialog is not None and dialog.windowTitle() == "priority: version 1 and version 2"
+    compared = dialog.findChild(QTextBrowser).toPlainText()
+    assert "Description of low" in compared and f"accuracy {100 * right2 / N:.1f}%" in compared
+    dialog.close()
+    choose(window, VERSIONS, 0)
+    assert [v[:2] for v in versions_shown(window)] == [("1", f"{100 * queue_right / N:.1f}%")]
+
+    def on_disk() -> PromptProfile:
+        return PromptProfile.load(path)
+
+    def kept(records) -> list[tuple[int, float | None]]:
+        return [(r.number, r.accuracy) for r in records]
+
+    written = [(1, round(right / N, 6)), (2, round(right2 / N, 6))]  # the file keeps six decimals
+    qtbot.waitUntil(lambda: kept(on_disk().more_fields[0].history) == written, timeout=5_000)
+    assert kept(on_disk().history) == [(1, round(queue_right / N, 6))]
+
+    window.close_now()
+    other = new_window(qtbot)  # a restart: the same file, each field's versions as saved
+    assert other.prompt.open(str(path))
+    choose(other, VERSIONS, 1)
+    assert [v[:2] for v in versions_shown(other)] == [
+        ("2", f"{100 * right2 / N:.1f}%"),
+        ("1", f"{100 * right / N:.1f}%"),
+    ]
+    choose(other, VERSIONS, 0)
+    assert [v[:2] for v in versions_shown(other)] == [("1", f"{100 * queue_right / N:.1f}%")]
+    other.close_now()
+
+
+def test_going_back_to_a_priority_version_keeps_the_queue(qtbot, window, tmp_path):
+    path, _ = open_prompt(qtbot, window, tmp_path, PromptProfile.of_fields([QUEUE, PRIORITY], "Queue and priority"))
+    save_in_editor(qtbot, window, priority_swapped())
+    choose(window, VERSIONS, 1)
+    window.results.versions.selectRow(1)  # version 1, the older
+    window.results.revert_button.click()
+    qtbot.waitUntil(lambda: len(window.document.field_history(1)) == 3, timeout=10_000)
+    profile = window.editor.profile()
+    assert [f.name for f in profile.fields] == ["queue", "priority"]  # the whole editor once became the priority
+    assert profile.fields[0].labels == QUEUE.labels and profile.fields[1].labels == PRIORITY.labels
+    assert [f.name for f in PromptProfile.load(path).fields] == ["queue", "priority"]
+
+
+def test_a_one_field_prompts_flipped_and_versions_tabs_are_as_they_were(qtbot, window, tmp_path):
+    path, _ = open_prompt(qtbot, window, tmp_path, PromptProfile(QUEUE.instruction, QUEUE.labels, QUEUE.examples))
+    results, session = window.results, window.session
+    results.setCurrentIndex(FLIPPED)
+    assert not results.field_row.isVisible()
+    assert results.flips_note.text() == NO_FLIPS_YET and results.tabText(FLIPPED) == "Flipped"
+    one = PromptProfile("Which team should take it? Read closely.", QUEUE.labels, QUEUE.examples)
+    window.editor.set_profile(one, clear_undo=False)
+    assert window.prompt.save()
+    qtbot.waitUntil(lambda: session.prompt_status.version >= 1 and session.run_status.state == "done", timeout=10_000)
+    qtbot.waitUntil(lambda: not session.busy, timeout=10_000)
+    window.summary.redraw()
+    flips, count = window.evaluation.flips()
+    assert [row for row, _ in listed_flips(window)] == [f[0] for f in flips]
+    assert results.tabText(FLIPPED) == (f"Flipped ({count})" if count else "Flipped")
+    results.setCurrentIndex(VERSIONS)
+    assert not results.field_row.isVisible()
+    assert [int(v[0]) for v in versions_shown(window)] == [r.number for r in reversed(window.document.history)]
+    assert len(window.document.history) == 2 and results.versions.accessibleName() == "Prompt versions"
+    text = path.read_text(encoding="utf-8")
+    assert '"field"' not in text and '"fields"' not in text  # the one-field file as every release wrote it
+
+
+def test_wrong_against_gold_judges_the_field_shown_and_names_it(qtbot, window, tmp_path):
+    _, rows = open_prompt(qtbot, window, tmp_path, PromptProfile.of_fields([QUEUE, PRIORITY], "Queue and priority"))
+    session, tickets = window.session, window.tickets
+    proxy = tickets.proxy
+
+    def listed() -> list[int]:
+        return sorted(proxy.mapToSource(proxy.index(i, 0)).row() for i in range(proxy.rowCount()))
+
+    tickets.wrong_only.setChecked(True)
+    queue_wrong = [r for r in range(N) if session.table.evaluated_label(r) != rows[r]["queue"]]
+    assert listed() == queue_wrong and tickets.wrong_only.text() == "Wrong against gold"
+    choose(window, 1, 1)  # the priority's accuracy: the filter follows, and says whose
+    second = session.field_table(1)
+    priority_wrong = [r for r in range(N) if second.evaluated_label(r) != rows[r]["priority"]]
+    assert priority_wrong != queue_wrong  # the test can tell the two fields apart
+    assert listed() == priority_wrong and tickets.wrong_only.text() == "Wrong against gold (priority)"
+    choose(window, 1, 0)
+    assert listed() == queue_wrong and tickets.wrong_only.text() == "Wrong against gold"
+
+
+def test_the_queues_accuracy_after_a_priority_only_save_compares_with_its_earlier_run(qtbot, window, tmp_path):
+    """The queue's version is its own part of the prompt: a Save that changed only the priority's re-runs queue
+    version 1, and its Accuracy tab said "+0.0 points since version 1" while on version 1."""
+    open_prompt(qtbot, window, tmp_path, PromptProfile.of_fields([QUEUE, PRIORITY], "Queue and priority"))
+    qtbot.waitUntil(lambda: window.document.field_history(0)[-1].accuracy is not None, timeout=10_000)
+    save_in_editor(qtbot, window, priority_swapped())
+    qtbot.waitUntil(lambda: not window.session.busy, timeout=10_000)
+    assert [r.number for r in window.document.field_history(0)] == [1]
+    choose(window, 1, 0)
+    assert "+0.0 points since version 1's earlier run (same gold rows and taught set)" in shown(window)
+
+
+def test_teaching_a_priority_ticket_lists_what_the_teaching_changed_in_the_priority(qtbot, window, tmp_path):
+    """A further field's previous labels are those before its taught set last changed, too (the brief's rule: its
+    part of the prompt or its taught tickets); the queue's Flipped stays the queue's prompt versions'."""
+    _, rows = open_prompt(qtbot, window, tmp_path, PromptProfile.of_fields([QUEUE, PRIORITY], "Queue and priority"))
+    session = window.session
+    before = session.field_table(1)
+    row = next(r for r in range(N) if before.label(r) != rows[r]["priority"])
+    labels = [before.label(r) for r in range(N)]
+    session.teach_field(1, [row], rows[row]["priority"])
+    qtbot.waitUntil(lambda: session.field_table(1) not in (None, before), timeout=10_000)
+    settled(qtbot, window)
+    after = session.field_table(1)
+    changed = [(r, f"{labels[r]} → {after.label(r)}") for r in range(N) if after.label(r) != labels[r]]
+    assert (row, f"{labels[row]} → {rows[row]['priority']}") in changed  # the taught ticket shows its taught label
+    choose(window, FLIPPED, 1)
+    assert listed_flips(window) == changed
+    choose(window, FLIPPED, 0)
+    assert listed_flips(window) == [] and window.results.flips_note.text() == NO_FLIPS_YET  # no queue version yet
