@@ -193,8 +193,11 @@ class TeachActions:
         """The estimate follows the field of the column in use, looked at on the window's stats timer: a slot
         on the current cell's column ran inside the table's own filter change (a check answered) and crashed.
         The sample listed (*To check*) stays: a step into the next column emptied the list being checked."""
-        if self.tickets.field_in_use != self.shown_field:
+        field = self.tickets.field_in_use
+        if field != self.shown_field:
             self.show_checks(listed=False)
+        rows = self.session.field_suggestions(field) if field else None  # Teach next: that field's, named
+        self.tickets.follow_suggestions(self._field_name(field), rows)
 
     def show_checks(self, gold: bool | None = None, listed: bool = True) -> None:
         """The random checks' estimate of the field in use (a prompt with several fields: the current cell's

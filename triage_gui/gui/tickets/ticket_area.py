@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QLineEdit,
     QPushButton,
     QSizePolicy,
@@ -34,6 +33,7 @@ from ..widgets.flow_layout import FlowLayout, labelled
 from . import text_columns
 from .empty_state import EmptyState
 from .field_gold import NO_GOLD, FieldGold
+from .hidden_hint import hidden_hint
 from .label_picker import LabelDelegate
 from .language_filter import LanguageFilter, shown
 from .run_bar import RunBar
@@ -81,17 +81,7 @@ class TicketArea(QWidget):
                              (empty.open_clicked, self.open_clicked), (empty.sample_clicked, self.sample_clicked),
                              (empty.recent_clicked, self.recent_clicked)):  # fmt: skip
             theirs.connect(mine)
-        self.hidden = QLabel()  # which filters hide every ticket, where they do
-        self.hidden.setAccessibleName("Hidden by the filters")
-        self.hidden.setWordWrap(True)
-        show_all = QPushButton("Show all")
-        show_all.clicked.connect(lambda: self.reset_filters())
-        self.hidden_row = QWidget()
-        hint = QHBoxLayout(self.hidden_row)
-        hint.setContentsMargins(0, 0, 0, 0)
-        hint.addWidget(self.hidden, 1)
-        hint.addWidget(show_all)
-        self.hidden_row.hide()
+        self.hidden_row, self.hidden = hidden_hint(self.reset_filters)  # which filters hide every ticket
         self.stack = QStackedWidget()
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self.table)
@@ -155,6 +145,7 @@ class TicketArea(QWidget):
                                    "else pick the right one")  # fmt: skip
         self.check_only.toggled.connect(lambda on: self._only_toggled(self.check_only, on))
         self.suggested: tuple[int, ...] = ()  # rows to teach next, best first (the session's)
+        self.field_suggested: tuple[int, ...] | None = None  # a further field's in use (None: the first's)
         self.to_check: tuple[int, ...] = ()  # the random sample still to check
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search tickets…")
@@ -291,7 +282,8 @@ class TicketArea(QWidget):
 
     def _only(self) -> tuple[int, ...] | None:
         """The rows of *Teach next* / *To check*, in their order (best first, as drawn): the table lists them so."""
-        chosen = [rows for box, rows in ((self.next_only, self.suggested), (self.check_only, self.to_check))
+        suggested = self.suggested if self.field_suggested is None else self.field_suggested
+        chosen = [rows for box, rows in ((self.next_only, suggested), (self.check_only, self.to_check))
                   if box.isChecked()]  # fmt: skip
         if not chosen:
             return None
@@ -368,6 +360,14 @@ class TicketArea(QWidget):
             to_check is not None and self.check_only.isChecked()
         ):
             self.filters_changed.emit()
+
+    def follow_suggestions(self, name: str, rows: tuple[int, ...] | None) -> None:
+        """*Teach next* lists the column in use's field's suggestions (None: the first's) and names it (or "")."""
+        self.next_only.setText(f"Teach next ({name})" if name else "Teach next")
+        if rows != self.field_suggested:
+            self.field_suggested = rows
+            if self.next_only.isChecked():
+                self.filters_changed.emit()
 
     def set_cell(self, gold: int, predicted: int, text: str, field: int = 0) -> None:
         self.cell, self.cell_field = (gold, predicted), field

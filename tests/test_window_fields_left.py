@@ -1,0 +1,73 @@
+"""The two-field walkthrough's left items (issue 34), each as a lead meets it, on the fake session with its fake
+encoder: *Teach next* lists the suggestions of the column in use's field and names it; a new ticket's detail
+pane starts at the top."""
+
+from __future__ import annotations
+
+import pytest
+from fake_engine import FakeEngine
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QScrollArea
+from test_window_fields import N, open_two_fields, press
+
+from triage_gui.gui.main_window import MainWindow
+from triage_gui.gui.tickets.ticket_model import Col, FieldCol
+from triage_gui.session.session import Session
+
+PRIORITY = FieldCol(1, "priority")
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, monkeypatch, event_loop_qt):
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
+    fake = FakeEngine()
+    win = MainWindow(session=Session(fake.as_engine(), device="cpu", batch_size=8, encoder="fake"))
+    qtbot.addWidget(win, before_close_func=MainWindow.close_now)
+    win.show()
+    qtbot.waitUntil(lambda: win.session.prompt_status.state == "ready", timeout=10_000)
+    yield win
+    win.close_now()
+
+
+def listed(window) -> list[int]:
+    proxy = window.tickets.proxy
+    return [proxy.mapToSource(proxy.index(r, 0)).row() for r in range(proxy.rowCount())]
+
+
+def test_teach_next_lists_the_suggestions_of_the_column_in_uses_field_and_names_it(qtbot, window, tmp_path):
+    open_two_fields(qtbot, window, tmp_path)
+    session, tickets = window.session, window.tickets
+    qtbot.waitUntil(lambda: bool(session.fields.suggestions and session.fields.suggestions[0]), timeout=10_000)
+    press(qtbot, window, 0, Col.LABEL, Qt.Key.Key_Right)  # the queue's column: the first field's list
+    tickets.next_only.setChecked(True)
+    qtbot.waitUntil(lambda: tickets.next_only.text() == "Teach next (queue)", timeout=5_000)
+    queue = [r for r in tickets.suggested if session.table.taught_label(r) is None]
+    assert listed(window) == queue[: len(listed(window))] and listed(window)
+    press(qtbot, window, 0, PRIORITY, Qt.Key.Key_Right)  # the priority's column: the priority's list
+    assert tickets.field_in_use == 1
+    qtbot.waitUntil(lambda: tickets.next_only.text() == "Teach next (priority)", timeout=5_000)
+    taught = dict(session.fields.items(1))
+    second = session.field_table(1)
+    want = [r for r in session.fields.suggestions[0] if second.texts[r].strip() not in taught]
+    qtbot.waitUntil(lambda: listed(window) == want, timeout=5_000)
+    assert want != queue[: len(want)]  # not the queue's list any more
+    assert listed(window)[0] == session.next_to_teach(1)  # the list's first is the ticket N goes to
+    row = want[0]
+    press(qtbot, window, row, PRIORITY, Qt.Key.Key_2)  # teach it its priority "high"
+    qtbot.waitUntil(lambda: session.table.texts[row].strip() in dict(session.fields.items(1)), timeout=5_000)
+    qtbot.waitUntil(lambda: row not in listed(window), timeout=5_000)  # taught: off the list
+
+
+def test_a_new_ticket_starts_at_the_top_of_the_detail_pane(qtbot, window, tmp_path):
+    window.resize(1024, 640)
+    open_two_fields(qtbot, window, tmp_path)
+    detail = window.detail
+    bar = detail.findChild(QScrollArea).verticalScrollBar()
+    window.tickets.select_source_row(3)
+    qtbot.waitUntil(lambda: bar.maximum() > 0, timeout=5_000)  # two fields' parts: the pane scrolls
+    bar.setValue(bar.maximum())
+    detail.show_row(3)  # the same ticket shown again (a refit): where the lead scrolled to
+    assert bar.value() == bar.maximum()
+    window.tickets.select_source_row(7)
+    assert detail.row == 7 and bar.value() == 0
+    assert N > 7
