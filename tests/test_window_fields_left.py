@@ -71,3 +71,24 @@ def test_a_new_ticket_starts_at_the_top_of_the_detail_pane(qtbot, window, tmp_pa
     window.tickets.select_source_row(7)
     assert detail.row == 7 and bar.value() == 0
     assert N > 7
+
+
+def test_the_line_under_the_editor_speaks_of_the_editors_field_alone(qtbot, window, tmp_path):
+    open_two_fields(qtbot, window, tmp_path)
+    session, line = window.session, window.editor.taught_count
+    press(qtbot, window, 0, PRIORITY, Qt.Key.Key_Right)  # the priority's column in use …
+    window.trigger("check")
+    qtbot.waitUntil(window.tickets.table.hasFocus, timeout=2_000)
+    qtbot.keyClick(window.tickets.table, Qt.Key.Key_Return)  # … and a check of the priority
+    qtbot.waitUntil(lambda: session.field_check_status(1).checked == 1, timeout=5_000)
+    assert window.editor.field_bar.isVisibleTo(window.editor)
+    window.editor.show_field(0)  # … while the editor shows the queue: the line is the queue's, taught and estimate
+    assert "Taught tickets (queue)" in line.text()
+    assert "Accuracy of queue not estimated" in line.text() and "priority" not in line.text()
+    window.editor.show_field(1)  # the priority's: its taught ticket and its one check
+    qtbot.waitUntil(lambda: "from 1 random check" in line.text(), timeout=2_000)
+    assert "Taught tickets (priority):</b> 2" in line.text() and "Accuracy of priority 100%" in line.text()
+    assert "queue" not in line.text()
+    press(qtbot, window, 0, Col.LABEL, Qt.Key.Key_Right)  # the column in use changes: the line does not
+    qtbot.waitUntil(lambda: window.check_status.text() == "Accuracy of queue: not estimated", timeout=2_000)
+    assert "Accuracy of priority 100%" in line.text()

@@ -210,7 +210,9 @@ class TeachActions:
             self.tickets.set_rows(to_check=status.to_check)
         self.check_status.setText(status.short(gold=gold))  # "~40% (22–61%), 20 checks on v3 with 40 taught, 2 h ago"
         self.check_status.setToolTip(status.describe(gold=gold))
-        self.editor.set_estimate(status.describe(gold=gold))
+        names = self.session.field_names  # the editor says the estimate of the field it shows (named), each its own
+        each = [self.session.field_check_status(i).describe(gold=gold) for i in range(len(names))]
+        self.editor.set_estimates(dict(zip(names, each, strict=True)) if names else {"": status.describe(gold=gold)})
         if listed and status.checked and not status.to_check and self.tickets.checking:
             self.notify(f"Sample checked. {status.describe()}.", 15000)
 
