@@ -4,6 +4,8 @@ pane starts at the top."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from fake_engine import FakeEngine
 from PySide6.QtCore import Qt
@@ -92,3 +94,35 @@ def test_the_line_under_the_editor_speaks_of_the_editors_field_alone(qtbot, wind
     press(qtbot, window, 0, Col.LABEL, Qt.Key.Key_Right)  # the column in use changes: the line does not
     qtbot.waitUntil(lambda: window.check_status.text() == "Accuracy of queue: not estimated", timeout=2_000)
     assert "Accuracy of priority 100%" in line.text()
+
+
+def test_after_a_field_moved_and_saved_every_version_number_is_the_new_first_fields(qtbot, window, tmp_path):
+    from test_window_field_order import settled
+
+    path = open_two_fields(qtbot, window, tmp_path)
+    settled(qtbot, window)
+    window.editor.instruction.setPlainText("Which team answers this ticket?")
+    assert window.prompt.save()  # the queue's v2
+    settled(qtbot, window)
+    assert window.prompt_status.text() == "Prompt ready (v2)"
+    for column in (PRIORITY, Col.LABEL):  # a check on each field, made under v2
+        press(qtbot, window, 0, column, Qt.Key.Key_Right)
+        window.trigger("check")
+        qtbot.waitUntil(window.tickets.table.hasFocus, timeout=2_000)
+        qtbot.keyClick(window.tickets.table, Qt.Key.Key_Return)
+    session = window.session
+    qtbot.waitUntil(lambda: session.check_status.checked == session.field_check_status(1).checked == 1, timeout=5_000)
+    editor = window.editor
+    editor.field_bar.combo.setCurrentIndex(1)
+    editor.field_bar.left_button.click()  # the priority first
+    assert window.prompt.save()
+    settled(qtbot, window)
+    qtbot.waitUntil(lambda: window.prompt_status.text() == "Prompt ready (v1)", timeout=5_000)
+    assert [r.number for r in window.document.history] == [1] and window.results.versions.rowCount() == 1
+    qtbot.waitUntil(lambda: " on v1 " in window.check_status.text(), timeout=5_000)  # … and the checks say v1
+    assert "v2" not in window.check_status.text() and "on v1 " in editor.taught_count.text()
+    assert "Accuracy of priority 100%" in editor.taught_count.text()
+    assert session.field_check_status(1).field == "queue" and " on v1 " in session.field_check_status(1).short()
+    qtbot.waitUntil(lambda: not window.document.busy, timeout=10_000)
+    kept = json.loads(path.read_text(encoding="utf-8"))
+    assert sorted((c["field"], c["version"]) for c in kept["checks"]) == [("priority", 1), ("queue", 1)]
