@@ -126,3 +126,38 @@ def test_after_a_field_moved_and_saved_every_version_number_is_the_new_first_fie
     qtbot.waitUntil(lambda: not window.document.busy, timeout=10_000)
     kept = json.loads(path.read_text(encoding="utf-8"))
     assert sorted((c["field"], c["version"]) for c in kept["checks"]) == [("priority", 1), ("queue", 1)]
+
+
+def test_a_filter_left_on_through_a_save_stays_meaningful(qtbot, window, tmp_path):
+    from test_window_field_order import settled
+
+    open_two_fields(qtbot, window, tmp_path)
+    settled(qtbot, window)
+    tickets, session = window.tickets, window.session
+    press(qtbot, window, 0, PRIORITY, Qt.Key.Key_Right)
+    window.trigger("check")  # the priority's sample, To check on
+    qtbot.waitUntil(tickets.table.hasFocus, timeout=2_000)
+    qtbot.keyClick(tickets.table, Qt.Key.Key_Return)
+    sample = list(session.field_check_status(1).to_check)
+    assert tickets.checking and listed(window) == sample and sample
+    window.editor.show_field(1)
+    window.editor.instruction.setPlainText("How urgent is this ticket?")
+    assert window.prompt.save()  # a new version: the priority's sample is still the list, its column in use
+    settled(qtbot, window)
+    qtbot.wait(400)  # the stats timer follows the column in use
+    assert tickets.field_in_use == 1 and tickets.checking
+    assert listed(window) == list(session.field_check_status(1).to_check) == sample
+    assert not tickets.hidden_row.isVisibleTo(window)
+    # Show: a queue label that the next version renames: all labels again, said, no row left hidden by it.
+    tickets.reset_filters()
+    tickets.label_filter.setCurrentIndex(tickets.label_filter.findData("billing"))
+    tickets.label_filter.activated.emit(tickets.label_filter.currentIndex())
+    assert 0 < len(listed(window)) < N
+    window.editor.show_field(0)
+    labels = window.editor.labels
+    row = [labels.item(r, 0).text() for r in range(labels.rowCount())].index("billing")
+    labels.item(row, 0).setText("payments")
+    assert window.prompt.save()
+    settled(qtbot, window)
+    assert tickets.label_filter.currentData() is None and len(listed(window)) == N
+    assert window.statusBar().currentMessage() == "Show: billing is no label of this prompt version: showing all labels."

@@ -13,7 +13,6 @@ from PySide6.QtGui import QAction, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
-    QComboBox,
     QDoubleSpinBox,
     QHBoxLayout,
     QHeaderView,
@@ -33,6 +32,7 @@ from ..widgets.flow_layout import FlowLayout, labelled
 from . import text_columns
 from .empty_state import EmptyState
 from .field_gold import NO_GOLD, FieldGold
+from .filter_combo import combo
 from .hidden_hint import hidden_hint
 from .label_picker import LabelDelegate
 from .language_filter import LanguageFilter, shown
@@ -59,6 +59,7 @@ class TicketArea(QWidget):
     open_clicked = Signal()  # the empty state's
     sample_clicked = Signal()
     recent_clicked = Signal(str)
+    note = Signal(str)  # for the status bar: a filter dropped, and why
 
     def __init__(self, model: TicketTableModel, parent=None) -> None:
         super().__init__(parent)
@@ -96,25 +97,14 @@ class TicketArea(QWidget):
     # --------------------------------------------------------------- building
 
     def _build_filters(self) -> None:
-        self.text_column = QComboBox()
-        self.text_column.setAccessibleName("Ticket text column")
-        self.text_column.setToolTip("Which column holds the ticket text")
-        self.text_column.setMinimumContentsLength(10)
-        self.text_column.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.text_column = combo("Ticket text column", 10, "Which column holds the ticket text")
         self.text_column.activated.connect(self._text_column_activated)
         self._text_in_use = ""
-        self.gold_combo = QComboBox()
-        self.gold_combo.setAccessibleName("Gold label column")
-        self.gold_combo.setToolTip("A column of correct labels, to measure accuracy against")
-        self.gold_combo.setMinimumContentsLength(10)
-        self.gold_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.gold_combo = combo("Gold label column", 10, "A column of correct labels, to measure accuracy against")
         self.gold_combo.activated.connect(self._gold_activated)
         self.field_gold = FieldGold(self.gold_combo)  # the combos' columns, and each further field's gold
         self.field_gold.chosen.connect(self.field_gold_chosen)
-        self.label_filter = QComboBox()
-        self.label_filter.setAccessibleName("Filter by label")
-        self.label_filter.setMinimumContentsLength(14)
-        self.label_filter.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.label_filter = combo("Filter by label", 14)
         self.label_filter.addItem(ALL_LABELS, None)
         self.label_filter.activated.connect(self.filters_changed)
         self.language_filter = LanguageFilter()
@@ -196,6 +186,7 @@ class TicketArea(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(False)
         self.model.modelReset.connect(self.size_columns)
+        self.table.keep_cell_through_resets(self.model)  # a Save's new version: the field in use stays
         self.table.selectionModel().currentRowChanged.connect(self._current_changed)
         self.size_columns()
 
@@ -261,6 +252,9 @@ class TicketArea(QWidget):
         index = self.label_filter.findData(current)
         self.label_filter.setCurrentIndex(max(0, index))
         self.label_filter.blockSignals(False)
+        if current is not None and index < 0:  # a Save renamed or removed it: all labels, said (it still hid rows)
+            self.filters_changed.emit()
+            self.note.emit(f"Show: {current} is no label of this prompt version: showing all labels.")
 
     def refresh_language_filter(self, counts: dict[str, int]) -> None:
         """The languages detected so far (code -> tickets), keeping the one chosen."""
