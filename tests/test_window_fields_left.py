@@ -9,7 +9,7 @@ import json
 import pytest
 from fake_engine import FakeEngine
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QScrollArea
+from PySide6.QtWidgets import QScrollArea, QToolButton
 from test_window_fields import N, open_two_fields, press
 
 from triage_gui.gui.main_window import MainWindow
@@ -161,3 +161,62 @@ def test_a_filter_left_on_through_a_save_stays_meaningful(qtbot, window, tmp_pat
     settled(qtbot, window)
     assert tickets.label_filter.currentData() is None and len(listed(window)) == N
     assert window.statusBar().currentMessage() == "Show: billing is no label of this prompt version: showing all labels."
+
+
+def test_after_new_prompt_the_labels_shown_keep_the_taught_marks_they_learned_from(qtbot, window, tmp_path):
+    from test_window_field_order import settled
+    from test_window_fields import cell
+
+    from triage_gui.engine.prompt import Label, PromptProfile
+
+    path = open_two_fields(qtbot, window, tmp_path)
+    press(qtbot, window, 8, Col.LABEL, Qt.Key.Key_2)  # a queue ticket taught
+    settled(qtbot, window)
+    session = window.session
+    columns = (Col.LABEL, PRIORITY)
+    before = {c: [cell(window, r, c) for r in range(N)] for c in columns}
+    assert cell(window, 8, Col.LABEL).startswith("✓ ") and any(x.startswith("✓ ") for x in before[PRIORITY])
+    window.trigger("new_prompt")
+    assert window.tickets.rate_label.text().startswith("Labels from the last saved prompt")
+    qtbot.wait(300)  # (a refit would have been started by now)
+    settled(qtbot, window)
+    assert {c: [cell(window, r, c) for r in range(N)] for c in columns} == before  # the ✓ marks and labels stay
+    assert "none yet" in window.editor.taught_count.text()  # the new prompt has nothing taught
+    press(qtbot, window, 9, Col.LABEL, Qt.Key.Key_1)  # taught meanwhile: kept for the new prompt
+    taught_now = session.table.taught_label(9)
+    window.editor.labels.closePersistentEditor(window.editor.labels.item(0, 0))
+    labels = [Label(name, f"about {name}") for name in session.table.labels]  # the same label names
+    window.editor.set_profile(PromptProfile("Which team answers this ticket?", labels))
+    assert window.prompt.save()  # a one-field prompt now
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=15_000)
+    qtbot.waitUntil(lambda: session.table.count_scored() == N, timeout=10_000)
+    kept = PromptProfile.load(window.document.path)
+    assert window.document.path != path and [(e.text, e.label) for e in kept.taught] == [
+        (session.table.texts[9], taught_now)
+    ]
+    assert session.taught_items() == [(session.table.texts[9], taught_now)]  # the new prompt's own, now in use
+    assert not cell(window, 8, Col.LABEL).startswith("✓") and cell(window, 9, Col.LABEL).startswith("✓ ")
+    assert PromptProfile.load(path).taught  # the old file keeps its own
+
+
+def test_at_1024x640_with_two_fields_the_ticket_table_keeps_its_rows(qtbot, window, tmp_path):
+    open_two_fields(qtbot, window, tmp_path)
+    tickets = window.tickets
+    table = tickets.table
+
+    def rows_shown() -> float:
+        return table.viewport().height() / table.verticalHeader().defaultSectionSize()
+
+    window.resize(1024, 640)
+    qtbot.waitUntil(lambda: rows_shown() >= 5, timeout=3_000)  # 3½ under four rows of filters before
+    assert not tickets.check_only.isVisibleTo(window)  # the check boxes behind one button …
+    button = next(b for b in tickets.findChildren(QToolButton) if b.accessibleName() == "More filters")
+    assert button.isVisibleTo(window) and button.text() == "Filters ▾"
+    tickets.taught_only.click()  # … which work as they did, and the button says one is on
+    assert button.text() == "Filters (1 on) ▾" and "Taught" in button.toolTip()
+    assert listed(window) == [r for r in range(N) if window.session.table.taught_label(r) is not None]
+    tickets.taught_only.click()
+    window.resize(1366, 768)  # room enough: the boxes in the bar again, in their order, the button gone
+    qtbot.waitUntil(lambda: tickets.check_only.isVisibleTo(window), timeout=3_000)
+    assert not button.isVisibleTo(window) and rows_shown() >= 7
+    assert tickets.search.isVisibleTo(window) and not tickets.cell_chip.isVisibleTo(window)

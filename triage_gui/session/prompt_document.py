@@ -347,8 +347,9 @@ class PromptDocument:
         self._write_soon()
 
     def keep_checks(self, checks: Sequence[CheckRecord]) -> None:
-        """The random checks changed: written with the file, as the taught set (nothing when unchanged)."""
-        if list(checks) != self.checks:
+        """The random checks changed: written with the file, as the taught set (nothing when unchanged; nothing for
+        a new prompt never saved: the checks are of the labels in use, the last saved prompt's)."""
+        if list(checks) != self.checks and self.saved.labels:
             self.checks = list(checks)
             self._write_soon()
 

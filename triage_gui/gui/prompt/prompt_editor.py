@@ -211,9 +211,11 @@ class PromptEditor(QWidget):
     def focus_instruction(self) -> None:
         self.instruction.setFocus()
 
-    def show_state(self, text: str) -> None:
-        """The line under the editor: the prompt's name and whether it has unsaved changes."""
+    def show_state(self, text: str, new: bool = False) -> None:
+        """The prompt's name and whether it has unsaved changes (``new``: never saved, nothing taught or checked)."""
         self.state_label.setText(text)
+        self._new = new
+        self._show_taught()
 
     def undo_edit(self) -> None:
         self.flush_snapshot()  # an edit typed just now is undone too
@@ -235,7 +237,8 @@ class PromptEditor(QWidget):
     def _show_taught(self) -> None:
         # The estimate's line is there from the start, so the tables do not shrink when the first check
         # status arrives during a run.
-        count, estimates = getattr(self, "_taught", 0), getattr(self, "_estimates", {})
+        new = getattr(self, "_new", False)  # (a new prompt's: whatever the labels in use learned from)
+        count, estimates = (0, {}) if new else (getattr(self, "_taught", 0), getattr(self, "_estimates", {}))
         field, further = getattr(self, "_field", 0), getattr(self, "_field_taught", [])
         fields, saved = getattr(self, "_fields", []), getattr(self, "_saved_names", [])
         at = saved.index(fields[field].name) if field < len(fields) and fields[field].name in saved else field

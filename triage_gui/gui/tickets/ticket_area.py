@@ -30,6 +30,7 @@ from ...session.gold import Filters
 from ...session.status import RunStatus
 from ..widgets.flow_layout import FlowLayout, labelled
 from . import text_columns
+from .compact_filters import CompactFilters
 from .empty_state import EmptyState
 from .field_gold import NO_GOLD, FieldGold
 from .filter_combo import combo
@@ -167,6 +168,7 @@ class TicketArea(QWidget):
         extra = (self.disagree_only, self.wrong_only, self.taught_only, self.next_only, self.check_only)
         for widget in (low, *extra, self.cell_chip, self.search):
             flow.addWidget(widget)
+        self.compact = CompactFilters(flow, (low, *extra), (self.cell_chip, self.search), (self.low_only, *extra))
 
     def _build_table(self) -> None:
         self.table = TicketView()
@@ -212,6 +214,7 @@ class TicketArea(QWidget):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         fit_ticket_column(self.table, self.model)
+        self.compact.fit(self.height())  # a small height: the check boxes behind one button, the rows kept
 
     def set_columns(self, columns: list[str], text_column: str, gold: str | None) -> None:
         self._columns, self._text_in_use = list(columns), text_column
