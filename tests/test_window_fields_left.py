@@ -220,3 +220,23 @@ def test_at_1024x640_with_two_fields_the_ticket_table_keeps_its_rows(qtbot, wind
     qtbot.waitUntil(lambda: tickets.check_only.isVisibleTo(window), timeout=3_000)
     assert not button.isVisibleTo(window) and rows_shown() >= 7
     assert tickets.search.isVisibleTo(window) and not tickets.cell_chip.isVisibleTo(window)
+
+
+def test_at_1366_with_two_fields_the_status_bar_items_fit_whole_with_the_whole_text_in_their_tips(
+    qtbot, window, tmp_path
+):
+    open_two_fields(qtbot, window, tmp_path)
+    window.resize(1366, 768)
+    press(qtbot, window, 0, PRIORITY, Qt.Key.Key_Right)
+    window.trigger("check")
+    qtbot.waitUntil(window.tickets.table.hasFocus, timeout=2_000)
+    qtbot.keyClick(window.tickets.table, Qt.Key.Key_Return)  # "priority ~100% (…), 1 check on v1 with 1 taught, …"
+    qtbot.waitUntil(lambda: window.check_status.text().startswith("priority ~100%"), timeout=5_000)
+    window.model_status.setText("SmolLM2-135M-Instruct (bundled) · cpu")  # as the real window shows it
+    qtbot.wait(100)
+    items = (window.check_status, window.learn_status, window.model_status)
+    assert all(item.elided() == item.text() for item in items), [item.elided() for item in items]
+    assert window.check_status.text().endswith("taught, just now")
+    assert window.learn_status.text() == "Learned from the prompt"  # short words; the whole in its tip
+    assert window.learn_status.toolTip().startswith("Learned from the prompt's examples and label descriptions.")
+    assert window.check_status.toolTip().startswith("Accuracy of priority 100%")
