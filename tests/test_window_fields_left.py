@@ -240,3 +240,28 @@ def test_at_1366_with_two_fields_the_status_bar_items_fit_whole_with_the_whole_t
     assert window.learn_status.text() == "Learned from the prompt"  # short words; the whole in its tip
     assert window.learn_status.toolTip().startswith("Learned from the prompt's examples and label descriptions.")
     assert window.check_status.toolTip().startswith("Accuracy of priority 100%")
+
+
+def test_ctrl_o_opens_the_ticket_dialog_from_every_prompt_editor_cell(qtbot, window, tmp_path, monkeypatch):
+    """A guard, not a fix: the walkthrough's Ctrl+O typed into an editor cell; offscreen it opens the dialog from
+    every cell, edited or not (Qt's shortcut map runs first), before this branch as after."""
+    from PySide6.QtWidgets import QApplication, QFileDialog
+
+    open_two_fields(qtbot, window, tmp_path)
+    opened: list = []
+    monkeypatch.setattr(QFileDialog, "getOpenFileNames", lambda *a, **k: opened.append(a) or ([], ""))
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=2_000)
+    editor = window.editor
+    for table, column in ((editor.labels, 0), (editor.labels, 1), (editor.examples, 0), (editor.examples, 1)):
+        for editing in (False, True):
+            table.setFocus()
+            table.setCurrentCell(0, column)
+            if editing:
+                table.editItem(table.item(0, column))
+            focused = QApplication.focusWidget()
+            text = table.item(0, column).text()
+            qtbot.keyClick(focused, Qt.Key.Key_O, Qt.KeyboardModifier.ControlModifier)
+            assert len(opened) == 1 and opened.pop()[1] == "Open ticket files"
+            table.setFocus()  # (closes an editor: its text as it was, nothing typed into it)
+            assert table.item(0, column).text() == text
