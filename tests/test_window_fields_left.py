@@ -160,7 +160,9 @@ def test_a_filter_left_on_through_a_save_stays_meaningful(qtbot, window, tmp_pat
     assert window.prompt.save()
     settled(qtbot, window)
     assert tickets.label_filter.currentData() is None and len(listed(window)) == N
-    assert window.statusBar().currentMessage() == "Show: billing is no label of this prompt version: showing all labels."
+    assert (
+        window.statusBar().currentMessage() == "Show: billing is no label of this prompt version: showing all labels."
+    )
 
 
 def test_after_new_prompt_the_labels_shown_keep_the_taught_marks_they_learned_from(qtbot, window, tmp_path):
