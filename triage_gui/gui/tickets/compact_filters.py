@@ -1,7 +1,7 @@
 """The filter bar at a small height: its check boxes (*Low confidence below*, *Disagrees with baseline*, *Wrong
-against gold*, *Taught*, *Teach next*, *To check*) go behind one *Filters ▾* button, so the ticket table keeps
+against gold*, *Taught*, *Teach next*, *To check*) go behind one *Filters* button, so the ticket table keeps
 its rows (at 1024x640 with two fields it showed 3½ under four rows of filters: two of them were these boxes).
-The button says how many of them are on ("Filters (1 on) ▾") and its tooltip which; the boxes are the same
+The button says how many of them are on ("Filters (1 on)") and its tooltip which; the boxes are the same
 widgets wherever they are, so the window, the keys and the tests read and click them alike."""
 
 from __future__ import annotations
@@ -59,5 +59,5 @@ class CompactFilters:
 
     def _count(self) -> None:
         on = [box.text() for box in self.boxes if box.isChecked()]
-        self.button.setText(f"Filters ({len(on)} on) ▾" if on else "Filters ▾")
+        self.button.setText(f"Filters ({len(on)} on)" if on else "Filters")  # (the button draws its own arrow)
         self.button.setToolTip("On: " + ", ".join(on) if on else "More filters: low confidence, taught, to check…")
