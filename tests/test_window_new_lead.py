@@ -49,7 +49,9 @@ def test_new_prompt_asks_first_then_starts_blank_and_keeps_the_tickets(qtbot, wi
     editor = window.editor
     assert editor.label_names() == [""] and editor.examples.rowCount() == 0
     assert editor.labels.state() == editor.labels.State.EditingState  # the first label, ready to type
-    assert window.session.taught_items() == [] and window.session.check_status.checked == 0
+    # The labels shown are still the saved prompt's, with the taught ticket they learned from and their checks
+    # (tests/test_window_fields_left.py); the new prompt's line says it has none yet.
+    assert window.session.taught_items() and window.session.check_status.checked == 5
     assert "%" not in editor.taught_count.text() and "none yet" in editor.taught_count.text()
     assert len(window.session.table) == 12  # the tickets stay
     path = window.document.path
@@ -61,6 +63,7 @@ def test_new_prompt_asks_first_then_starts_blank_and_keeps_the_tickets(qtbot, wi
     saved = json.loads(path.read_text())
     assert [x["name"] for x in saved["labels"]] == ["refund", "delivery"]
     assert saved.get("taught", []) == [] and saved.get("checks", []) == []
+    assert window.session.taught_items() == [] and window.session.check_status.checked == 0  # the new one's now
     assert [v["number"] for v in saved["history"]] == [1]  # its own numbering, from 1
     assert json.loads(old.read_text())["taught"]  # the old prompt's file keeps its taught ticket
 

@@ -202,6 +202,7 @@ class MainWindow(QMainWindow):
         t.open_clicked.connect(self.ticket_actions.open_dialog)
         t.sample_clicked.connect(self.ticket_actions.open_sample)
         t.recent_clicked.connect(lambda path: self.ticket_actions.open_files([path]))
+        t.note.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.detail.teach.connect(self.teaching.teach_field)  # each field's part of the pane teaches its field
         self.detail.accept.connect(lambda field, rows: self.teaching.accept(rows, field))
         self.results.flip_selected.connect(self.tickets.select_source_row)

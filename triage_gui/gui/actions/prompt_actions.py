@@ -55,6 +55,7 @@ class PromptActions:
         self.notify, self.warn = notify, warn
         self.diff_dialog: QDialog | None = None
         self.suggest_dialog: QDialog | None = None
+        self._left: dict[str, str] = {}  # after New prompt: the taught set the labels in use learned from
         document.changed.connect(self._show_state)
         document.failed.connect(lambda why: notify(why, 10000))
         document.merged.connect(self._merged)
@@ -146,7 +147,7 @@ class PromptActions:
     def _show_state(self, status: DocumentStatus) -> None:
         # The state first: at 1024 px the file name's end is what gives way ("Unsaved: new-prompt.j…").
         state = "Unsaved" if status.dirty else "New, not saved yet" if status.new else "Saved"
-        self.editor.show_state(f"{state}: {status.name}")
+        self.editor.show_state(f"{state}: {status.name}", new=status.new)
 
     # ------------------------------------------------------------- saving
 
@@ -154,9 +155,10 @@ class PromptActions:
         """Validate, write the profile atomically with the taught tickets, then rebuild in the background.
         An unchanged prompt is written (the taught tickets may have changed) but relabels nothing."""
         self.editor.flush_snapshot()
-        profile = self.editor.profile()
+        profile, new = self.editor.profile(), self.document.status.new
+        taught = [(t, label) for t, label in self.session.taught_items() if not new or self._left.get(t) != label]
         try:
-            note = self.document.save(profile, self.session.taught_items(), path)
+            note = self.document.save(profile, taught, path)  # a new prompt: only what was taught since New
         except ProfileError as exc:
             self.editor.show_problems(exc.problems)
             self.notify("Prompt not saved: " + exc.problems[0].message, 10000)
@@ -167,6 +169,9 @@ class PromptActions:
             self.warn("Prompt not saved", f"Cannot write {path or self.document.path}: {exc.strerror or exc}")
             return False
         self.editor.clear_problems()
+        if new:  # the new prompt comes into use with its own taught tickets and checks
+            saved = self.document.saved
+            self.session.restore_kept([(e.text, e.label) for e in saved.taught], saved.checks)
         if not self.session.set_prompt(self.document.saved):
             self.notify(note or "Prompt unchanged: nothing to re-label.", 15000 if note else 6000)
         elif note:
@@ -245,7 +250,9 @@ class PromptActions:
         self.document.new(path, blank)
         self.editor.clear_problems()
         self.editor.set_profile(blank)
-        self.session.restore_kept([], [])
+        # The labels shown stay the saved prompt's until the first Save, and so do the taught tickets they learned
+        # from (their ✓ had gone while the run line said whose labels they are); the new prompt starts with none.
+        self._left = dict(self.session.taught_items())
         self.editor.edit_first_label()
         self.notify(f"New prompt: name its labels, then Save (it is kept as {path.name}).", 10000)
         return True

@@ -33,6 +33,7 @@ class TeachActions:
         notify: Callable[[str, int], None],
     ) -> None:
         self.session, self.tickets, self.editor, self.check_status = session, tickets, editor, check_status
+        self._check_width: int | None = None  # the estimate's width in the status bar, as the window gave it
         self.notify = notify
         self.gold = False  # whether a gold column measures the labels already (as last shown)
         self.shown_field = 0  # whose estimate the status bar shows (a prompt with several fields)
@@ -170,9 +171,12 @@ class TeachActions:
             label.setText("")
         elif status.state == "fitting":
             label.setText("Learning…")
-        elif status.state == "ready":
-            label.setText(f"Learned from {self._learned_from(status.taught)}")
-            label.setToolTip(f"{in_words()}, weighted {status.weights}. Refit in {status.fit_ms:.0f} ms.")
+        elif status.state == "ready":  # short words in the status bar (cut at 1366 px with two fields), all in the tip
+            whole = self._learned_from(status.taught)
+            label.setText(f"Learned from {'the prompt' if whole.endswith(' and label descriptions') else whole}")
+            label.setToolTip(
+                f"Learned from {whole}. {in_words()}, weighted {status.weights}. Refit in {status.fit_ms:.0f} ms."
+            )
         elif status.state == "failed":
             label.setText("Learning failed")
             label.setToolTip(status.message)
@@ -189,12 +193,24 @@ class TeachActions:
             return "the prompt's examples and label descriptions"
         return "the prompt's examples" if examples or not described else "the label descriptions"
 
+    def _fit_check_status(self, field: str) -> None:
+        """The estimate's room in the status bar, with its field's name ahead of it ("priority ~80% (…), 20 checks on
+        v3 with 40 taught, just now": cut before "taught" at 1366 px): the width it was given, plus the name's."""
+        label = self.check_status
+        if self._check_width is None:
+            self._check_width = label.maximumWidth()
+        extra = label.fontMetrics().horizontalAdvance(f"{field} , 2 h ago") if field else 0  # (its age too)
+        label.setMaximumWidth(self._check_width + extra)
+
     def follow_field(self) -> None:
         """The estimate follows the field of the column in use, looked at on the window's stats timer: a slot
         on the current cell's column ran inside the table's own filter change (a check answered) and crashed.
         The sample listed (*To check*) stays: a step into the next column emptied the list being checked."""
-        if self.tickets.field_in_use != self.shown_field:
+        field = self.tickets.field_in_use
+        if field != self.shown_field:
             self.show_checks(listed=False)
+        rows = self.session.field_suggestions(field) if field else None  # Teach next: that field's, named
+        self.tickets.follow_suggestions(self._field_name(field), rows)
 
     def show_checks(self, gold: bool | None = None, listed: bool = True) -> None:
         """The random checks' estimate of the field in use (a prompt with several fields: the current cell's
@@ -206,8 +222,11 @@ class TeachActions:
         if listed:
             self.tickets.set_rows(to_check=status.to_check)
         self.check_status.setText(status.short(gold=gold))  # "~40% (22–61%), 20 checks on v3 with 40 taught, 2 h ago"
+        self._fit_check_status(status.field)
         self.check_status.setToolTip(status.describe(gold=gold))
-        self.editor.set_estimate(status.describe(gold=gold))
+        names = self.session.field_names  # the editor says the estimate of the field it shows (named), each its own
+        each = [self.session.field_check_status(i).describe(gold=gold) for i in range(len(names))]
+        self.editor.set_estimates(dict(zip(names, each, strict=True)) if names else {"": status.describe(gold=gold)})
         if listed and status.checked and not status.to_check and self.tickets.checking:
             self.notify(f"Sample checked. {status.describe()}.", 15000)
 

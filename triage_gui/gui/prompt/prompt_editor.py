@@ -211,9 +211,11 @@ class PromptEditor(QWidget):
     def focus_instruction(self) -> None:
         self.instruction.setFocus()
 
-    def show_state(self, text: str) -> None:
-        """The line under the editor: the prompt's name and whether it has unsaved changes."""
+    def show_state(self, text: str, new: bool = False) -> None:
+        """The prompt's name and whether it has unsaved changes (``new``: never saved, nothing taught or checked)."""
         self.state_label.setText(text)
+        self._new = new
+        self._show_taught()
 
     def undo_edit(self) -> None:
         self.flush_snapshot()  # an edit typed just now is undone too
@@ -226,28 +228,29 @@ class PromptEditor(QWidget):
         """Whether a prompt edit can be undone, and redone."""
         return self.undo_stack.canUndo(), self.undo_stack.canRedo()
 
-    def set_estimate(self, text: str) -> None:
-        """The random checks' estimate ("Accuracy 87% (95% interval 74-94%), from 30 random checks")."""
-        self._estimate = text
+    def set_estimates(self, by_field: dict[str, str]) -> None:
+        """Each field's random-check estimate by its saved name ("" for a one-field prompt): the line under the
+        editor says the shown field's, as it counts that field's taught tickets ("Accuracy of priority …")."""
+        self._estimates = dict(by_field)
         self._show_taught()
 
     def _show_taught(self) -> None:
         # The estimate's line is there from the start, so the tables do not shrink when the first check
         # status arrives during a run.
-        count, estimate = getattr(self, "_taught", 0), getattr(self, "_estimate", "") or CheckStatus().describe()
+        new = getattr(self, "_new", False)  # (a new prompt's: whatever the labels in use learned from)
+        count, estimates = (0, {}) if new else (getattr(self, "_taught", 0), getattr(self, "_estimates", {}))
         field, further = getattr(self, "_field", 0), getattr(self, "_field_taught", [])
         fields, saved = getattr(self, "_fields", []), getattr(self, "_saved_names", [])
         at = saved.index(fields[field].name) if field < len(fields) and fields[field].name in saved else field
         if at > 0:
             count = further[at - 1] if at - 1 < len(further) else 0
         several = len(fields) > 1 and field < len(fields)
+        named = (saved[at] if at < len(saved) else fields[field].name) if several else ""  # a new field: its name
+        key = named if len(saved) > 1 or at > 0 else ""  # (a one-field prompt in use: its estimate says "")
+        estimate = estimates.get(key) or CheckStatus(field=named).describe()
         title = f"Taught tickets ({fields[field].name})" if several else "Taught tickets"
-        taught = (
-            f"<b>{title}:</b> {count} (kept with this prompt)"
-            if count
-            else f"<b>{title}:</b> none yet. Correct a label in the table to teach."
-        )
-        self.taught_count.setText(taught + (f"<br>{estimate}" if estimate else ""))
+        taught = f"{count} (kept with this prompt)" if count else "none yet. Correct a label in the table to teach."
+        self.taught_count.setText(f"<b>{title}:</b> {taught}" + (f"<br>{estimate}" if estimate else ""))
 
     # ---------------------------------------------------------------- building
 

@@ -236,7 +236,7 @@ class DetailPane(QWidget):
         # On a short pane (a 640 px screen, five labels) the pane scrolls rather than squeezing its parts
         # over one another; the ticket text keeps three lines and takes what height there is to spare.
         self.text.setMinimumHeight(self.text.fontMetrics().lineSpacing() * 3 + 12)
-        scroll = QScrollArea()
+        self.scroll_area = scroll = QScrollArea()
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -275,7 +275,10 @@ class DetailPane(QWidget):
 
     def show_row(self, row: int) -> None:
         table = self.table
-        self.row = row if 0 <= row < len(table) else -1
+        row, before = (row if 0 <= row < len(table) else -1), self.row
+        self.row = row
+        if row != before:  # a new ticket starts at the top (the pane kept the last one's scroll position)
+            self.scroll_area.verticalScrollBar().setValue(0)
         enabled = self.row >= 0 and self.row not in table.problems
         if self.row < 0:
             self.header.setText("Select a ticket to read it whole and see why it got its label.")

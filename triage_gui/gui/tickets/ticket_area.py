@@ -13,11 +13,9 @@ from PySide6.QtGui import QAction, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
-    QComboBox,
     QDoubleSpinBox,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QLineEdit,
     QPushButton,
     QSizePolicy,
@@ -32,8 +30,11 @@ from ...session.gold import Filters
 from ...session.status import RunStatus
 from ..widgets.flow_layout import FlowLayout, labelled
 from . import text_columns
+from .compact_filters import CompactFilters
 from .empty_state import EmptyState
 from .field_gold import NO_GOLD, FieldGold
+from .filter_combo import combo
+from .hidden_hint import hidden_hint
 from .label_picker import LabelDelegate
 from .language_filter import LanguageFilter, shown
 from .run_bar import RunBar
@@ -59,6 +60,7 @@ class TicketArea(QWidget):
     open_clicked = Signal()  # the empty state's
     sample_clicked = Signal()
     recent_clicked = Signal(str)
+    note = Signal(str)  # for the status bar: a filter dropped, and why
 
     def __init__(self, model: TicketTableModel, parent=None) -> None:
         super().__init__(parent)
@@ -81,17 +83,7 @@ class TicketArea(QWidget):
                              (empty.open_clicked, self.open_clicked), (empty.sample_clicked, self.sample_clicked),
                              (empty.recent_clicked, self.recent_clicked)):  # fmt: skip
             theirs.connect(mine)
-        self.hidden = QLabel()  # which filters hide every ticket, where they do
-        self.hidden.setAccessibleName("Hidden by the filters")
-        self.hidden.setWordWrap(True)
-        show_all = QPushButton("Show all")
-        show_all.clicked.connect(lambda: self.reset_filters())
-        self.hidden_row = QWidget()
-        hint = QHBoxLayout(self.hidden_row)
-        hint.setContentsMargins(0, 0, 0, 0)
-        hint.addWidget(self.hidden, 1)
-        hint.addWidget(show_all)
-        self.hidden_row.hide()
+        self.hidden_row, self.hidden = hidden_hint(self.reset_filters)  # which filters hide every ticket
         self.stack = QStackedWidget()
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self.table)
@@ -106,25 +98,14 @@ class TicketArea(QWidget):
     # --------------------------------------------------------------- building
 
     def _build_filters(self) -> None:
-        self.text_column = QComboBox()
-        self.text_column.setAccessibleName("Ticket text column")
-        self.text_column.setToolTip("Which column holds the ticket text")
-        self.text_column.setMinimumContentsLength(10)
-        self.text_column.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.text_column = combo("Ticket text column", 10, "Which column holds the ticket text")
         self.text_column.activated.connect(self._text_column_activated)
         self._text_in_use = ""
-        self.gold_combo = QComboBox()
-        self.gold_combo.setAccessibleName("Gold label column")
-        self.gold_combo.setToolTip("A column of correct labels, to measure accuracy against")
-        self.gold_combo.setMinimumContentsLength(10)
-        self.gold_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.gold_combo = combo("Gold label column", 10, "A column of correct labels, to measure accuracy against")
         self.gold_combo.activated.connect(self._gold_activated)
         self.field_gold = FieldGold(self.gold_combo)  # the combos' columns, and each further field's gold
         self.field_gold.chosen.connect(self.field_gold_chosen)
-        self.label_filter = QComboBox()
-        self.label_filter.setAccessibleName("Filter by label")
-        self.label_filter.setMinimumContentsLength(14)
-        self.label_filter.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.label_filter = combo("Filter by label", 14)
         self.label_filter.addItem(ALL_LABELS, None)
         self.label_filter.activated.connect(self.filters_changed)
         self.language_filter = LanguageFilter()
@@ -155,6 +136,7 @@ class TicketArea(QWidget):
                                    "else pick the right one")  # fmt: skip
         self.check_only.toggled.connect(lambda on: self._only_toggled(self.check_only, on))
         self.suggested: tuple[int, ...] = ()  # rows to teach next, best first (the session's)
+        self.field_suggested: tuple[int, ...] | None = None  # a further field's in use (None: the first's)
         self.to_check: tuple[int, ...] = ()  # the random sample still to check
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search tickets…")
@@ -186,6 +168,7 @@ class TicketArea(QWidget):
         extra = (self.disagree_only, self.wrong_only, self.taught_only, self.next_only, self.check_only)
         for widget in (low, *extra, self.cell_chip, self.search):
             flow.addWidget(widget)
+        self.compact = CompactFilters(flow, (low, *extra), (self.cell_chip, self.search), (self.low_only, *extra))
 
     def _build_table(self) -> None:
         self.table = TicketView()
@@ -204,6 +187,7 @@ class TicketArea(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(False)
         self.model.modelReset.connect(self.size_columns)
+        self.table.keep_cell_through_resets(self.model)  # a Save's new version: the field in use stays
         self.table.selectionModel().currentRowChanged.connect(self._current_changed)
         self.size_columns()
 
@@ -229,6 +213,7 @@ class TicketArea(QWidget):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         fit_ticket_column(self.table, self.model)
+        self.compact.fit(self.height())  # a small height: the check boxes behind one button, the rows kept
 
     def set_columns(self, columns: list[str], text_column: str, gold: str | None) -> None:
         self._columns, self._text_in_use = list(columns), text_column
@@ -269,6 +254,9 @@ class TicketArea(QWidget):
         index = self.label_filter.findData(current)
         self.label_filter.setCurrentIndex(max(0, index))
         self.label_filter.blockSignals(False)
+        if current is not None and index < 0:  # a Save renamed or removed it: all labels, said (it still hid rows)
+            self.filters_changed.emit()
+            self.note.emit(f"Show: {current} is no label of this prompt version: showing all labels.")
 
     def refresh_language_filter(self, counts: dict[str, int]) -> None:
         """The languages detected so far (code -> tickets), keeping the one chosen."""
@@ -290,7 +278,8 @@ class TicketArea(QWidget):
 
     def _only(self) -> tuple[int, ...] | None:
         """The rows of *Teach next* / *To check*, in their order (best first, as drawn): the table lists them so."""
-        chosen = [rows for box, rows in ((self.next_only, self.suggested), (self.check_only, self.to_check))
+        suggested = self.suggested if self.field_suggested is None else self.field_suggested
+        chosen = [rows for box, rows in ((self.next_only, suggested), (self.check_only, self.to_check))
                   if box.isChecked()]  # fmt: skip
         if not chosen:
             return None
@@ -368,6 +357,14 @@ class TicketArea(QWidget):
             to_check is not None and self.check_only.isChecked()
         ):
             self.filters_changed.emit()
+
+    def follow_suggestions(self, name: str, rows: tuple[int, ...] | None) -> None:
+        """*Teach next* lists the column in use's field's suggestions (None: the first's) and names it (or "")."""
+        self.next_only.setText(f"Teach next ({name})" if name else "Teach next")
+        if rows != self.field_suggested:
+            self.field_suggested = rows
+            if self.next_only.isChecked():
+                self.filters_changed.emit()
 
     def set_cell(self, gold: int, predicted: int, text: str, field: int = 0) -> None:
         self.cell, self.cell_field = (gold, predicted), field

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QGuiApplication, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QTableView
 
-from .ticket_model import TicketFilterProxy
+from .ticket_model import TicketFilterProxy, TicketTableModel
 
 
 class TicketView(QTableView):
@@ -16,6 +16,30 @@ class TicketView(QTableView):
     teach_keys = Signal(list, object)  # source rows, label or None
     accept_keys = Signal(list)
     next_key = Signal()  # N: the next ticket to teach
+
+    def keep_cell_through_resets(self, model: TicketTableModel) -> None:
+        """The current cell's ticket and column (by its role) stay current through a reset of ``model`` (a Save's
+        new version): the field in use, and the *To check* list that follows it (the priority's sample became the
+        queue's, none, and the table went empty after a Save)."""
+        kept: list = []
+
+        def keep() -> None:
+            proxy, current = self.model(), self.currentIndex()
+            assert isinstance(proxy, TicketFilterProxy)
+            source = proxy.mapToSource(current)
+            kept[:] = [(source.row(), model.column_ids()[source.column()])] if source.isValid() else []
+
+        def restore() -> None:
+            proxy = self.model()
+            assert isinstance(proxy, TicketFilterProxy)
+            if kept and (column := model.column_index(kept[0][1])) >= 0:
+                index = proxy.mapFromSource(model.index(kept[0][0], column))
+                if index.isValid():
+                    flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+                    self.selectionModel().setCurrentIndex(index, flags)
+
+        model.modelAboutToBeReset.connect(keep)
+        model.modelReset.connect(restore)
 
     def selected_rows(self) -> list[int]:
         proxy = self.model()
