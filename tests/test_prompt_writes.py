@@ -248,3 +248,19 @@ def test_a_random_lead_with_writes_in_flight_never_loses_or_resurrects_a_ticket(
     each write to land were clean. Three seeds of 400 steps, each checked after every step."""
     for seed in SEEDS:
         assert asyncio.run(asyncio.wait_for(drive(tmp_path, seed, monkeypatch), 300)) == STEPS
+
+
+def test_a_teach_landing_after_close_is_written_not_lost(tmp_path):
+    """The window closes the document before the session's work is cancelled: a change that lands between
+    (a further field's fit refreshing its checks, a teach's callback) started a background write on a
+    writer thread already shut down, and was lost with "the prompt-file thread is shut down"."""
+    doc = document(tmp_path)
+
+    async def body():
+        doc.close()
+        doc.keep_taught([("ticket after close", "billing")])
+        await asyncio.sleep(0.05)
+        assert not doc.busy  # nothing left to fail in the background
+
+    asyncio.run(body())
+    assert taught_in(tmp_path / "prompt.json") == {"ticket after close": "billing"}

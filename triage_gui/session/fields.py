@@ -185,10 +185,13 @@ class FieldLabels:
 
     @property
     def settled(self) -> bool:
-        """Every further field's labels are final: fitted on every scorable row, no fit pending."""
+        """Every further field's labels are final: fitted on every scorable row, each read by the language
+        model through this prompt's scorers (a version scored on first-pass labels kept that score), no fit
+        pending."""
         scorable = self.table.count_scorable()
         done = not self._fitting.pending and all(t is not None and len(t) == len(self.table) for t in self.tables)
-        return bool(self.specs) and done and 0 < scorable <= self._fitted
+        read = len(self.scorers) == len(self.specs) and 0 < scorable <= self._fitted_read
+        return bool(self.specs) and done and 0 < scorable <= self._fitted and read
 
     # ------------------------------------------------------------- changes
 

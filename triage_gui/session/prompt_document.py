@@ -80,6 +80,7 @@ class PromptDocument:
         self.path = path
         self.draft_path = draft_path
         self.delay, self.draft_delay = delay, draft_delay
+        self._closed = False  # closed: no writer thread any more; what changes is written on the loop's thread
         self.saved = PromptProfile("", [])  # as last written to (or read from) ``path``, taught set included
         self.draft: PromptProfile | None = None  # the editor's content (no taught set); None: as saved
         self.history: list[VersionRecord] = []  # the file's versions, oldest first, this session's included
@@ -372,7 +373,9 @@ class PromptDocument:
             return
         if self._taught is None:  # the versions or checks changed: write them with the taught set as saved
             self._taught = AS_SAVED  # when the write is taken, not now (see AS_SAVED)
-        if not self._writing.active:
+        if self._closed:  # a change landing after the window's close (a fit's checks): written now, not lost
+            self.flush()
+        elif not self._writing.active:
             self._writing.start(self._write_taught_soon())
 
     async def _write_taught_soon(self) -> None:
@@ -492,6 +495,7 @@ class PromptDocument:
 
     def close(self) -> None:
         self.flush()
+        self._closed = True
         self._writing.cancel()  # nothing in flight after the flush: at most a wait before the next capture
         self._drafting.cancel()
         self.writer.shutdown(wait=True)
