@@ -1,43 +1,48 @@
 """The window's session reads a further field through that field's own cached prefix with the real model (issue
 34): once every row is read, the priority's labels, confidences and sources are those ``classify`` gives the
 one-field prompt holding the priority alone (the same tickets, the same taught ticket); with the baseline on,
-every field's cached label is its full re-encode's. The bundled model and encoder, 6 tickets: about a minute
-on two loaded cores, most of it the full re-encodes and ``classify``'s own start."""
+every field's cached label is its full re-encode's. The bundled model and encoder, 6 tickets."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
-import csv
 
 from helpers import banking_tickets
-from test_classify_fields import PRIORITY, QUEUES, rows
-from test_cli import run_cli
+from test_classify_fields import PRIORITY, QUEUES
 from test_session import until
 from test_session_fields import field_cells
 
 from triage_gui.engine.prompt import Example, Field, PromptProfile
-from triage_gui.engine.table import NewRow
+from triage_gui.engine.table import NewRow, TicketTable
 from triage_gui.session.engine import Engine
 from triage_gui.session.session import Session
 
 N = 6
 
 
-def test_a_further_field_read_by_the_language_model_gets_classifys_labels(tmp_path, loaded):
+def classify_alone(single: PromptProfile, texts: list[str], loaded) -> list[tuple[str | None, str, str]]:
+    """What ``classify`` gives the one-field prompt ``single`` on these tickets (its own path, in this process:
+    a subprocess cost a model load)."""
+    from triage_gui.commands import classify
+    from triage_gui.engine.model import load_encoder
+    from triage_gui.engine.scoring import Scorer
+
+    table = TicketTable()
+    table.add([NewRow({"id": f"T{i}", "text": t}, t) for i, t in enumerate(texts)])
+    args = argparse.Namespace(ray=None, batch_size=4, baseline=False, no_learning=False, train=None, no_taught=False)
+    taught = classify.taught_tickets(args, single)
+    classify.label_table(args, table, single, taught, Scorer(loaded, single), load_encoder("bundled", "cpu"))
+    return field_cells(table, len(texts))
+
+
+def test_a_further_field_read_by_the_language_model_gets_classifys_labels(loaded):
     texts = banking_tickets(N)
     queue = PromptProfile.load(QUEUES).fields[0]
     queue.name = "queue"
     priority = Field(**{**vars(PRIORITY), "taught": [Example(texts[0], "high")]})
     two = PromptProfile.of_fields([queue, priority], "Queue and priority")
-    two.field_profile(1).save(tmp_path / "priority.json")
-    with open(tmp_path / "tickets.csv", "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["id", "text"])
-        writer.writerows([f"T{i}", t] for i, t in enumerate(texts))
-    done = run_cli("classify", str(tmp_path / "tickets.csv"), "--prompt", str(tmp_path / "priority.json"))
-    assert done.returncode == 0, done.stderr
-    alone = [(r["label"], r["confidence"], r["label_source"]) for r in rows(done.stdout)]
-
+    alone = classify_alone(two.field_profile(1), texts, loaded)
     real = Engine.real()
     engine = Engine(lambda spec, device, progress: loaded, real.build, real.load_encoder)
 
