@@ -135,7 +135,7 @@ def test_a_check_on_the_priority_counts_in_the_priority_estimate_alone_and_is_ke
     priority = session.field_check_status(1)
     assert (priority.checked, priority.correct, priority.field) == (1, 1, "priority")
     assert session.check_status.checked == 0  # the queue's estimate has no check
-    assert status.text().startswith("priority ~100% (") and "1 check (1 on first-pass labels) on v" in status.text()
+    assert status.text().startswith("priority ~100% (") and "1 check on v" in status.text()
     second = window.tickets.selected_rows()[0]  # the next of the sample, in the priority's column
     assert second != first and window.tickets.field_in_use == 1
     wrong = "low" if decide(session.field_table(1), second).label == "high" else "high"
