@@ -130,33 +130,42 @@ def test_a_worker_killed_mid_job_is_restarted_and_its_block_scored_again(tickets
     assert ray.cluster_resources()["CPU"] == 2  # the cluster we connected to is still up
 
 
-def test_the_prompts_taught_set_gives_the_same_labels_on_ray(cluster, tmp_path, loaded):
-    """One truth for what the lead taught: the taught tickets saved in the prompt label alike on Ray. One
-    worker is enough to carry the taught set (two workers are tested above), and saves a model load; 16
-    tickets (4 taught) in two blocks, not the 40 above: the test ran the file twice, 142 s of a CI run."""
-    from triage_gui.engine.prompt import Example, default_profile
+def test_the_prompts_taught_set_gives_the_same_labels_on_ray_for_every_field(cluster, tmp_path, loaded):
+    """One truth for what the lead taught: the taught tickets saved in the prompt label alike on Ray, and a
+    prompt of two fields (issue 34) gives each field the labels one process gives it. One worker is enough to
+    carry the taught set (two workers are tested above), and saves a model load; 16 tickets (4 taught for the
+    queue, 2 for the priority) in two blocks, not the 40 above: the test ran the file twice, 142 s of a CI run."""
+    from dataclasses import replace
+
+    from test_classify_fields import PRIORITY
+
+    from triage_gui.engine.prompt import Example, PromptProfile, default_profile
 
     n = 16
     texts = banking_tickets(n)
     tickets = write_tickets(tmp_path / "tickets.csv", texts, ("id", [f"T{i}" for i in range(n)]))
-    profile = default_profile()
-    names = profile.label_names
-    profile.taught = [Example(texts[i], names[i % len(names)]) for i in range(0, n, 4)]  # 4 taught tickets
+    queue = default_profile().fields[0]
+    names = queue.label_names
+    queue = replace(queue, name="queue", taught=[Example(texts[i], names[i % len(names)]) for i in range(0, n, 4)])
+    priority = replace(PRIORITY, taught=[Example(texts[1], "high"), Example(texts[2], "low")])
     prompt = tmp_path / "taught.json"
-    profile.save(prompt)
+    PromptProfile.of_fields([queue, priority], "Queue and priority").save(prompt)
     here, there = tmp_path / "here.csv", tmp_path / "there.csv"
     assert classify(tickets, here, "--prompt", str(prompt)).returncode == 0
     result = classify(tickets, there, "--prompt", str(prompt), "--ray", cluster, "--ray-actors", "1")
     assert result.returncode == 0, result.stderr
     assert "teaching from 4 taught tickets saved with the prompt" in result.stderr
+    assert "teaching from 2 taught tickets saved with the prompt" in result.stderr
     assert "in blocks of 8" in result.stderr, result.stderr  # more than one block carries the taught set
     local, remote = read_rows(here), read_rows(there)
     assert len(remote) == n and [r["id"] for r in remote] == [f"T{i}" for i in range(n)]
-    assert [(r["label"], r["label_source"], r["confidence"]) for r in remote] == [
-        (r["label"], r["label_source"], r["confidence"]) for r in local
-    ]
-    assert [r["label_source"] for r in remote[::4]] == ["taught"] * 4
-    assert {r["label_source"] for r in remote} - {"taught"}, "only the taught tickets came back labelled"
+    for field in ("queue", "priority"):
+        cells = [f"{field}_label", f"{field}_source", f"{field}_confidence"]
+        assert [tuple(r[c] for c in cells) for r in remote] == [tuple(r[c] for c in cells) for r in local], field
+    assert [r["queue_source"] for r in remote[::4]] == ["taught"] * 4
+    assert [r["priority_source"] for r in remote[1:3]] == ["taught"] * 2
+    assert {r["queue_source"] for r in remote} - {"taught"}, "only the taught tickets came back labelled"
+    assert {r["priority_label"] for r in remote} <= {"low", "medium", "high"}
 
 
 def test_a_block_failing_three_times_stops_with_one_sentence(tickets, cluster, tmp_path):
