@@ -207,14 +207,18 @@ class ResultsArea(QTabWidget):
 
     def show_fields(self, names: list[str]) -> None:
         """Every field's name, the first's first ([] for a one-field prompt, which shows no field selector):
-        the Accuracy tab shows one field's at a time, the one chosen (kept by name across prompt versions)."""
+        the Accuracy tab shows one field's at a time, the one chosen (kept by name across prompt versions). A
+        field kept whose place changed (a Save that moved a field) is chosen anew, as the lead would: the tabs
+        were filled by its old place, and the Versions tab listed the other field's versions under its name."""
         if names == [self.field_choice.itemText(i) for i in range(self.field_choice.count())]:
             return
-        was = self.field_choice.currentText()
+        was, place = self.field_choice.currentText(), self.accuracy_field()
         self.field_choice.clear()
         self.field_choice.addItems(names)
         self.field_choice.setCurrentIndex(names.index(was) if was in names else 0)
         self._show_field_row()
+        if was in names and self.accuracy_field() != place:
+            self.accuracy_field_chosen.emit(self.accuracy_field())
 
     def _show_field_row(self) -> None:
         """The field selector, for a prompt with several fields: at the top of the tab shown (not the Summary)."""
