@@ -306,3 +306,19 @@ def test_the_field_chosen_keeps_its_own_versions_after_a_move_and_save(qtbot, wi
     queues_shown()
     settled(qtbot, window)
     queues_shown()
+
+
+def test_the_summarys_fast_path_time_names_the_field_it_is_of(qtbot, window, tmp_path):
+    """A walkthrough (W3) read "Fast path: median 105 ms/ticket" as what a ticket costs, beside "all 2 fields
+    346 ms": the fast path's figure is the first field's, and says so; a one-field prompt's reads as it did."""
+    open_prompt(qtbot, window, tmp_path, PromptProfile.of_fields([QUEUE, PRIORITY], "Queue and priority"))
+    window.summary.redraw()
+    text = window.results.stats.text()
+    assert "Fast path (queue): median <b>" in text and "Fast path: median" not in text
+    assert "Language model a ticket, per field: queue median " in text and "; all 2 fields " in text
+    window.close_now()
+    other = new_window(qtbot)
+    open_prompt(qtbot, other, tmp_path, PromptProfile.of_fields([QUEUE], "Queue"))
+    other.summary.redraw()
+    assert "Fast path: median <b>" in other.results.stats.text()
+    other.close_now()
