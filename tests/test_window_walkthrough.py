@@ -148,6 +148,6 @@ def test_the_baseline_after_the_run_is_counted_not_shown_as_a_stalled_rate(qtbot
     area.show_run(RunStatus("running", 150, 150, baseline_done=7, baseline_total=150, rate=0.0, classified=150))
     line = area.rate_label.text()
     assert "0.0 tickets/s" not in line
-    assert line == "the language model has read every ticket · baseline (full re-encode) 7 / 150"
+    assert line == "The language model has read every ticket · baseline (full re-encode) 7 / 150"
     area.show_run(RunStatus("running", 40, 150, baseline_done=7, baseline_total=150, rate=2.5, classified=40))
     assert "2.5 tickets/s" in area.rate_label.text() and "baseline 7/150" in area.rate_label.text()  # as it was

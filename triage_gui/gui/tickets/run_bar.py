@@ -143,7 +143,7 @@ class RunBar(QObject):
                 # every ticket read, the baseline still going (turned on after the run): it has no rate of the
                 # language model's; a walkthrough read "0.0 tickets/s · baseline 7/150" as a stalled run
                 done = f"baseline (full re-encode) {status.baseline_done:,} / {status.baseline_total:,}"
-                return f"the language model has read every ticket · {done}", done
+                return f"The language model has read every ticket · {done}", done
             if status.classified < status.total:  # the first pass is still going: no "0.0 tickets/s" meanwhile
                 classified = brief = f"first pass {status.classified:,} / {status.total:,} · "
             rate = f"{status.rate:.1f} tickets/s" if status.rate or not first else "the language model starts"
