@@ -276,3 +276,49 @@ def test_teaching_a_priority_ticket_lists_what_the_teaching_changed_in_the_prior
     assert listed_flips(window) == changed
     choose(window, FLIPPED, 0)
     assert listed_flips(window) == [] and window.results.flips_note.text() == NO_FLIPS_YET  # no queue version yet
+
+
+def test_the_field_chosen_keeps_its_own_versions_after_a_move_and_save(qtbot, window, tmp_path):
+    """A walkthrough (W3): the queue's versions shown, the priority moved first in the editor and saved: the
+    selector still said "queue" but the Versions tab listed the priority's versions (its index had become the
+    queue's), until the lead chose a field again."""
+    open_prompt(qtbot, window, tmp_path, PromptProfile.of_fields([QUEUE, PRIORITY], "Queue and priority"))
+    choose(window, VERSIONS, 0)
+    assert [window.results.versions.item(r, 4).text()[:8] for r in range(window.results.versions.rowCount())] == [
+        "3 labels"
+    ]  # the queue: billing, technical, account
+    editor = window.editor
+    editor.field_bar.combo.setCurrentIndex(1)
+    editor.field_bar.left_button.click()  # the priority, first
+    before = window.session.prompt_status.version
+    assert window.prompt.save()
+    qtbot.waitUntil(lambda: window.session.field_names == ["priority", "queue"], timeout=10_000)
+    qtbot.waitUntil(lambda: window.session.prompt_status.state == "ready", timeout=10_000)
+    assert window.session.prompt_status.version >= before
+    results = window.results
+
+    def queues_shown() -> None:  # while the language model reads again (minutes on 150 real tickets) and after
+        assert results.field_choice.currentText() == "queue"  # the lead's choice, kept by name
+        summaries = [results.versions.item(r, 4).text() for r in range(results.versions.rowCount())]
+        assert summaries and all(s.startswith("3 labels: billing") for s in summaries), summaries
+        assert results.versions.accessibleName() == "Versions of queue"
+
+    queues_shown()
+    settled(qtbot, window)
+    queues_shown()
+
+
+def test_the_summarys_fast_path_time_names_the_field_it_is_of(qtbot, window, tmp_path):
+    """A walkthrough (W3) read "Fast path: median 105 ms/ticket" as what a ticket costs, beside "all 2 fields
+    346 ms": the fast path's figure is the first field's, and says so; a one-field prompt's reads as it did."""
+    open_prompt(qtbot, window, tmp_path, PromptProfile.of_fields([QUEUE, PRIORITY], "Queue and priority"))
+    window.summary.redraw()
+    text = window.results.stats.text()
+    assert "Fast path (queue): median <b>" in text and "Fast path: median" not in text
+    assert "Language model a ticket, per field: queue median " in text and "; all 2 fields " in text
+    window.close_now()
+    other = new_window(qtbot)
+    open_prompt(qtbot, other, tmp_path, PromptProfile.of_fields([QUEUE], "Queue"))
+    other.summary.redraw()
+    assert "Fast path: median <b>" in other.results.stats.text()
+    other.close_now()

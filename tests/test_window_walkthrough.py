@@ -138,3 +138,16 @@ def test_long_label_names_in_the_matrix_break_at_a_space_rather_than_lose_their_
     assert [matrix.verticalHeaderItem(i).text() for i in range(5)] == [f"{i + 1} {n}" for i, n in enumerate(names)]
     assert matrix.horizontalHeaderItem(2).toolTip() == "hr and work"
     assert "numbered as the rows" in window.results.axes.text()
+
+
+def test_the_baseline_after_the_run_is_counted_not_shown_as_a_stalled_rate(qtbot, window):
+    """A walkthrough (W3) turned *Compare with baseline* on after the language model had read all 150 tickets
+    and read "0.0 tickets/s · baseline 7/150" under a full bar for minutes: a run that looked stalled."""
+    _shown(qtbot, window)
+    area = window.tickets
+    area.show_run(RunStatus("running", 150, 150, baseline_done=7, baseline_total=150, rate=0.0, classified=150))
+    line = area.rate_label.text()
+    assert "0.0 tickets/s" not in line
+    assert line == "The language model has read every ticket · baseline (full re-encode) 7 / 150"
+    area.show_run(RunStatus("running", 40, 150, baseline_done=7, baseline_total=150, rate=2.5, classified=40))
+    assert "2.5 tickets/s" in area.rate_label.text() and "baseline 7/150" in area.rate_label.text()  # as it was

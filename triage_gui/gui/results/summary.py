@@ -135,6 +135,7 @@ class Summary:
             learning,
             " ".join(notes),
             run.classified,
+            self.session.field_names[0] if len(self.session.field_names) > 1 else "",
         )
         self.results.show_latencies(latencies[-2000:].tolist(), base[-2000:])
         self.tickets.show_refinement(self.refinement(short=True))

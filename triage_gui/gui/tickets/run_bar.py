@@ -139,6 +139,11 @@ class RunBar(QObject):
             base = f" · baseline {status.baseline_done}/{status.baseline_total}" if status.baseline_total else ""
             model = f"language model {status.labelled:,} / {status.total:,} · " if first else ""
             brief = f"classifier {status.classified:,} · " if first else ""
+            if not first and status.baseline_total and status.labelled >= status.total:
+                # every ticket read, the baseline still going (turned on after the run): it has no rate of the
+                # language model's; a walkthrough read "0.0 tickets/s · baseline 7/150" as a stalled run
+                done = f"baseline (full re-encode) {status.baseline_done:,} / {status.baseline_total:,}"
+                return f"The language model has read every ticket · {done}", done
             if status.classified < status.total:  # the first pass is still going: no "0.0 tickets/s" meanwhile
                 classified = brief = f"first pass {status.classified:,} / {status.total:,} · "
             rate = f"{status.rate:.1f} tickets/s" if status.rate or not first else "the language model starts"
