@@ -99,3 +99,14 @@ def test_the_file_menu_names_the_prompts_actions_alike_keeping_their_keys(qtbot,
     assert titles[at : at + 4] == ["New prompt", "Open prompt…", "Save prompt", "Save prompt as…"]
     keys = {i: window.menu_actions[i].shortcut().toString() for i in ("new_prompt", "save", "save_as")}
     assert keys == {"new_prompt": "Ctrl+N", "save": "Ctrl+S", "save_as": "Ctrl+Shift+S"}
+
+
+def test_the_run_lines_parts_join_without_a_stray_full_stop(qtbot, window):
+    """The walkthrough read "… not used for labels yet. · each ticket read for 2 fields" in the run line."""
+    add_tickets(qtbot, window)
+    bar = window.tickets.run_bar
+    bar.set_fields(["queue", "priority"])
+    bar.set_refinement("Language model: read 30 tickets; not used for labels yet.")
+    window.tickets.show_run(RunStatus("done", 30, 30, classified=30))
+    text = window.tickets.rate_label.text()
+    assert "not used for labels yet · each ticket read for 2 fields" in text and ". ·" not in text

@@ -40,7 +40,7 @@ class FieldBar(QWidget):
         self.right_button = QToolButton()
         self.right_button.setText("▶")
         self.right_button.setAccessibleName("Move field right")
-        self.right_button.setToolTip("Move this field right (the first field is the one the language model refines)")
+        self.right_button.setToolTip("Move this field right: the first field is the main one, its column first")
         self.right_button.clicked.connect(lambda: self.moved.emit(1))
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
