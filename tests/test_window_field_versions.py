@@ -322,3 +322,19 @@ def test_the_summarys_fast_path_time_names_the_field_it_is_of(qtbot, window, tmp
     other.summary.redraw()
     assert "Fast path: median <b>" in other.results.stats.text()
     other.close_now()
+
+
+def test_a_save_leaves_the_results_tab_the_lead_is_on(qtbot, window, tmp_path):
+    """Walkthrough W3: a Save that moved a field switched the results area to the Accuracy tab, from Versions
+    too (the gold columns follow their fields, and each is announced again); a gold column found when the
+    results area shows the Summary still opens Accuracy."""
+    open_prompt(qtbot, window, tmp_path, PromptProfile.of_fields([QUEUE, PRIORITY], "Queue and priority"))
+    assert window.results.currentIndex() == 1  # the gold column found: its accuracy shown
+    choose(window, VERSIONS, 0)
+    editor = window.editor
+    editor.field_bar.combo.setCurrentIndex(1)
+    editor.field_bar.left_button.click()  # the priority, first
+    assert window.prompt.save()
+    qtbot.waitUntil(lambda: window.session.field_names == ["priority", "queue"], timeout=10_000)
+    settled(qtbot, window)
+    assert window.results.currentIndex() == VERSIONS

@@ -369,7 +369,7 @@ class MainWindow(QMainWindow):
         self.tickets.size_columns()
         self.show_checks()
         self.refresh_stats()
-        if gold is not None:
+        if gold is not None and self.results.currentIndex() == 0:  # a lead on Versions or Flipped stays there
             self.results.setCurrentIndex(1)
 
     # ================================================================= misc
