@@ -118,7 +118,12 @@ def test_after_a_field_moved_and_saved_every_version_number_is_the_new_first_fie
     assert window.prompt.save()
     settled(qtbot, window)
     qtbot.waitUntil(lambda: window.prompt_status.text() == "Prompt ready (v1)", timeout=5_000)
-    assert [r.number for r in window.document.history] == [1] and window.results.versions.rowCount() == 1
+    results = window.results  # the queue stays chosen by name (walkthrough W3): its own two versions
+    assert results.field_choice.currentText() == "queue" and results.versions.rowCount() == 2
+    results.field_choice.setCurrentIndex(0)
+    results.field_choice.activated.emit(0)
+    window.summary.redraw()  # the priority, now first: one version, numbered as the editor and status bar say
+    assert [r.number for r in window.document.history] == [1] and results.versions.rowCount() == 1
     qtbot.waitUntil(lambda: " on v1 " in window.check_status.text(), timeout=5_000)  # … and the checks say v1
     assert "v2" not in window.check_status.text() and "on v1 " in editor.taught_count.text()
     assert "Accuracy of priority 100%" in editor.taught_count.text()
