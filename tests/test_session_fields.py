@@ -7,6 +7,7 @@ leaves the other's labels as they were. On the fake engine, in seconds."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import csv
 
 from fake_engine import FakeEncoder, FakeEngine, FakeModel, FakeScorer
@@ -173,5 +174,26 @@ def test_a_one_field_prompt_has_no_further_fields():
         session.add_rows(topical(20))
         await idle(session)
         assert session.fields.names == [] and session.fields.table_of(1) is None
+
+    body()
+
+
+def test_a_fit_of_the_old_reading_landing_after_a_new_version_does_not_count_its_rows_as_read():
+    """A Save's rebuild can bring the new scorers while a fit of the old reading waits on the engine thread:
+    landing after, it counted every row as read for the new version, so the field never refitted on the new
+    reading and its version was scored on the old one."""
+
+    @run
+    async def body(session, fake):
+        await ready(session, two_fields())
+        session.add_rows(topical(20))
+        await idle(session)
+        fields = session.fields
+        assert fields.settled and len(fields.read[0]) == 20
+        fields.refit()  # a fit of this reading on its way to the engine thread
+        await asyncio.sleep(0)  # it captured the reading and waits for the thread
+        fields.new_version(list(fields.scorers))  # the new version's scorers arrive before it lands
+        await idle(session)
+        assert not fields.settled  # nothing of the new version is read yet
 
     body()

@@ -16,7 +16,7 @@ here per row (:attr:`FieldLabels.read`, float32 features as the scorer gives the
 and field with SmolLM2, 23 MB for 10,000 tickets), put into that field's table when it is refitted (a
 doubling of the rows read, or every row read), and fitted with the field's scorer, as ``classify`` fits it:
 once every row is read, a field's labels are those ``classify`` gives the one-field prompt holding it alone
-(``tests/test_window_field_reading.py``). The fit then runs on the engine thread (it reads the prompt's
+(``tests/test_session_field_reading.py``). The fit then runs on the engine thread (it reads the prompt's
 examples through the model); a fit before any row is read is the first pass's, on the fields' thread.
 
 Refitted, as the teaching is, when the embedded rows have doubled (16, 32, 64, …) or all are embedded, and
@@ -323,6 +323,8 @@ class FieldLabels:
         self.scorers = list(scorers)
         self.read, self.full = [{} for _ in self.scorers], [{} for _ in self.scorers]
         self._fitted_read = 0
+        if self._fitting.active:  # a fit of the old reading: landing, it would count the old rows as read
+            self.refit()  # (the latest refit cancels the one before)
 
     def rows_read(self, rows: Sequence[int], more: Sequence[tuple[Sequence, Sequence]]) -> None:
         """A micro-batch's scores for the further fields (``ScoredBatch.more``, for the version in use): kept,
