@@ -40,10 +40,10 @@ def test_after_new_prompt_the_run_line_says_the_labels_are_the_last_saved_prompt
     assert LABELS_NOTE not in window.tickets.rate_label.text()
     window.trigger("new_prompt")
     assert [window.session.table.label(r) for r in range(12)] == labels  # kept, not dropped
-    assert window.tickets.rate_label.text().startswith(LABELS_NOTE)
+    assert window.tickets.rate_label.text().startswith(LABELS_NOTE.removesuffix("."))
     window.resize(1024, 640)
     qtbot.wait(50)
-    assert window.tickets.rate_label.elided().startswith(LABELS_NOTE)  # said whole at 1024 px
+    assert window.tickets.rate_label.elided().startswith(LABELS_NOTE.removesuffix("."))  # said whole at 1024 px
     blank = window.editor.profile()
     window.editor.set_profile(PromptProfile(blank.instruction, [Label("refund"), Label("bug")], name="Mine"))
     assert window.prompt.save()
