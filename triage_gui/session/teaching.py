@@ -135,7 +135,9 @@ class Teaching:
         self._vectorised = 0  # rows handed to the store (in order)
         self._fitted_on = 0  # scored rows when the head was last fitted
         self._fitted_embedded = 0  # embedded rows when the head was last fitted
-        self._scaler: tuple[int, int, Scaler] | None = None  # (version, scored rows, spread) of the last fit
+        # (version, scored, embedded and fitted rows) of the last fit, and its spread (the hidden state's over the
+        # scored rows, the embeddings' mean over the embedded ones)
+        self._scaler: tuple[tuple[int, int, int, int], Scaler] | None = None
 
     # ------------------------------------------------------------- plumbing
 
@@ -418,7 +420,7 @@ class Teaching:
         if not self._land(job, fit):
             return
         if job.scored:
-            self._scaler = (version, job.scored, fit.head.scaler)
+            self._scaler = ((version, job.scored, job.embedded, job.rows), fit.head.scaler)
         seconds = time.perf_counter() - started
         self._set(HeadStatus("ready", len(self.taught), len(job.pseudo), _described(fit), 1000 * seconds))
         self.rows_changed.emit(0, max(0, len(self.table) - 1))
@@ -456,15 +458,15 @@ class Teaching:
         rows, scored = min(len(table), self._vectorised), table.count_scored()
         if not scored and not table.embedded_mask()[:rows].any():
             return None  # nothing to relabel yet; the first batches refit
-        cached = self._scaler
-        scaler = cached[2] if cached is not None and cached[:2] == (version, scored) else None
+        cached, embedded = self._scaler, int(np.count_nonzero(table.embedded_mask()))
+        scaler = cached[1] if cached is not None and cached[0] == (version, scored, embedded, rows) else None
         taught, pseudo = taught_set(table, self.items(), outside), self._pseudo
         return _Job(
             version,
             len(table.labels),
             rows,
             scored,
-            int(np.count_nonzero(table.embedded_mask())),
+            embedded,
             taught,
             pseudo,
             row_source(table, rows),

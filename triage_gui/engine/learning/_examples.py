@@ -96,14 +96,15 @@ class RowSource:
 
 @dataclass
 class Scaler:
-    """Mean and spread of each standardised head's features (the hidden state's) over the loaded tickets."""
+    """Mean and spread of each scaled head's features over the loaded tickets: the hidden state's
+    (standardised), the embeddings' (centred, :attr:`HeadRow.centre`)."""
 
     spread: dict[str, Spread]
 
     @staticmethod
     def fit(source: RowSource) -> Scaler:
         return Scaler({h.source.name: Spread.fit(source.values(h.source.name), source.n,
-                       source.present.get(h.source.name)) for h in table.HEADS if h.standardise})  # fmt: skip
+                       source.present.get(h.source.name), h.centre) for h in table.HEADS if h.scaled})  # fmt: skip
 
     def fill(self, train: Examples) -> Scaler:
         """Sources nothing loaded has yet (nothing scored): their spread over the examples."""
@@ -111,7 +112,7 @@ class Scaler:
         for name, s in self.spread.items():
             values = train.values(name)
             if not s.mean.any() and len(train) and values.shape[1]:
-                spread[name] = Spread.fit(values[~np.isnan(values[:, 0])])
+                spread[name] = Spread.fit(values[~np.isnan(values[:, 0])], centre=s.centre)
         return Scaler(spread)
 
     def apply(self, name: str, features: np.ndarray) -> np.ndarray:
@@ -120,19 +121,25 @@ class Scaler:
 
 @dataclass
 class Spread:
-    """One source's mean and spread."""
+    """One source's mean and spread; ``centre``: only the mean is taken away, and each row is put back on
+    the unit sphere (the embeddings: their direction is what the encoder means)."""
 
     mean: np.ndarray
     scale: np.ndarray
+    centre: bool = False
 
     @staticmethod
-    def fit(features: Rows, rows: int | None = None, scored: np.ndarray | None = None) -> Spread:
+    def fit(
+        features: Rows, rows: int | None = None, scored: np.ndarray | None = None, centre: bool = False
+    ) -> Spread:
         """From the first ``rows`` rows (those ``scored`` marks), in chunks (never a float32 copy of
-        200,000 x 576 values)."""
+        200,000 x 576 values). Centred, the mean of n rows is taken times n / (n + 1), as if the origin were
+        one more row: one ticket alone is never centred onto itself (a zero vector), and on it the centring
+        changes nothing (its direction is kept); at 40 tickets it is 0.98 of the mean."""
         total = square = None
         n = 0
         if features.ndim != 2 or not features.shape[1]:
-            return Spread(np.zeros(0, np.float32), np.ones(0, np.float32))
+            return Spread(np.zeros(0, np.float32), np.ones(0, np.float32), centre)
         end = len(features) if rows is None else min(rows, len(features))
         for start in range(0, end, CHUNK):
             stop = min(end, start + CHUNK)
@@ -147,13 +154,18 @@ class Spread:
             n += len(chunk)
         if total is None or square is None or not n:
             dim = features.shape[1] if features.ndim == 2 else 0
-            return Spread(np.zeros(dim, np.float32), np.ones(dim, np.float32))
+            return Spread(np.zeros(dim, np.float32), np.ones(dim, np.float32), centre)
         mean = total / n
+        if centre:
+            return Spread((mean * (n / (n + 1))).astype(np.float32), np.ones(len(mean), np.float32), True)
         var = np.maximum(square / n - mean * mean, 0)
         return Spread(mean.astype(np.float32), np.sqrt(var + 1e-6).astype(np.float32))
 
     def apply(self, features: np.ndarray) -> np.ndarray:
-        return (features.astype(np.float32) - self.mean) / self.scale
+        moved = features.astype(np.float32) - self.mean
+        if self.centre:
+            return moved / np.maximum(np.linalg.norm(moved, axis=1, keepdims=True), np.float32(1e-6))
+        return moved / self.scale
 
 
 def _read(features: Rows, where: slice | np.ndarray, n: int) -> np.ndarray:

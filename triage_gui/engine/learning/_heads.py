@@ -154,7 +154,7 @@ class Head:
             if fitted is not None and x.ndim == 2 and x.shape[1] and len(x) == n:
                 ok = ~np.isnan(x[:, 0])
                 if ok.any():
-                    probs[ok] = fitted.proba(self.scaler.apply(source, x[ok]) if row.standardise else x[ok])
+                    probs[ok] = fitted.proba(self.scaler.apply(source, x[ok]) if row.scaled else x[ok])
             out[name] = probs
         return out
 
@@ -232,7 +232,7 @@ def fit_head(
             continue
         ok = ~np.isnan(values[:, 0])
         if ok.any():
-            x = scaler.apply(head.source.name, values[ok]) if head.standardise else values[ok]
+            x = scaler.apply(head.source.name, values[ok]) if head.scaled else values[ok]
             linear[head.name] = fit_linear(x, train.labels[ok], head.c, n_labels, weight=weight[ok])
     rows = train.rows or [None] * len(train)
     stored = [i for i, r in enumerate(rows) if r is not None and r < len(store)]
