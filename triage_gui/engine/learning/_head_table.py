@@ -110,8 +110,9 @@ class HeadRow:
 # bank topics. Measured untaught on 13 dev-set fields, three draws of 500-600 tickets (first pass, the
 # classify --fast path), centred minus raw: bank queues +0.4 to +2.1 points, bank priority +4.6 to +7.7,
 # clinc-fields' domain -0.4 to -1.8, the other ten fields -0.6 to +0.5 on average; with 10 and 50 taught a
-# label (two draws) every field within -0.2 to +3.3 (priority at 10). 40 and 8 tickets a file (six and ten
-# draws): no field lower by more than 1.3 points, priority +7.5 and +5.0.
+# label (two draws) every field within -0.2 to +3.3 (priority at 10); devsets/anchors.py's taught rows (three
+# draws, taught per queue or domain) -0.7 to +0.2. 40 and 8 tickets a file (six and ten draws): no field lower by
+# more than 1.3 points, priority +7.5 and +5.0.
 HEADS: list[HeadRow] = [
     HeadRow("encoder", EMBEDDINGS, "encoder", "encoder", 0.6, 0.0, c=30.0, centre=True),
     HeadRow("hidden", HIDDEN, "LLM state", "LLM-state", 0.1, 0.3, llm=True, c=0.1, standardise=True),
