@@ -197,3 +197,38 @@ def test_a_fit_of_the_old_reading_landing_after_a_new_version_does_not_count_its
         assert not fields.settled  # nothing of the new version is read yet
 
     body()
+
+
+def test_a_further_fields_teach_shows_at_once_before_its_refit_lands():
+    """With the language model reading, a further field's refit waits for the engine thread (3-8 s on a busy
+    CPU): the taught label and its ✓ show at once (the table's cell and the detail pane read this), and a
+    forgotten one loses its ✓ at once; the field's shown table is left as it was (the flips' base)."""
+
+    @run
+    async def body(session, fake):
+        await ready(session, two_fields())
+        session.add_rows(topical(30))
+        await idle(session)
+        shown = session.fields.table_of(1)
+        assert shown is not None
+        before = session.field_decision(1, 5, 0.5)
+        assert before is not None and not before.taught
+        other = next(label for label in ("low", "high") if label != before.label)
+        session.teach_field(1, [5], other)  # no await: the refit has not landed
+        now = session.field_decision(1, 5, 0.5)
+        assert now is not None and (now.label, now.taught, now.source.shown) == (other, True, "taught")
+        assert session.fields.table_of(1) is shown and not decide(shown, 5).taught  # not written
+        assert session.field_decision(1, 6, 0.5) == decide(shown, 6, 0.5)  # the other rows as they were
+        await idle(session)
+        landed = session.fields.table_of(1)
+        assert landed is not None and decide(landed, 5).taught and landed.label(5) == other
+        assert session.field_decision(1, 5, 0.5) == decide(landed, 5, 0.5)  # the refit agrees
+        session.teach_field(1, [5], None)  # Forget
+        gone = session.field_decision(1, 5, 0.5)
+        assert gone is not None and not gone.taught and gone.stale
+        await idle(session)
+        final = session.fields.table_of(1)
+        assert final is not None and session.field_decision(1, 5, 0.5) == decide(final, 5, 0.5)
+        assert not decide(final, 5).taught
+
+    body()

@@ -254,8 +254,9 @@ class MainWindow(QMainWindow):
             if status.notice:
                 self.statusBar().showMessage(status.notice, 15000)
             self.tickets.refresh_label_filter()
-            self.model.set_fields(self.session.field_names, self.session.field_table)  # a column per field
-            self.detail.set_fields(self.session.field_names, self.session.field_table)  # a part per field
+            fields = (self.session.field_names, self.session.field_table, self.session.field_decision)
+            self.model.set_fields(*fields)  # a column per field
+            self.detail.set_fields(*fields)  # a part per field
             self.tickets.show_fields(self.session.field_names)
             self.model.reset()
             self.tickets.size_columns()

@@ -34,7 +34,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from ..engine.table import embedded_count, field_table
+from ..defaults import LOW_CONFIDENCE
+from ..engine.table import Source, decide, embedded_count, field_table
 from .checks import FieldChecks
 from .events import Event
 from .field_versions import previous_tables
@@ -44,7 +45,7 @@ from .workers import WorkerThread
 if TYPE_CHECKING:
     from ..engine.model import ScorerLike
     from ..engine.prompt import PromptProfile
-    from ..engine.table import TicketScore, TicketTable
+    from ..engine.table import Decision, TicketScore, TicketTable
 
 log = logging.getLogger(__name__)
 
@@ -174,6 +175,25 @@ class FieldLabels:
     def taught_of(self, index: int) -> dict[str, str]:
         """Field ``index``'s taught set now (ticket text -> label; 1: the second field)."""
         return self.taught[index - 1] if 0 < index <= len(self.taught) else {}
+
+    def decision(self, index: int, row: int, low: float = LOW_CONFIDENCE) -> Decision | None:
+        """Field ``index``'s label and marks for the row (1: the second field; None: not labelled yet), with its
+        taught set as it is now: a teach shows its label and ✓ at once, a forgotten one loses its ✓ (its label
+        marked out of date), before the field's refit lands; with the language model reading, that waits for
+        the engine thread, 3-8 s on a busy CPU. The shown table is not written: it is the flips' base."""
+        table = self.table_of(index)
+        if table is None or row >= len(table):
+            return None
+        d = decide(table, row, low)
+        taught = self.taught_of(index).get(table.texts[row].strip())
+        if taught is not None and not (d.taught and d.label == taught):
+            return d._replace(label=taught, source=Source.TAUGHT, confidence=1.0, taught=True, stale=False,
+                              low_confidence=False)  # fmt: skip
+        if taught is None and d.taught:
+            first = d.model_label is not None and d.model_label == d.first_pass
+            return d._replace(label=d.model_label or d.label, source=Source.FIRST if first else Source.LEARNED,
+                              confidence=None, taught=False, stale=True)  # fmt: skip
+        return d
 
     def next_to_teach(self, index: int) -> int | None:
         """Field ``index``'s best suggestion not taught for that field yet (None: none yet)."""

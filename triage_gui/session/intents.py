@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ..engine.grouping import Grouping
     from ..engine.learning import RefinementVerdict
     from ..engine.prompt import CheckRecord, PromptProfile
-    from ..engine.table import TicketTable
+    from ..engine.table import Decision, TicketTable
     from .checks import CheckStatus, RandomChecks
     from .events import Event
     from .fields import FieldLabels
@@ -155,6 +155,11 @@ class Intents:
         """Field ``index``'s labels (0: the first field's, ``table``; after it, that field's own table of the
         same rows, which may cover only the rows embedded when it was fitted; None: not labelled yet)."""
         return self.table if index == 0 else self.fields.table_of(index)
+
+    def field_decision(self, field: int, row: int, low: float) -> Decision | None:
+        """A further field's (1: the second) label and marks for the row, its teaching shown at once
+        (:meth:`FieldLabels.decision`); the first field's rows are decided from :attr:`table`."""
+        return self.fields.decision(field, row, low)
 
     def field_reading(self, index: int) -> tuple[list[float], tuple[int, int]]:
         """A further field's (1: the second) language-model time of each ticket read (ms, in read order) and its

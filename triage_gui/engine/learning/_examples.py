@@ -129,9 +129,7 @@ class Spread:
     centre: bool = False
 
     @staticmethod
-    def fit(
-        features: Rows, rows: int | None = None, scored: np.ndarray | None = None, centre: bool = False
-    ) -> Spread:
+    def fit(features: Rows, rows: int | None = None, scored: np.ndarray | None = None, centre: bool = False) -> Spread:
         """From the first ``rows`` rows (those ``scored`` marks), in chunks (never a float32 copy of
         200,000 x 576 values). Centred, the mean of n rows is taken times n / (n + 1), as if the origin were
         one more row: one ticket alone is never centred onto itself (a zero vector), and on it the centring

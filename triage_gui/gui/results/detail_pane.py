@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...defaults import LOW_CONFIDENCE
 from ...engine.table import Decision, Source, TicketTable, decide
 from ..tickets.label_colors import is_dark, label_color, label_slot
 from ..widgets.flow_layout import FlowLayout
@@ -214,6 +215,7 @@ class DetailPane(QWidget):
         self.taught_count = 0  # tickets the taught classifier learned from (the window keeps it current)
         self.field_names: list[str] = []  # a prompt with several fields: each field's name, else []
         self.field_table: Callable[[int], TicketTable | None] = lambda index: None
+        self.field_decisions: Callable[[int, int, float], Decision | None] = lambda index, row, low: None
         self.field_taught: list[int] = []  # each further field's taught tickets (the window keeps it current)
         self.header = QLabel("Select a ticket to read it whole and see why it got its label.")
         self.header.setWordWrap(True)
@@ -246,10 +248,13 @@ class DetailPane(QWidget):
         outer.addWidget(scroll)
         self.show_row(-1)
 
-    def set_fields(self, names: list[str], tables: Callable[[int], TicketTable | None]) -> None:
+    def set_fields(
+        self, names: list[str], tables: Callable[[int], TicketTable | None], decisions: Callable[..., Decision | None]
+    ) -> None:
         """A prompt with several fields: the first field's part as it was, titled with its name, and one part
-        per further field below it, each teaching its own field; [] for a one-field prompt (no titles)."""
-        self.field_table = tables
+        per further field below it, each teaching its own field ([] for a one-field prompt: no titles); each
+        further field's decision from ``decisions`` (its teaching shown at once, as the table shows it)."""
+        self.field_table, self.field_decisions = tables, decisions
         if names == self.field_names:
             return
         self.field_names = list(names)
@@ -294,7 +299,7 @@ class DetailPane(QWidget):
         decisions: list[Decision | None] = [d]
         for index, part in enumerate(self.parts, 1):
             shown = self.field_table(index)
-            decisions.append(mine := decide(shown, row) if shown is not None and row < len(shown) else None)
+            decisions.append(mine := self.field_decisions(index, row, LOW_CONFIDENCE))
             taught = self.field_taught[index - 1] if index <= len(self.field_taught) else 0
             said = field_origin(table, row, mine, taught, self.field_names[index])
             part.show_decision(shown, row, mine, said, enabled)

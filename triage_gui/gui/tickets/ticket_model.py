@@ -84,6 +84,7 @@ class TicketTableModel(QAbstractTableModel):
         self.teach = teach
         self.field_names: list[str] = []  # a prompt with several fields: each field's name, else []
         self.field_table: FieldTables = lambda index: None
+        self.field_decisions: Callable[[int, int, float], Decision | None] = lambda index, row, low: None
         self.teach_field: Callable[[int, list[int], str | None], None] = lambda index, rows, label: None
         self.show_baseline = False
         self.gold_column: str | None = None
@@ -137,10 +138,10 @@ class TicketTableModel(QAbstractTableModel):
         found = self._columns[column] if 0 <= column < len(self._columns) else None
         return found.index if isinstance(found, FieldCol) else 0
 
-    def set_fields(self, names: list[str], tables: FieldTables) -> None:
+    def set_fields(self, names: list[str], tables: FieldTables, decisions: Callable[..., Decision | None]) -> None:
         """A prompt with several fields: one label and one source column per field (the first field's are
         Label and From, titled by its name); [] for a one-field prompt, which looks as it always has."""
-        self.field_table = tables
+        self.field_table, self.field_decisions = tables, decisions
         if names != self.field_names:
             self.field_names = list(names)
             self.reset()
@@ -228,9 +229,8 @@ class TicketTableModel(QAbstractTableModel):
         return list(table.labels) if table is not None else []
 
     def field_decision(self, field: int, row: int) -> Decision | None:
-        """Field ``field``'s label and marks for the row (None: that field has not labelled it yet)."""
-        table = self.field_table(field)
-        return None if table is None or row >= len(table) else decide(table, row, self.low_confidence)
+        """Field ``field``'s label and marks for the row (None: not labelled yet), its teaching shown at once."""
+        return self.field_decisions(field, row, self.low_confidence)
 
     def _field_data(self, row: int, column: FieldCol, role: int):
         """A further field's cells: as the first field's Label and From, read from that field's table; its gold
