@@ -79,6 +79,7 @@ def test_the_session_embeds_every_row_again_after_the_encoder_changes():
             await idle(session)
             n = len(session.table)
             before = session.table.embeddings.get(np.arange(n))
+            labels = [session.table.label(r) for r in range(n)]
             fake.encoded.clear()
             assert session.set_encoder(E5_SMALL)
             assert not session.set_encoder(E5_SMALL)  # the one in use: nothing to do
@@ -88,6 +89,9 @@ def test_the_session_embeds_every_row_again_after_the_encoder_changes():
             after = session.table.embeddings.get(np.arange(n))
             assert session.table.embedded_mask().all()
             np.testing.assert_allclose(after, -before, atol=1e-2)  # the new encoder's, on every row
+            # the other encoder's vectors are this one's mirrored, prompt's examples too: the same labels, from
+            # the new encoder's own centring (never the mean of the rows the old one embedded)
+            assert [session.table.label(r) for r in range(n)] == labels
         finally:
             await session.close()
             session.join_threads()
