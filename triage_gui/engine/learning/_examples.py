@@ -146,15 +146,17 @@ class Spread:
             if scored is not None:
                 keep &= scored[start:stop]
             chunk = chunk[keep]
-            part, part_sq = chunk.sum(axis=0, dtype=np.float64), np.einsum("ij,ij->j", chunk, chunk, dtype=np.float64)
+            part = chunk.sum(axis=0, dtype=np.float64)
             total = part if total is None else total + part
-            square = part_sq if square is None else square + part_sq
+            if not centre:  # the spread: centred rows are put back on the unit sphere instead
+                part_sq = np.einsum("ij,ij->j", chunk, chunk, dtype=np.float64)
+                square = part_sq if square is None else square + part_sq
             n += len(chunk)
-        if total is None or square is None or not n:
+        if total is None or not n:
             dim = features.shape[1] if features.ndim == 2 else 0
             return Spread(np.zeros(dim, np.float32), np.ones(dim, np.float32), centre)
         mean = total / n
-        if centre:
+        if centre or square is None:  # (square is None only when centred)
             return Spread((mean * (n / (n + 1))).astype(np.float32), np.ones(len(mean), np.float32), True)
         var = np.maximum(square / n - mean * mean, 0)
         return Spread(mean.astype(np.float32), np.sqrt(var + 1e-6).astype(np.float32))
