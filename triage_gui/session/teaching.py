@@ -70,7 +70,7 @@ class _Job:
     weights: Any
     scaler: Scaler | None
     first: Any
-    encoder: str | None = None  # the table's encoder key when the job was made (the spread's key)
+    spread_key: tuple = ()  # (version, scored, embedded and fitted rows, encoder key): what the spread was taken over
 
 
 def _fit(job: _Job) -> Fit:
@@ -136,9 +136,9 @@ class Teaching:
         self._vectorised = 0  # rows handed to the store (in order)
         self._fitted_on = 0  # scored rows when the head was last fitted
         self._fitted_embedded = 0  # embedded rows when the head was last fitted
-        # (version, scored, embedded and fitted rows, encoder) of the last fit, and its spread (the hidden state's
-        # over the scored rows, the embeddings' mean over the embedded ones: another encoder's rows, another mean)
-        self._scaler: tuple[tuple[int, int, int, int, str | None], Scaler] | None = None
+        # The last fit's spread (the hidden state's over the scored rows, the embeddings' mean over the embedded
+        # ones: another encoder's rows, another mean) and its job's ``spread_key``
+        self._scaler: tuple[tuple, Scaler] | None = None
 
     # ------------------------------------------------------------- plumbing
 
@@ -421,7 +421,7 @@ class Teaching:
         if not self._land(job, fit):
             return
         if job.scored:
-            self._scaler = ((version, job.scored, job.embedded, job.rows, job.encoder), fit.head.scaler)
+            self._scaler = (job.spread_key, fit.head.scaler)
         seconds = time.perf_counter() - started
         self._set(HeadStatus("ready", len(self.taught), len(job.pseudo), _described(fit), 1000 * seconds))
         self.rows_changed.emit(0, max(0, len(self.table) - 1))
@@ -459,8 +459,9 @@ class Teaching:
         rows, scored = min(len(table), self._vectorised), table.count_scored()
         if not scored and not table.embedded_mask()[:rows].any():
             return None  # nothing to relabel yet; the first batches refit
-        cached, embedded, encoder = self._scaler, int(np.count_nonzero(table.embedded_mask())), table.embeddings.key
-        scaler = cached[1] if cached is not None and cached[0] == (version, scored, embedded, rows, encoder) else None
+        embedded = int(np.count_nonzero(table.embedded_mask()))
+        key, cached = (version, scored, embedded, rows, table.embeddings.key), self._scaler
+        scaler = cached[1] if cached is not None and cached[0] == key else None
         taught, pseudo = taught_set(table, self.items(), outside), self._pseudo
         return _Job(
             version,
@@ -475,7 +476,7 @@ class Teaching:
             self._weights,
             scaler,
             self._first,
-            encoder,
+            key,
         )
 
     def _land(self, job: _Job, fit: Fit) -> bool:
