@@ -249,7 +249,10 @@ class DetailPane(QWidget):
         self.show_row(-1)
 
     def set_fields(
-        self, names: list[str], tables: Callable[[int], TicketTable | None], decisions: Callable[..., Decision | None]
+        self,
+        names: list[str],
+        tables: Callable[[int], TicketTable | None],
+        decisions: Callable[[int, int, float], Decision | None],
     ) -> None:
         """A prompt with several fields: the first field's part as it was, titled with its name, and one part
         per further field below it, each teaching its own field ([] for a one-field prompt: no titles); each

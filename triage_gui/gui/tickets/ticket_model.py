@@ -54,6 +54,7 @@ class FieldCol:
 
 Column = Col | FieldCol
 FieldTables = Callable[[int], "TicketTable | None"]  # field index -> its table (0: the first field's)
+FieldDecisions = Callable[[int, int, float], "Decision | None"]  # (field, row, low confidence) -> its decision
 
 TITLES = {
     Col.TICKET: "Ticket", Col.LABEL: "Label", Col.FROM: "From", Col.CONFIDENCE: "Confidence",
@@ -84,7 +85,7 @@ class TicketTableModel(QAbstractTableModel):
         self.teach = teach
         self.field_names: list[str] = []  # a prompt with several fields: each field's name, else []
         self.field_table: FieldTables = lambda index: None
-        self.field_decisions: Callable[[int, int, float], Decision | None] = lambda index, row, low: None
+        self.field_decisions: FieldDecisions = lambda index, row, low: None
         self.teach_field: Callable[[int, list[int], str | None], None] = lambda index, rows, label: None
         self.show_baseline = False
         self.gold_column: str | None = None
@@ -138,7 +139,7 @@ class TicketTableModel(QAbstractTableModel):
         found = self._columns[column] if 0 <= column < len(self._columns) else None
         return found.index if isinstance(found, FieldCol) else 0
 
-    def set_fields(self, names: list[str], tables: FieldTables, decisions: Callable[..., Decision | None]) -> None:
+    def set_fields(self, names: list[str], tables: FieldTables, decisions: FieldDecisions) -> None:
         """A prompt with several fields: one label and one source column per field (the first field's are
         Label and From, titled by its name); [] for a one-field prompt, which looks as it always has."""
         self.field_table, self.field_decisions = tables, decisions
