@@ -22,6 +22,7 @@ def fast_labels(path, out, *extra: str) -> list[dict[str, str]]:
     result = run_cli("classify", str(path), "--fast", "--out", str(out), *extra)
     assert result.returncode == 0, result.stderr
     assert "embedded (first pass)" in result.stderr and f"{N} rows read, {N} labelled" in result.stderr
+    assert "not in English" not in result.stderr  # English tickets: no hint of the multilingual encoder
     with open(out, encoding="utf-8", newline="") as handle:
         return list(csv.DictReader(handle))
 
@@ -73,3 +74,31 @@ def test_classify_fast_refuses_what_it_cannot_do_in_one_sentence(tickets, tmp_pa
         assert result.returncode == 2 and words in result.stderr, result.stderr
         assert "Traceback" not in result.stderr
         assert not (tmp_path / "x.csv").exists()
+
+
+GERMAN = [
+    "Meine Karte wurde zweimal belastet, bitte erstatten Sie den Betrag",
+    "Ich kann mich seit gestern nicht mehr in mein Konto einloggen",
+    "Wo bleibt meine neue Karte? Ich warte schon zwei Wochen",
+    "Die Überweisung an meinen Vermieter ist immer noch nicht angekommen",
+]
+
+
+def test_classify_on_mostly_german_tickets_names_the_multilingual_encoder(tmp_path):
+    """The window offers multilingual-e5-small for such a file; ``classify`` says the same in one line and
+    still labels every row with the encoder it was given."""
+    from triage_gui.commands._steps import multilingual_hint
+    from triage_gui.engine.tickets import read_table
+
+    texts = GERMAN * 3 + ["Where is my card?"]
+    path = write_tickets(tmp_path / "de.csv", texts)
+    out = tmp_path / "out.csv"
+    result = run_cli("classify", str(path), "--fast", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    hint = [line for line in result.stderr.splitlines() if "not in English" in line]
+    assert len(hint) == 1 and "12 German" in hint[0] and "--encoder e5-small" in hint[0], result.stderr
+    with open(out, encoding="utf-8", newline="") as handle:
+        assert len(list(csv.DictReader(handle))) == len(texts)
+    table = read_table(str(path), None)[0]
+    assert multilingual_hint("e5-small", table) == ""  # chosen already: nothing to say
+    assert multilingual_hint("bundled", table) == hint[0]

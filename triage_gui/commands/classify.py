@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         return run_fields(args, profile, table, out)
     taught = taught_tickets(args, profile)
     scorer = None if fast else load_scorer(args, profile)
-    encoder = None if args.no_learning else load_encoder_for(args)
+    encoder = None if args.no_learning else load_encoder_for(args, table)
     label_table(args, table, profile, taught, scorer, encoder)
     prompt_hash = profile.content_hash()
     if out:
@@ -77,7 +77,7 @@ def run_fields(args: argparse.Namespace, profile, table: TicketTable, out: str |
     fast = getattr(args, "fast", False)
     trains = train_columns(args, [f.name for f in fields])
     loaded = None if fast else load_model_said(args)
-    encoder = None if args.no_learning else load_encoder_for(args)
+    encoder = None if args.no_learning else load_encoder_for(args, table)
     shared = SharedEncoder(encoder) if encoder is not None else None
     if shared is not None:
         first_pass(shared, table)  # every ticket embedded once, for all fields

@@ -44,7 +44,7 @@ def run_discover(args: argparse.Namespace) -> int:
         raise ValueError("discover groups the tickets by their sentence-encoder embeddings: it needs the encoder")
     table, column, summary = read_input(args.file, args.column, getattr(args, "sheet", None))
     print(f"{counted(table.count_scorable(), 'ticket')} from column {column!r}: {summary}", file=sys.stderr)
-    encoder = load_encoder_for(args)
+    encoder = load_encoder_for(args, table)
     first_pass(encoder, table)
     started = time.perf_counter()
     grouping = group_table(table, args.groups, args.seed)

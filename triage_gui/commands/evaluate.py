@@ -172,7 +172,7 @@ def eval_one(args: argparse.Namespace) -> int:
         raise ValueError(f"This prompt has several fields: name each field's gold column (--gold {pairs}).")
     loaded = load_model(args.model, args.device, None, args.threads, args.dtype)
     scorer = Scorer(loaded, profile, calibrate=True)
-    encoder = load_encoder_for(args)
+    encoder = load_encoder_for(args, table)
     table.start_version(0, scorer.labels, scorer.bias.tolist())
     gold = GoldColumn(args.gold).ids(table)
     usable = int((gold >= 0).sum())
