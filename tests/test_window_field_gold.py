@@ -241,7 +241,7 @@ def move_priority_first(qtbot, window) -> None:
     """◀ on the priority in the editor's field bar, then Save, as the lead does; settled."""
     session = window.session
     window.editor.field_bar.combo.setCurrentIndex(1)  # the priority in the editor
-    window.editor.field_bar.left_button.click()  # ◀ in the field bar
+    window.editor.field_bar.left_action.trigger()  # Move > Move left in the field bar
     assert window.prompt.save()
     qtbot.waitUntil(lambda: session.field_names == ["priority", "queue"], timeout=10_000)
     qtbot.waitUntil(lambda: not session.busy and session.run_status.state == "done", timeout=15_000)

@@ -62,10 +62,10 @@ def test_a_field_moved_first_is_the_main_one_after_save_and_keeps_its_taught_tic
     assert queue_versions
 
     editor.field_bar.combo.setCurrentIndex(1)
-    assert not editor.field_bar.left_button.isHidden() and editor.field_bar.left_button.isEnabled()
+    assert not editor.field_bar.move_button.isHidden() and editor.field_bar.left_action.isEnabled()
     window._show_field_taught()  # the line under the editor counts each field's by its name
     assert "Taught tickets (priority):</b> 1 " in editor.taught_count.text()
-    editor.field_bar.left_button.click()  # the priority, first
+    editor.field_bar.left_action.trigger()  # the priority, first
     assert "Taught tickets (priority):</b> 1 " in editor.taught_count.text()  # its own, not the queue's
     assert [f.name for f in editor.profile().fields] == ["priority", "queue"]
     assert editor.field_bar.combo.currentText() == "priority" and editor.label_names() == ["low", "high"]

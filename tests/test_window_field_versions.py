@@ -289,7 +289,7 @@ def test_the_field_chosen_keeps_its_own_versions_after_a_move_and_save(qtbot, wi
     ]  # the queue: billing, technical, account
     editor = window.editor
     editor.field_bar.combo.setCurrentIndex(1)
-    editor.field_bar.left_button.click()  # the priority, first
+    editor.field_bar.left_action.trigger()  # the priority, first
     before = window.session.prompt_status.version
     assert window.prompt.save()
     qtbot.waitUntil(lambda: window.session.field_names == ["priority", "queue"], timeout=10_000)
@@ -333,7 +333,7 @@ def test_a_save_leaves_the_results_tab_the_lead_is_on(qtbot, window, tmp_path):
     choose(window, VERSIONS, 0)
     editor = window.editor
     editor.field_bar.combo.setCurrentIndex(1)
-    editor.field_bar.left_button.click()  # the priority, first
+    editor.field_bar.left_action.trigger()  # the priority, first
     assert window.prompt.save()
     qtbot.waitUntil(lambda: window.session.field_names == ["priority", "queue"], timeout=10_000)
     settled(qtbot, window)

@@ -114,7 +114,7 @@ def test_after_a_field_moved_and_saved_every_version_number_is_the_new_first_fie
     qtbot.waitUntil(lambda: session.check_status.checked == session.field_check_status(1).checked == 1, timeout=5_000)
     editor = window.editor
     editor.field_bar.combo.setCurrentIndex(1)
-    editor.field_bar.left_button.click()  # the priority first
+    editor.field_bar.left_action.trigger()  # the priority first
     assert window.prompt.save()
     settled(qtbot, window)
     qtbot.waitUntil(lambda: window.prompt_status.text() == "Prompt ready (v1)", timeout=5_000)

@@ -1,11 +1,20 @@
 """The prompt editor's field selector (a prompt with several fields: a queue and a priority): which field's
-instruction, labels and examples the editor shows, and Add, Rename, Remove and move (◀ ▶) a field. Hidden for a
-one-field prompt, which looks as it always has (Edit > Add a field… adds its second)."""
+instruction, labels and examples the editor shows, and Add, Rename, Remove and Move (left or right) a field. Hidden
+for a one-field prompt, which looks as it always has (Edit > Add a field… adds its second)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QSignalBlocker, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QInputDialog, QLabel, QPushButton, QToolButton, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QMenu,
+    QPushButton,
+    QToolButton,
+    QWidget,
+)
 
 
 class FieldBar(QWidget):
@@ -32,24 +41,25 @@ class FieldBar(QWidget):
         self.remove_button = QPushButton("Remove")
         self.remove_button.setToolTip("Remove this field from the prompt (Ctrl+Z brings it back)")
         self.remove_button.clicked.connect(self.removed)
-        self.left_button = QToolButton()  # small: the bar sets the editor's least width at 1024 px
-        self.left_button.setText("◀")
-        self.left_button.setAccessibleName("Move field left")
-        self.left_button.setToolTip("Move this field left: the first field is the main one, its column first")
-        self.left_button.clicked.connect(lambda: self.moved.emit(-1))
-        self.right_button = QToolButton()
-        self.right_button.setText("▶")
-        self.right_button.setAccessibleName("Move field right")
-        self.right_button.setToolTip("Move this field right: the first field is the main one, its column first")
-        self.right_button.clicked.connect(lambda: self.moved.emit(1))
+        # One "Move" button with a menu, after the field's other actions: ◀ ▶ beside the selector read as
+        # "previous / next field" (a walkthrough), and two worded buttons do not fit the bar at 1024 px.
+        self.move_button = QToolButton()
+        self.move_button.setText("Move")
+        self.move_button.setAccessibleName("Move field")
+        self.move_button.setToolTip("Move this field left or right: the first field is the main one, its column first")
+        self.move_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.move_button)
+        self.left_action = menu.addAction("Move left (first field: the main one, its column first)")
+        self.left_action.triggered.connect(lambda: self.moved.emit(-1))
+        self.right_action = menu.addAction("Move right")
+        self.right_action.triggered.connect(lambda: self.moved.emit(1))
+        self.move_button.setMenu(menu)
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.title)
         row.addWidget(self.combo)
-        row.addWidget(self.left_button)
-        row.addWidget(self.right_button)
         row.addStretch(1)
-        for button in (self.add_button, self.rename_button, self.remove_button):
+        for button in (self.add_button, self.rename_button, self.remove_button, self.move_button):
             row.addWidget(button)
         self.show_fields([], 0)
 
@@ -59,8 +69,8 @@ class FieldBar(QWidget):
             self.combo.clear()
             self.combo.addItems(names)
             self.combo.setCurrentIndex(current if names else -1)
-        self.left_button.setEnabled(current > 0)
-        self.right_button.setEnabled(0 <= current < len(names) - 1)
+        self.left_action.setEnabled(current > 0)
+        self.right_action.setEnabled(0 <= current < len(names) - 1)
         self.setVisible(len(names) > 1)
 
     def ask_add(self) -> None:
