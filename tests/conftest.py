@@ -97,3 +97,15 @@ def window(qtbot, tmp_path, monkeypatch, event_loop_qt):
     win = fake_window(qtbot)
     yield win
     close_fake(win)
+
+
+@pytest.fixture
+def encoded_window(qtbot, tmp_path, monkeypatch, event_loop_qt):
+    """The window on the fake session with the fake sentence encoder (a first pass, every field's learned
+    heads), throwaway settings: the two-field window tests' ``window``."""
+    from window_fakes import close_fake, fake_window
+
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
+    win = fake_window(qtbot, encoder="fake")
+    yield win
+    close_fake(win)

@@ -10,7 +10,6 @@ import re
 
 import numpy as np
 import pytest
-from fake_engine import FakeEngine
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QApplication
@@ -20,11 +19,9 @@ from test_session_learning import WORDS
 from triage_gui.engine.prompt import Example, Field, Label, PromptProfile
 from triage_gui.engine.scoring import far_apart, steps_apart
 from triage_gui.engine.table import TicketTable
-from triage_gui.gui.main_window import MainWindow
 from triage_gui.gui.results.summary import TAUGHT_NOTE
 from triage_gui.gui.tickets.ticket_model import Col, FieldCol
 from triage_gui.session.gold import FAR_MARK
-from triage_gui.session.session import Session
 
 N = 36
 ORDER = ["low", "medium", "high"]
@@ -62,15 +59,9 @@ def write_file(path) -> list[dict[str, str]]:
 
 
 @pytest.fixture
-def window(qtbot, tmp_path, monkeypatch, event_loop_qt):
-    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
-    win = MainWindow(session=Session(FakeEngine().as_engine(), device="cpu", batch_size=8, encoder="fake"))
-    qtbot.addWidget(win, before_close_func=MainWindow.close_now)
-    win.resize(1024, 640)
-    win.show()
-    qtbot.waitUntil(lambda: win.session.prompt_status.state == "ready", timeout=10_000)
-    yield win
-    win.close_now()
+def window(encoded_window):
+    encoded_window.resize(1024, 640)
+    return encoded_window
 
 
 def settled(qtbot, window) -> None:

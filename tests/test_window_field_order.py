@@ -20,14 +20,8 @@ from triage_gui.session.session import Session
 
 
 @pytest.fixture
-def window(qtbot, tmp_path, monkeypatch, event_loop_qt):
-    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
-    win = MainWindow(session=Session(FakeEngine().as_engine(), device="cpu", batch_size=8, encoder="fake"))
-    qtbot.addWidget(win, before_close_func=MainWindow.close_now)
-    win.show()
-    qtbot.waitUntil(lambda: win.session.prompt_status.state == "ready", timeout=10_000)
-    yield win
-    win.close_now()
+def window(encoded_window):
+    return encoded_window
 
 
 def labels_by_field(session: Session) -> dict[str, list[str | None]]:

@@ -10,34 +10,29 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from fake_engine import FakeEngine
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTextBrowser
 from test_session_fields import QUEUE
 from test_window_field_gold import PRIORITY, N, hand_count, settled, shown, write_file
+from window_fakes import fake_window
 
 from triage_gui.engine.prompt import Label, PromptProfile
 from triage_gui.gui.main_window import MainWindow
 from triage_gui.gui.results.results_area import NO_FLIPS, NO_FLIPS_YET
-from triage_gui.session.session import Session
 
 FLIPPED, VERSIONS = 2, 3  # the results area's tabs (Summary, Accuracy, Flipped, Versions)
 
 
 @pytest.fixture
-def window(qtbot, tmp_path, monkeypatch, event_loop_qt):
-    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
-    win = new_window(qtbot)
-    yield win
-    win.close_now()
+def window(encoded_window):
+    encoded_window.resize(1366, 768)
+    return encoded_window
 
 
 def new_window(qtbot) -> MainWindow:
-    win = MainWindow(session=Session(FakeEngine().as_engine(), device="cpu", batch_size=8, encoder="fake"))
-    qtbot.addWidget(win, before_close_func=MainWindow.close_now)
+    """Another window, as a lead who reopens the app (the settings are the fixture's)."""
+    win = fake_window(qtbot, encoder="fake")
     win.resize(1366, 768)
-    win.show()
-    qtbot.waitUntil(lambda: win.session.prompt_status.state == "ready", timeout=10_000)
     return win
 
 

@@ -8,30 +8,20 @@ from __future__ import annotations
 import csv
 
 import pytest
-from fake_engine import FakeEngine
 from PySide6.QtCore import Qt
 from test_session_fields import two_fields
 from test_session_learning import topical
 
 from triage_gui.engine.prompt import PromptProfile
 from triage_gui.engine.table import NewRow, decide
-from triage_gui.gui.main_window import MainWindow
 from triage_gui.gui.tickets.ticket_model import Col, FieldCol
-from triage_gui.session.session import Session
 
 N = 30
 
 
 @pytest.fixture
-def window(qtbot, tmp_path, monkeypatch, event_loop_qt):
-    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
-    fake = FakeEngine()
-    win = MainWindow(session=Session(fake.as_engine(), device="cpu", batch_size=8, encoder="fake"))
-    qtbot.addWidget(win, before_close_func=MainWindow.close_now)
-    win.show()
-    qtbot.waitUntil(lambda: win.session.prompt_status.state == "ready", timeout=10_000)
-    yield win
-    win.close_now()
+def window(encoded_window):
+    return encoded_window
 
 
 def open_two_fields(qtbot, window, tmp_path):

@@ -7,28 +7,18 @@ from __future__ import annotations
 import json
 
 import pytest
-from fake_engine import FakeEngine
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QScrollArea, QToolButton
 from test_window_fields import N, open_two_fields, press
 
-from triage_gui.gui.main_window import MainWindow
 from triage_gui.gui.tickets.ticket_model import Col, FieldCol
-from triage_gui.session.session import Session
 
 PRIORITY = FieldCol(1, "priority")
 
 
 @pytest.fixture
-def window(qtbot, tmp_path, monkeypatch, event_loop_qt):
-    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
-    fake = FakeEngine()
-    win = MainWindow(session=Session(fake.as_engine(), device="cpu", batch_size=8, encoder="fake"))
-    qtbot.addWidget(win, before_close_func=MainWindow.close_now)
-    win.show()
-    qtbot.waitUntil(lambda: win.session.prompt_status.state == "ready", timeout=10_000)
-    yield win
-    win.close_now()
+def window(encoded_window):
+    return encoded_window
 
 
 def listed(window) -> list[int]:
