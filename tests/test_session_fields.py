@@ -44,7 +44,7 @@ def fast_labels(profile: PromptProfile, n: int, tmp_path, monkeypatch, fast: boo
     table = TicketTable()
     table.add(topical(n))
     table.start_version(0, profile.label_names, [])
-    monkeypatch.setattr(classify, "load_encoder_for", lambda args: FakeEncoder(FakeEngine()))
+    monkeypatch.setattr(classify, "load_encoder_for", lambda args, table=None: FakeEncoder(FakeEngine()))
     monkeypatch.setattr(classify, "load_model_said", lambda args: FakeModel("fake-model"))
     monkeypatch.setattr(classify, "scorer_for", lambda args, loaded, single: FakeScorer(FakeEngine(), single))
     args = argparse.Namespace(

@@ -154,6 +154,57 @@ def test_reopening_a_file_reads_the_stored_scores_and_a_damaged_store_is_ignored
     asyncio.run(asyncio.wait_for(body(), 60))
 
 
+def test_reopening_a_file_with_a_prompt_of_two_fields_reads_every_fields_stored_scores(tmp_path):
+    """A prompt with several fields: the further fields' scores were never stored, so a reopen read every ticket
+    again for every field (minutes per field). Each field's scores are kept under its own key; a reopen reads
+    every field's back, exactly, with no forward pass; a row short of one field's score is read for all."""
+    import asyncio
+
+    from test_session_fields import two_fields
+
+    from triage_gui.session.session import Session
+
+    fake, n = FakeEngine(), 24
+
+    async def label(count: int):
+        session = Session(_stored_engine(fake, tmp_path), device="cpu", batch_size=4)
+        try:
+            await ready(session, two_fields())
+            session.add_rows(topical(count))
+            await idle(session)
+            await until(lambda: session.fields.settled)
+            first = [session.table.logprobs(r) for r in range(count)]
+            table = session.fields.table_of(1)
+            assert table is not None
+            second = [(table.logprobs(r), table.features.get(np.array([r]))) for r in range(count)]
+            return first, second, session.run_status.state
+        finally:
+            await session.close()
+            session.join_threads()
+
+    def read_by_field() -> dict[str, int]:
+        out: dict[str, int] = {}
+        for (salt, text), count in fake.scored.items():
+            if "problem number" in text:
+                out[salt] = out.get(salt, 0) + count
+        return out
+
+    async def body():
+        first, second, _ = await label(n)
+        assert sorted(read_by_field().values()) == [n, n]  # each field read every ticket once
+        await until(lambda: len(list(tmp_path.glob("*.npz"))) == 2, 10)  # a store per field
+        fake.scored.clear()
+        again, again_second, state = await label(n)
+        assert read_by_field() == {} and state == "done"  # no field read any ticket again
+        assert all(np.array_equal(a, b) for a, b in zip(first, again))
+        assert all(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]) for a, b in zip(second, again_second))
+        fake.scored.clear()
+        await label(n + 4)  # four more tickets: only those are read, for both fields
+        assert sorted(read_by_field().values()) == [4, 4]
+
+    asyncio.run(asyncio.wait_for(body(), 60))
+
+
 @run
 async def test_an_untaught_version_is_scored_once_the_first_pass_has_labelled_every_gold_row(session, fake):
     """Untaught, the language model's heads weigh 0, so the first pass's labels are final: the Versions table kept

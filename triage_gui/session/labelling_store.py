@@ -8,7 +8,9 @@ prompt's content hash. A store keeps, per ticket text (a 128-bit digest of it), 
 and the hidden-state features exactly as the scorer gave them (float32), the latency and the flags; a
 checksum over the key and every array is checked on reading, and a store that fails it (or any other check)
 is ignored with a log line, never used. Written atomically (:mod:`engine.files`) when a run ends; the newest
-:data:`KEEP` stores are kept. Files over :data:`MAX_ROWS` rows are not stored (576 float32 features a SmolLM2
+:data:`KEEP` stores are kept. A prompt with several fields keeps a store per field, each under its own scorer's
+key: a row takes its stored scores only when every field has one (:func:`stored_for_fields`), since the fields
+read a row together. Files over :data:`MAX_ROWS` rows are not stored (576 float32 features a SmolLM2
 ticket: 46 MB at 20,000 rows).
 """
 
@@ -186,22 +188,34 @@ class ScoreMemory:
         for row in rows:
             if row in table.problems or table.scored(row):
                 continue
-            text = table.texts[row]
-            score = self.memo.get(text)
-            if score is None and self.stored is not None:
-                score = self.stored.score(text, table.labels, bias)
-                if score is not None and len(self.memo) < MAX_ROWS:
-                    self.memo[text] = score
-                    self._written += 1
-            if score is not None:
+            if (score := self.lookup(table.texts[row], table.labels, bias)) is not None:
                 out.append((row, score))
         return ScoredBatch.of_rows([r for r, _ in out], [s for _, s in out]) if out else None
 
+    def lookup(self, text: str, labels: Sequence[str], bias: np.ndarray) -> TicketScore | None:
+        """This text's score kept for this version (read in this session, or stored), for these labels and
+        calibration; None when there is none."""
+        if self.key is None:
+            return None
+        score = self.memo.get(text)
+        if score is None and self.stored is not None:
+            score = self.stored.score(text, labels, bias)
+            if score is not None and len(self.memo) < MAX_ROWS:
+                self.memo[text] = score
+                self._written += 1
+        return score
+
     def remember(self, table: TicketTable, batch: ScoredBatch, scored: Sequence[int]) -> None:
         """Scores the language model just gave (``scored``: the rows of ``batch`` the table took)."""
+        self.keep(table, batch.rows, batch.scores, scored)
+
+    def keep(
+        self, table: TicketTable, rows: Sequence[int], scores: Sequence[TicketScore | None], scored: Sequence[int]
+    ) -> None:
+        """Scores of these ``rows`` (a further field's, whose rows are the table's), those of ``scored`` kept."""
         if self.key is None or not scored:
             return
-        by_row = dict(zip(batch.rows, batch.scores))
+        by_row = dict(zip(rows, scores))
         for row in scored:
             score = by_row.get(row)
             if score is not None and len(self.memo) < MAX_ROWS:
@@ -213,3 +227,25 @@ class ScoreMemory:
             return None
         self._written = len(self.memo)
         return self.key, list(self.memo), list(self.memo.values())
+
+
+def stored_for_fields(
+    table: TicketTable, batch: ScoredBatch, scorers: Sequence[Any], memories: Sequence[ScoreMemory]
+) -> ScoredBatch | None:
+    """A prompt with several fields: of ``batch`` (rows whose first field's score is kept), the rows whose every
+    further field's score is kept too (each field's own store: its scorer's key is its own prefix and part of
+    the prompt), with those scores (None: no such row). A row is read for every field in one micro-batch, so a
+    row short of one field's score is read again for all of them."""
+    if len(memories) != len(scorers):
+        return None
+    found = []
+    for scorer, memory in zip(scorers, memories):
+        labels = list(scorer.labels)
+        bias = np.asarray(getattr(scorer, "bias", np.zeros(len(labels))), dtype=np.float32)
+        found.append([memory.lookup(table.texts[row], labels, bias) for row in batch.rows])
+    keep = [i for i in range(len(batch.rows)) if all(scores[i] is not None for scores in found)]
+    if not keep:
+        return None
+    none: list[None] = [None] * len(keep)  # no baseline, no embedding: the first pass has its own
+    more = [([scores[i] for i in keep], none) for scores in found]
+    return ScoredBatch([batch.rows[i] for i in keep], [batch.scores[i] for i in keep], none, none, more)

@@ -32,7 +32,7 @@ from .events import Event
 from .fields import FieldLabels
 from .intents import Intents
 from .labelling import Throughput, WorkQueue, label_stream, run_status
-from .labelling_store import ScoreMemory, ScoreStore
+from .labelling_store import ScoreMemory, ScoreStore, stored_for_fields
 from .languages import LanguageDetection
 from .status import FileStatus, ModelStatus, PromptStatus, RunStatus
 from .suggestions import prepare_grouping
@@ -96,6 +96,7 @@ class Session(Intents):
         # The language model's scores of this version, as the scorer gave them (text -> score): kept in the
         # cache when a run ends, read back when the same file is opened with the same prompt (labelling_store).
         self.scores = ScoreMemory(ScoreStore(self.engine.scores_dir if self.engine.score_key is not None else None))
+        self.field_scores: list[ScoreMemory] = []  # each further field's, alike (a prompt with several fields)
         self.teaching = Teaching(self.table, self.engine_thread, self._in_use)
         self.teaching.rows_changed.connect(self.rows_changed.emit)
         self.teaching.rows_changed.connect(lambda *_: self._set_run(self._status(self.run_status.state)))  # counts
@@ -280,6 +281,9 @@ class Session(Intents):
             self._ensure_running()
             return
         await self.scores.read(scorer, self.engine.score_key, self.engine_thread, self.file_thread)
+        field_scores = [ScoreMemory(self.scores.store) for _ in more]
+        for memory, built in zip(field_scores, more):
+            await memory.read(built, self.engine.score_key, self.engine_thread, self.file_thread)
         # Another field first (a Save that moved the priority left of the queue): its labels are no flips of the
         # queue's (the Flipped tab listed all 300 tickets "account and security → high", walkthrough W).
         same = self.profile is None or self.profile.field_name == profile.field_name
@@ -288,6 +292,7 @@ class Session(Intents):
         bias = getattr(scorer, "bias", None)
         self.table.start_version(version, list(scorer.labels), [] if bias is None else [float(b) for b in bias], same)
         self.versions.append((version, profile))
+        self.field_scores = field_scores
         self.fields.new_version(more)
         prefix = getattr(scorer, "prefix", None)
         self._set_prompt(
@@ -458,16 +463,19 @@ class Session(Intents):
             self._set_run(self._status("stopped"))
             self.message.emit("Labelling stopped", str(exc))
             return
-        if kept := self.scores.to_write():  # the scores this run read, kept for a reopen (on the file thread)
-            self.file_thread.submit(self.scores.store.write, *kept)
+        for memory in (self.scores, *self.field_scores):  # the scores this run read, kept for a reopen
+            if kept := memory.to_write():
+                self.file_thread.submit(memory.store.write, *kept)
         self._set_run(self._status("stopped" if self._remaining() else "done"))
 
     def _from_store(self, rows: range) -> None:
         """Rows the language model read with this prompt and model before take those scores: no forward pass."""
-        if self.scorer is None or self.fields.scorers:  # the further fields' scores are not stored: read again
+        if self.scorer is None:
             return
         bias = np.asarray(getattr(self.scorer, "bias", np.zeros(len(self.table.labels))), dtype=np.float32)
         batch = self.scores.found(self.table, rows, bias)
+        if batch is not None and self.fields.scorers:  # and every further field's score of the row, or none
+            batch = stored_for_fields(self.table, batch, self.fields.scorers, self.field_scores)
         if batch is not None:
             self._apply(batch, self.table.version, self.run_status.state, read=False)
             log.info("%d tickets took their stored scores (no forward pass)", len(batch.rows))
@@ -476,6 +484,8 @@ class Session(Intents):
         done = apply_batch(self.table, batch, version)
         if read:
             self.scores.remember(self.table, batch, done.scored)
+            for memory, (scores, _) in zip(self.field_scores, batch.more):
+                memory.keep(self.table, batch.rows, scores, done.scored)
         if done.embedded:
             self.teaching.rows_embedded(done.embedded)
             self.fields.rows_embedded()
