@@ -39,7 +39,8 @@ class FakeScorer:
         self.engine = engine
         self.profile = profile
         self.labels = profile.label_names
-        self.salt = profile.content_hash()
+        # what the scorer reads: a prompt of several fields' first scorer, its first field alone (as the real one)
+        self.salt = (profile.field_profile(0) if profile.several else profile).content_hash()
         self.bias = np.zeros(len(self.labels), dtype=np.float32)
         self.prefix_length = 10
         self.prefix_problem = "stored prefix damaged; recomputed" if profile.instruction.startswith("DAMAGED") else None

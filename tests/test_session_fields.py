@@ -95,7 +95,7 @@ def test_the_language_model_reads_every_field_and_gives_the_labels_classify_give
         await ready(session, profile)
         session.add_rows(topical(n))
         await idle(session)
-        salts = {profile.content_hash(): "queue", profile.field_profile(1).content_hash(): "priority"}
+        salts = {profile.field_profile(0).content_hash(): "queue", profile.field_profile(1).content_hash(): "priority"}
         read = {name: sum(1 for (salt, text) in fake.scored if salts.get(salt) == name and "problem number" in text)
                 for name in salts.values()}  # fmt: skip
         assert read == {"queue": n, "priority": n}  # each ticket read once through each field's own prefix

@@ -205,6 +205,72 @@ def test_reopening_a_file_with_a_prompt_of_two_fields_reads_every_fields_stored_
     asyncio.run(asyncio.wait_for(body(), 60))
 
 
+def test_a_save_that_changes_only_the_priority_reads_only_the_priority_again(tmp_path):
+    """A Save of a prompt with several fields read every ticket again for every field, though the queue's part
+    was unchanged: the language model's time after an edit was the sum of the fields'. The queue's scores are
+    kept (this session's, not yet written, and the store's); only the priority is read, and every field's labels
+    are those of a session that opens the new prompt from scratch."""
+    import asyncio
+    from dataclasses import replace
+
+    from test_session_fields import two_fields
+
+    from triage_gui.engine.prompt import PromptProfile
+    from triage_gui.engine.table import decide
+    from triage_gui.session.session import Session
+
+    fake, n = FakeEngine(), 24
+    queue, priority = two_fields().fields
+    edited = PromptProfile.of_fields([queue, replace(priority, instruction="How soon must a person act?")], "Q and P")
+
+    def reads() -> dict[str, int]:
+        out: dict[str, int] = {}
+        for (salt, text), count in fake.scored.items():
+            if "problem number" in text:
+                out[salt] = out.get(salt, 0) + count
+        return out
+
+    async def settle(session) -> list[list[str | None]]:
+        await idle(session)
+        await until(lambda: session.fields.settled and session.table.count_scored() == n)
+        tables = [session.table, session.fields.table_of(1)]
+        return [[decide(t, r).label for r in range(n)] for t in tables]
+
+    async def body():
+        session = Session(_stored_engine(fake, tmp_path / "one"), device="cpu", batch_size=4)
+        try:
+            await ready(session, two_fields())
+            session.add_rows(topical(n))
+            await settle(session)
+            before = reads()
+            assert sorted(before.values()) == [n, n]
+            fake.scored.clear()
+            session.set_prompt(edited)
+            await until(lambda: session.prompt_status.version == 1)
+            labels = await settle(session)
+            after = reads()
+            assert len(after) == 1 and list(after.values()) == [n]  # the priority alone, every ticket once
+            assert next(iter(after)) not in before  # through its new prefix
+            fake.scored.clear()
+            session.set_prompt(PromptProfile.of_fields(edited.fields[::-1], "P and Q"))  # a Save that moved a field
+            await until(lambda: session.prompt_status.version == 2)
+            await settle(session)
+            assert reads() == {}  # each field's scores are its own, wherever it stands
+        finally:
+            await session.close()
+            session.join_threads()
+        fresh = Session(_stored_engine(FakeEngine(), tmp_path / "two"), device="cpu", batch_size=4)
+        try:
+            await ready(fresh, edited)
+            fresh.add_rows(topical(n))
+            assert await settle(fresh) == labels
+        finally:
+            await fresh.close()
+            fresh.join_threads()
+
+    asyncio.run(asyncio.wait_for(body(), 60))
+
+
 @run
 async def test_an_untaught_version_is_scored_once_the_first_pass_has_labelled_every_gold_row(session, fake):
     """Untaught, the language model's heads weigh 0, so the first pass's labels are final: the Versions table kept

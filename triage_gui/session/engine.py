@@ -45,7 +45,9 @@ class Engine:
             from ..engine.model import prefix_store
 
             model = prefix_store.key(scorer.loaded, list(scorer.layout.prefix_ids))
-            return None if model is None else f"{model}|{scorer.profile.content_hash()}"
+            profile = scorer.profile  # the first field's scorer reads its first field alone (engine.prompt layout)
+            read = profile.field_profile(0) if profile.several else profile
+            return None if model is None else f"{model}|{read.content_hash()}"
 
         from ..paths import cache_dir
 

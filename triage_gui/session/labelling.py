@@ -17,7 +17,7 @@ import numpy as np
 from ..engine.learning import first_block
 from ..engine.model import EncoderLike, ScorerLike
 from ..engine.scoring import score_fields_batch
-from ..engine.table import ScoredBatch, TicketTable
+from ..engine.table import ScoredBatch, TicketScore, TicketTable
 from .status import RunStatus
 from .workers import WorkerThread
 
@@ -93,6 +93,7 @@ async def label_stream(
     ramp: bool = True,
     encoder: Callable[[], EncoderLike | None] | None = None,
     more: Sequence[ScorerLike] = (),
+    kept: Callable[[list[int]], list[list[TicketScore | None]]] | None = None,
 ) -> AsyncIterator[ScoredBatch]:
     """Yield scored micro-batches until ``take`` has nothing more or ``stop`` is set.
 
@@ -111,11 +112,14 @@ async def label_stream(
 
     ``more``: a prompt with several fields, the scorers of its fields after the first; every ticket the
     first field's scorer reads, each of them reads too, in the same micro-batch (one Stop, one count of
-    what is left), through its own cached prefix; their results ride in :attr:`ScoredBatch.more`.
+    what is left), through its own cached prefix; their results ride in :attr:`ScoredBatch.more`. ``kept``:
+    each field's score already kept for these rows (the first field's, then each further one's; None: to be
+    read), called on the loop's thread as rows are taken: a field kept is not read again, its score rides
+    in the batch as if read (a Save that changed only the priority reads only the priority).
     """
     size = 1 if ramp else batch_size
 
-    def queue() -> tuple[list[int], asyncio.Future] | None:
+    def queue() -> tuple[list[int], asyncio.Future, list[list[TicketScore | None]] | None] | None:
         nonlocal size
         work = take(size, not stop.is_set())
         if not work:
@@ -126,16 +130,25 @@ async def label_stream(
         texts = [w[1] for w in work]
         cached, base, embed = [w[2] for w in work], [w[3] for w in work], [w[4] for w in work]
         model = encoder() if encoder is not None else None  # read per batch: it may arrive during the run
-        return rows, engine.submit(score_fields_batch, [scorer, *more], texts, cached, base, stop, model, embed)
+        known = None  # each field's kept score of the rows whose score is asked for
+        if kept is not None and any(cached):
+            known = [[k if c else None for k, c in zip(f, cached, strict=True)] for f in kept(rows)]
+        flags = None if known is None else [[k is not None for k in f] for f in known]
+        future = engine.submit(score_fields_batch, [scorer, *more], texts, cached, base, stop, model, embed, flags)
+        return rows, future, known
 
     pending = queue()
     try:
         while pending is not None:
-            rows, future = pending
+            rows, future, known = pending
             first, *rest = await future
             pending = queue()  # keep the engine busy while the loop applies this batch
-            fields = [(r.scores, r.baseline) for r in rest]
-            yield ScoredBatch(rows, first.scores, first.baseline, first.embeddings, fields)
+            parts = [(first.scores, first.baseline), *((r.scores, r.baseline) for r in rest)]
+            if known is not None:  # what was kept, where it was not read
+                parts = [([k if s is None else s for s, k in zip(scores, f, strict=True)], base)
+                         for (scores, base), f in zip(parts, known, strict=True)]  # fmt: skip
+            (scores, baseline), *fields = parts
+            yield ScoredBatch(rows, scores, baseline, first.embeddings, fields)
     finally:
         if pending is not None:
             pending[1].cancel()

@@ -9,9 +9,12 @@ and the hidden-state features exactly as the scorer gave them (float32), the lat
 checksum over the key and every array is checked on reading, and a store that fails it (or any other check)
 is ignored with a log line, never used. Written atomically (:mod:`engine.files`) when a run ends; the newest
 :data:`KEEP` stores are kept. A prompt with several fields keeps a store per field, each under its own scorer's
-key: a row takes its stored scores only when every field has one (:func:`stored_for_fields`), since the fields
-read a row together. Files over :data:`MAX_ROWS` rows are not stored (576 float32 features a SmolLM2
-ticket: 46 MB at 20,000 rows).
+key (the first field's scorer reads its first field alone, so it is keyed by that field's part): a row takes its
+stored scores at once when every field has one (:func:`stored_for_fields`); else the fields read it together and
+a field whose score is kept is not read again (:func:`kept_scores`: a Save that changed only the priority reads
+only the priority). A new version's memory takes over the scores an older one read in this session when they
+read alike (same key and calibration: :func:`read_memories`). Files over :data:`MAX_ROWS` rows are not stored
+(576 float32 features a SmolLM2 ticket: 46 MB at 20,000 rows).
 """
 
 from __future__ import annotations
@@ -161,13 +164,14 @@ class ScoreMemory:
     def __init__(self, store: ScoreStore) -> None:
         self.store = store
         self.key: str | None = None
+        self.bias: np.ndarray | None = None  # the calibration the memo's label probabilities were made with
         self.stored: StoredScores | None = None
         self.memo: dict[str, TicketScore] = {}
         self._written = 0  # memo entries the store holds already
 
     async def read(self, scorer: Any, make_key: Callable[[Any], str | None] | None, engine: Any, files: Any) -> None:
         """A new prompt version's scorer: its key (on the engine thread) and its store (on the file thread)."""
-        self.key, self.stored, self.memo, self._written = None, None, {}, 0
+        self.key, self.bias, self.stored, self.memo, self._written = None, None, None, {}, 0
         if self.store.folder is None or make_key is None:
             return
         try:
@@ -178,7 +182,20 @@ class ScoreMemory:
         except Exception as exc:  # no stored scores: the language model reads every row
             log.info("stored scores not read: %s", exc)
             return
-        self.key, self.stored = key, stored
+        self.key, self.bias, self.stored = key, _bias_of(scorer), stored
+
+    def same(self, other: ScoreMemory) -> bool:
+        """Whether ``other`` (a new version's) reads as this one does: the same key and calibration."""
+        if self.key is None or self.key != other.key or self.bias is None or other.bias is None:
+            return False
+        return bool(np.array_equal(self.bias, other.bias))
+
+    def take_over(self, older: ScoreMemory) -> ScoreMemory:
+        """This new version's memory with ``older``'s scores when they read alike (:meth:`same`): a Save that
+        changed another field keeps what this field's scorer read in this session, written or not."""
+        if older.same(self):
+            self.memo, self._written = older.memo, older._written
+        return self
 
     def found(self, table: TicketTable, rows: range, bias: np.ndarray) -> ScoredBatch | None:
         """The rows of ``rows`` not scored yet whose text has a score kept (None: none)."""
@@ -229,6 +246,41 @@ class ScoreMemory:
         return self.key, list(self.memo), list(self.memo.values())
 
 
+def _bias_of(scorer: Any) -> np.ndarray:
+    labels = list(getattr(scorer, "labels", []))
+    return np.asarray(getattr(scorer, "bias", np.zeros(len(labels))), dtype=np.float32)
+
+
+async def read_memories(
+    older: Sequence[ScoreMemory],
+    scorers: Sequence[Any],
+    make_key: Callable[[Any], str | None] | None,
+    engine: Any,
+    files: Any,
+) -> list[ScoreMemory]:
+    """A new version's memory per scorer (the first field's, then each further field's), each read from its
+    store and taking over the scores an ``older`` memory of the same key and calibration holds (a field moved,
+    or another field changed)."""
+    store = older[0].store
+    out = []
+    for scorer in scorers:
+        memory = ScoreMemory(store)
+        await memory.read(scorer, make_key, engine, files)
+        out.append(next((memory.take_over(o) for o in older if o.same(memory)), memory))
+    return out
+
+
+def kept_scores(
+    table: TicketTable, rows: Sequence[int], scorers: Sequence[Any], memories: Sequence[ScoreMemory]
+) -> list[list[TicketScore | None]]:
+    """Per scorer (a field's, with its memory), the score kept of each row's text, or None (to be read)."""
+    out = []
+    for scorer, memory in zip(scorers, memories, strict=True):
+        labels, bias = list(scorer.labels), _bias_of(scorer)
+        out.append([memory.lookup(table.texts[row], labels, bias) for row in rows])
+    return out
+
+
 def stored_for_fields(
     table: TicketTable, batch: ScoredBatch, scorers: Sequence[Any], memories: Sequence[ScoreMemory]
 ) -> ScoredBatch | None:
@@ -238,11 +290,7 @@ def stored_for_fields(
     row short of one field's score is read again for all of them."""
     if len(memories) != len(scorers):
         return None
-    found = []
-    for scorer, memory in zip(scorers, memories):
-        labels = list(scorer.labels)
-        bias = np.asarray(getattr(scorer, "bias", np.zeros(len(labels))), dtype=np.float32)
-        found.append([memory.lookup(table.texts[row], labels, bias) for row in batch.rows])
+    found = kept_scores(table, batch.rows, scorers, memories)
     keep = [i for i in range(len(batch.rows)) if all(scores[i] is not None for scores in found)]
     if not keep:
         return None

@@ -25,14 +25,14 @@ import numpy as np
 from ..defaults import STREAM_BATCH_SIZE
 from ..engine.model import ScorerLike, canonical_encoder, encoder_key
 from ..engine.prompt import PromptProfile
-from ..engine.table import NewRow, ScoredBatch, TicketTable, apply_batch
+from ..engine.table import NewRow, ScoredBatch, TicketScore, TicketTable, apply_batch
 from .checks import RandomChecks
 from .engine import Engine, field_of
 from .events import Event
 from .fields import FieldLabels
 from .intents import Intents
 from .labelling import Throughput, WorkQueue, label_stream, run_status
-from .labelling_store import ScoreMemory, ScoreStore, stored_for_fields
+from .labelling_store import ScoreMemory, ScoreStore, kept_scores, read_memories, stored_for_fields
 from .languages import LanguageDetection
 from .status import FileStatus, ModelStatus, PromptStatus, RunStatus
 from .suggestions import prepare_grouping
@@ -280,10 +280,8 @@ class Session(Intents):
             self._set_prompt(PromptStatus("failed", self.table.version, message=str(exc), field=field_of(exc)))
             self._ensure_running()
             return
-        await self.scores.read(scorer, self.engine.score_key, self.engine_thread, self.file_thread)
-        field_scores = [ScoreMemory(self.scores.store) for _ in more]
-        for memory, built in zip(field_scores, more):
-            await memory.read(built, self.engine.score_key, self.engine_thread, self.file_thread)
+        memories = await read_memories([self.scores, *self.field_scores], [scorer, *more], self.engine.score_key,
+                                        self.engine_thread, self.file_thread)  # fmt: skip
         # Another field first (a Save that moved the priority left of the queue): its labels are no flips of the
         # queue's (the Flipped tab listed all 300 tickets "account and security → high", walkthrough W).
         same = self.profile is None or self.profile.field_name == profile.field_name
@@ -292,7 +290,7 @@ class Session(Intents):
         bias = getattr(scorer, "bias", None)
         self.table.start_version(version, list(scorer.labels), [] if bias is None else [float(b) for b in bias], same)
         self.versions.append((version, profile))
-        self.field_scores = field_scores
+        self.scores, self.field_scores = memories[0], memories[1:]
         self.fields.new_version(more)
         prefix = getattr(scorer, "prefix", None)
         self._set_prompt(
@@ -450,9 +448,15 @@ class Session(Intents):
         try:
             take = self._queue.take
             more = list(self.fields.scorers)  # every further field read in the same micro-batches (:mod:`fields`)
+            memories = [self.scores, *self.field_scores]  # a field kept (a Save changed another) is not read again
+
+            def kept(rows: list[int]) -> list[list[TicketScore | None]]:
+                return kept_scores(self.table, rows, [scorer, *more], memories)
+
             stream = label_stream(
-                self.engine_thread, scorer, take, self.batch_size, stop, True, lambda: self.encoder, more
-            )
+                self.engine_thread, scorer, take, self.batch_size, stop, True, lambda: self.encoder, more,
+                kept if more and len(memories) == len(more) + 1 else None,
+            )  # fmt: skip
             async for batch in stream:
                 self._apply(batch, version, "stopped" if stop.is_set() else "running")
         except asyncio.CancelledError:
@@ -464,8 +468,8 @@ class Session(Intents):
             self.message.emit("Labelling stopped", str(exc))
             return
         for memory in (self.scores, *self.field_scores):  # the scores this run read, kept for a reopen
-            if kept := memory.to_write():
-                self.file_thread.submit(memory.store.write, *kept)
+            if written := memory.to_write():
+                self.file_thread.submit(memory.store.write, *written)
         self._set_run(self._status("stopped" if self._remaining() else "done"))
 
     def _from_store(self, rows: range) -> None:

@@ -75,13 +75,20 @@ def score_fields_batch(
     cancel: threading.Event | None = None,
     encoder: EncoderLike | None = None,
     embed: Sequence[bool] | None = None,
+    known: Sequence[Sequence[bool]] | None = None,
 ) -> list[MicroBatch]:
     """A micro-batch for every field of a prompt with several, each through its own field's scorer (its own
     cached prefix): the first field's with the encoder's features (computed once, for every field), then
-    each further field's, the same tickets asked the same. Each score's latency is its own field's; a
-    ticket's latency in total is their sum."""
-    first = score_micro_batch(scorers[0], texts, cached, baseline, cancel, encoder, embed)
-    return [first, *(score_micro_batch(s, texts, cached, baseline, cancel) for s in scorers[1:])]
+    each further field's, the same tickets asked the same, except that a field's cached score is not computed
+    where ``known`` (per field, per ticket) says the caller has it (a field whose part of the prompt a Save
+    left as it was). Each score's latency is its own field's; a ticket's latency in total is their sum."""
+
+    def asked(field: int) -> Sequence[bool]:
+        return cached if known is None else [c and not k for c, k in zip(cached, known[field], strict=True)]
+
+    first = score_micro_batch(scorers[0], texts, asked(0), baseline, cancel, encoder, embed)
+    more = (score_micro_batch(s, texts, asked(i), baseline, cancel) for i, s in enumerate(scorers[1:], start=1))
+    return [first, *more]
 
 
 def score_stream(
