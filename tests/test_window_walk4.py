@@ -1,0 +1,73 @@
+"""Walkthrough W4's window defects (a German file, two fields), each as a lead met it, on the fake session with
+its fake encoder: scrolling the detail pane over a Teach box taught the ticket."""
+
+from __future__ import annotations
+
+import pytest
+from fake_engine import FakeEngine
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QWheelEvent
+from PySide6.QtWidgets import QApplication, QScrollArea
+from test_window_fields import open_two_fields
+
+from triage_gui.gui.main_window import MainWindow
+from triage_gui.session.session import Session
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, monkeypatch, event_loop_qt):
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
+    fake = FakeEngine()
+    win = MainWindow(session=Session(fake.as_engine(), device="cpu", batch_size=8, encoder="fake"))
+    qtbot.addWidget(win, before_close_func=MainWindow.close_now)
+    win.show()
+    qtbot.waitUntil(lambda: win.session.prompt_status.state == "ready", timeout=10_000)
+    yield win
+    win.close_now()
+
+
+def wheel_down(widget) -> bool:
+    """One notch of the mouse wheel, down, over the middle of ``widget`` (as the pointer passing over it); whether
+    the widget took it (Qt hands a real turn that a widget ignores on to its parent, the pane's scroll area; one
+    sent from here goes no further, so the test asks the event)."""
+    centre = QPointF(widget.rect().center())
+    event = QWheelEvent(
+        centre,
+        QPointF(widget.mapToGlobal(centre.toPoint())),
+        QPoint(0, 0),
+        QPoint(0, -120),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
+    QApplication.sendEvent(widget, event)
+    return event.isAccepted()
+
+
+def test_scrolling_the_detail_pane_over_a_teach_box_teaches_nothing_and_scrolls_the_pane(qtbot, window, tmp_path):
+    window.resize(1024, 640)
+    open_two_fields(qtbot, window, tmp_path)
+    session, detail = window.session, window.detail
+    window.tickets.select_source_row(4)
+    bar = detail.findChild(QScrollArea).verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0, timeout=5_000)  # two fields' parts: the pane scrolls
+    taught = (session.table.taught_label(4), dict(session.fields.items(1)))
+    for part in (detail.first, *detail.parts):
+        box = part.teach_box
+        assert box.isEnabled() and box.count() > 1 and not box.hasFocus()
+        shown = box.currentIndex()
+        took = wheel_down(box)  # the pointer over the box while the lead scrolls the pane
+        qtbot.wait(50)
+        assert box.currentIndex() == shown  # before: the next label, taught ("Taught 1 ticket 'top-up and cash'")
+        assert not took  # left to the scroll area under it, which scrolls the pane
+    qtbot.wait(200)
+    assert (session.table.taught_label(4), dict(session.fields.items(1))) == taught
+    assert not session.history.undo_text  # nothing taught, nothing to undo
+    box = detail.parts[0].teach_box
+    window.activateWindow()
+    box.setFocus()  # clicked or tabbed to: then the wheel picks, as a combo box does
+    qtbot.waitUntil(box.hasFocus, timeout=2_000)
+    shown = box.currentIndex()
+    assert wheel_down(box)
+    assert box.currentIndex() == min(shown + 1, box.count() - 1)
