@@ -1,5 +1,6 @@
 """Walkthrough W4's window defects (a German file, two fields), each as a lead met it, on the fake session with
-its fake encoder: scrolling the detail pane over a Teach box taught the ticket."""
+its fake encoder: scrolling the detail pane over a Teach box taught the ticket; *Show all* left the Filters
+button saying a filter was on."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pytest
 from fake_engine import FakeEngine
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
-from PySide6.QtWidgets import QApplication, QScrollArea
+from PySide6.QtWidgets import QApplication, QScrollArea, QToolButton
 from test_window_fields import open_two_fields
 
 from triage_gui.gui.main_window import MainWindow
@@ -71,3 +72,19 @@ def test_scrolling_the_detail_pane_over_a_teach_box_teaches_nothing_and_scrolls_
     shown = box.currentIndex()
     assert wheel_down(box)
     assert box.currentIndex() == min(shown + 1, box.count() - 1)
+
+
+def test_show_all_leaves_the_filters_button_saying_no_filter_is_on(qtbot, window, tmp_path):
+    open_two_fields(qtbot, window, tmp_path)
+    window.resize(1024, 640)
+    tickets = window.tickets
+    button = next(b for b in tickets.findChildren(QToolButton) if b.accessibleName() == "More filters")
+    qtbot.waitUntil(lambda: button.isVisibleTo(window), timeout=3_000)  # the boxes behind the button
+    tickets.show_only(tickets.check_only)  # Check a random sample: To check on, alone
+    assert button.text() == "Filters (1 on)"
+    tickets.reset_filters()  # Show all (the line over an empty table), or a new file
+    assert not any(b.isChecked() for b in (tickets.check_only, tickets.taught_only, tickets.low_only))
+    assert button.text() == "Filters"  # before: "Filters (1 on)" with every box off
+    assert "To check" not in button.toolTip()
+    tickets.taught_only.click()  # a box clicked still counts
+    assert button.text() == "Filters (1 on)" and "Taught" in button.toolTip()

@@ -342,6 +342,7 @@ class TicketArea(QWidget):
         self.language_filter.setCurrentIndex(0)
         for widget in (*boxes, self.search, self.label_filter, self.language_filter):
             widget.blockSignals(False)
+        self.compact.count()  # the boxes changed with their signals blocked: the Filters button's count too
         self.cell = None
         self.cell_chip.hide()
         if emit:
