@@ -1,6 +1,6 @@
 """Walkthrough W4's window defects (a German file, two fields), each as a lead met it, on the fake session with
 its fake encoder: scrolling the detail pane over a Teach box taught the ticket; *Show all* left the Filters
-button saying a filter was on."""
+button saying a filter was on; switching the sentence encoder relabelled every ticket without a word."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication, QScrollArea, QToolButton
 from test_window_fields import open_two_fields
 
+from triage_gui.engine.model import E5_SMALL
 from triage_gui.gui.main_window import MainWindow
 from triage_gui.session.session import Session
 
@@ -88,3 +89,14 @@ def test_show_all_leaves_the_filters_button_saying_no_filter_is_on(qtbot, window
     assert "To check" not in button.toolTip()
     tickets.taught_only.click()  # a box clicked still counts
     assert button.text() == "Filters (1 on)" and "Taught" in button.toolTip()
+
+
+def test_switching_the_sentence_encoder_says_so_in_the_status_bar(qtbot, window, tmp_path):
+    open_two_fields(qtbot, window, tmp_path)
+    window.statusBar().clearMessage()
+    window.app_actions.use_encoder(E5_SMALL)  # Model › Choose model…, multilingual-e5-small, OK
+    message = window.statusBar().currentMessage()
+    assert message == "Sentence encoder: multilingual-e5-small; every ticket is labelled again."
+    window.statusBar().clearMessage()
+    window.app_actions.use_encoder(E5_SMALL)  # the one in use, chosen again: nothing changes, nothing said
+    assert window.statusBar().currentMessage() == ""
