@@ -1,6 +1,7 @@
 """Walkthrough W4's window defects (a German file, two fields), each as a lead met it, on the fake session with
 its fake encoder: scrolling the detail pane over a Teach box taught the ticket; *Show all* left the Filters
-button saying a filter was on; switching the sentence encoder relabelled every ticket without a word."""
+button saying a filter was on; switching the sentence encoder relabelled every ticket without a word; with two
+fields the first field's gold combo was a bare "Gold:" beside "Gold (priority):"."""
 
 from __future__ import annotations
 
@@ -100,3 +101,25 @@ def test_switching_the_sentence_encoder_says_so_in_the_status_bar(qtbot, window,
     window.statusBar().clearMessage()
     window.app_actions.use_encoder(E5_SMALL)  # the one in use, chosen again: nothing changes, nothing said
     assert window.statusBar().currentMessage() == ""
+
+
+def test_with_two_fields_the_first_fields_gold_combo_is_named_and_follows_a_move(qtbot, window, tmp_path):
+    from test_window_field_order import settled
+
+    from triage_gui.engine.prompt import PromptProfile
+
+    gold = window.tickets.field_gold
+    assert gold.first_label is not None and gold.first_label.text() == "Gold:"  # one field: as it was
+    open_two_fields(qtbot, window, tmp_path)
+    settled(qtbot, window)
+    qtbot.waitUntil(lambda: gold.first_label.text() == "Gold (queue):", timeout=5_000)  # before: "Gold:"
+    window.editor.field_bar.combo.setCurrentIndex(1)
+    window.editor.field_bar.left_action.trigger()  # the priority first
+    assert window.prompt.save()
+    settled(qtbot, window)
+    qtbot.waitUntil(lambda: gold.first_label.text() == "Gold (priority):", timeout=5_000)
+    assert gold.first.currentText() == "(none)"  # (no gold column in this file)
+    path = tmp_path / "one.json"
+    PromptProfile("Which team?", window.editor.profile().labels).save(path)
+    assert window.prompt.open(str(path))
+    qtbot.waitUntil(lambda: gold.first_label.text() == "Gold:", timeout=5_000)  # one field again

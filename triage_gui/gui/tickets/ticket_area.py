@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QHBoxLayout,
     QHeaderView,
+    QLabel,
     QLineEdit,
     QPushButton,
     QSizePolicy,
@@ -160,6 +161,7 @@ class TicketArea(QWidget):
         )
         for widget in (*pairs[:2], self.field_gold, *pairs[2:]):
             flow.addWidget(widget)
+        self.field_gold.first_label = pairs[1].findChildren(QLabel)[0]  # "Gold:", "Gold (queue):" with two fields
         low = QWidget()
         low_box = QHBoxLayout(low)
         low_box.setContentsMargins(0, 0, 0, 0)
