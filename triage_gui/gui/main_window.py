@@ -76,7 +76,7 @@ class MainWindow(QMainWindow):
         )
         self.teaching = TeachActions(self.session, self.tickets, self.editor, self.check_status, notify)
         self.model.teach_field = self.teaching.teach_field  # the picker in a further field's column
-        self.app_actions = AppActions(self.session, self.settings, self, self._repaint)
+        self.app_actions = AppActions(self.session, self.settings, self, self._repaint, notify)
         self._build_actions()
         self._file_done: str | None = None  # the file read whose tickets' language may still earn the offer
         self._connect()

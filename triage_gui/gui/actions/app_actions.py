@@ -1,8 +1,8 @@
 """The model and the application: choose a model (with a cancellable progress dialog), calibration,
 appearance (light, dark, the system's), the guide and About.
 
-Narrow inputs, never the window: the session, the settings, a parent widget for dialogs, and a
-callback that repaints the ticket table when the colours change.
+Narrow inputs, never the window: the session, the settings, a parent widget for dialogs, a
+callback that repaints the ticket table when the colours change, and the status bar's line.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDialog, QProgressDialog, QWidget
 
+from ...engine.model import ENCODERS, canonical_encoder
 from ...session.session import Session
 from ...session.status import ModelStatus
 from .. import dialogs, guide, theme
@@ -22,8 +23,16 @@ from ..settings import AppSettings
 class AppActions:
     """See the module docstring."""
 
-    def __init__(self, session: Session, settings: AppSettings, parent: QWidget, repaint: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        session: Session,
+        settings: AppSettings,
+        parent: QWidget,
+        repaint: Callable[[], None],
+        notify: Callable[[str, int], None] | None = None,
+    ) -> None:
         self.session, self.settings, self.parent, self.repaint = session, settings, parent, repaint
+        self.notify = notify or (lambda text, ms: None)
         self.progress_dialog: QProgressDialog | None = None
         self.guide_dialog: QDialog | None = None  # the F1 guide while open (tests look at it)
 
@@ -38,9 +47,14 @@ class AppActions:
                 self.session.load_model(spec)
 
     def use_encoder(self, encoder: str) -> None:
-        """Switch the sentence encoder (every row is embedded again) and keep the choice for the next start."""
+        """Switch the sentence encoder (every row is embedded again) and keep the choice for the next start; the
+        status bar says so: after *Choose model…* the labels changed with no word, and nothing in the window
+        names the encoder in use (walkthrough W4, a German file switched to multilingual-e5-small)."""
         self.settings.set("encoder", encoder)
-        self.session.set_encoder(encoder)
+        if self.session.set_encoder(encoder):
+            name = ENCODERS.get(canonical_encoder(encoder), encoder).split(",")[0]
+            again = "every ticket is labelled again" if self.session.ticket_count else "the next tickets use it"
+            self.notify(f"Sentence encoder: {name}; {again}.", 15000)
 
     def set_calibration(self, on: bool) -> None:
         """Through the session's setter (it rebuilds the prompt), never by writing its flag."""

@@ -29,6 +29,7 @@ from ...defaults import LOW_CONFIDENCE
 from ...engine.table import Decision, Source, TicketTable, decide
 from ..tickets.label_colors import is_dark, label_color, label_slot
 from ..widgets.flow_layout import FlowLayout
+from ..widgets.focus_combo import FocusWheelComboBox
 
 SOURCE_TEXT = {
     Source.PROMPT.shown: "from the prompt (calibrated label scores)",
@@ -146,7 +147,7 @@ class FieldPart(QWidget):
         self.bars = ProbabilityBars()
         self.origin = QLabel()
         self.origin.setWordWrap(True)
-        self.teach_box = QComboBox()
+        self.teach_box = FocusWheelComboBox()  # scrolling the pane over it teaches nothing
         self.teach_box.setMinimumContentsLength(10)
         self.teach_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.teach_box.setAccessibleName("Teach this ticket")

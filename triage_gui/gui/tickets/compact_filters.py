@@ -35,8 +35,8 @@ class CompactFilters:
         self.button.hide()
         self.compact = False
         for box in self.boxes:
-            box.toggled.connect(self._count)
-        self._count()
+            box.toggled.connect(self.count)
+        self.count()
 
     def fit(self, height: int) -> None:
         """The ticket area is ``height`` px tall: the boxes in the bar, or behind the button below COMPACT_BELOW."""
@@ -57,7 +57,9 @@ class CompactFilters:
             widget.setVisible(visible)
         self.button.setVisible(compact)
 
-    def _count(self) -> None:
+    def count(self) -> None:
+        """The button says how many boxes are on; called on each box's toggle and by whoever sets them with their
+        signals blocked (``TicketArea.reset_filters``: *Show all* left "Filters (1 on)" with every box off)."""
         on = [box.text() for box in self.boxes if box.isChecked()]
         self.button.setText(f"Filters ({len(on)} on)" if on else "Filters")  # (the button draws its own arrow)
         self.button.setToolTip("On: " + ", ".join(on) if on else "More filters: low confidence, taught, to check…")

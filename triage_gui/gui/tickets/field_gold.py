@@ -2,7 +2,9 @@
 choice) and, for a prompt with several fields (a queue and a priority), one "Gold (priority):" combo per further
 field beside it, hidden for a one-field prompt. Each combo offers the file's columns (the ticket text never),
 "(none)" first; choosing a further field's emits the field and the column, found or chosen as the first field's
-is (``session.evaluation``)."""
+is (``session.evaluation``). With several fields the first's is named too ("Gold (queue):"): a bare "Gold:" beside
+"Gold (priority):" said whose only by the column it showed, and after a field moved first it was the other's
+(walkthrough W4)."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ class FieldGold(QWidget):
     def __init__(self, first: QComboBox, parent=None) -> None:
         super().__init__(parent)
         self.first = first  # the first field's
+        self.first_label: QLabel | None = None  # its name in the bar, "Gold:" (the ticket area's)
         first.addItem(NO_GOLD)
         self.row = QHBoxLayout(self)
         self.row.setContentsMargins(0, 0, 0, 0)
@@ -29,6 +32,8 @@ class FieldGold(QWidget):
     def set_fields(self, names: list[str]) -> None:
         """Every field's name, the first's first ([] for a one-field prompt): a combo per further field."""
         further = list(names[1:])
+        if self.first_label is not None:
+            self.first_label.setText(f"Gold ({names[0]}):" if further else "Gold:")
         if further == self.names:
             return
         shown = {name: combo.currentText() for name, combo in zip(self.names, self.combos, strict=True)}

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QHBoxLayout,
     QHeaderView,
+    QLabel,
     QLineEdit,
     QPushButton,
     QSizePolicy,
@@ -160,6 +161,7 @@ class TicketArea(QWidget):
         )
         for widget in (*pairs[:2], self.field_gold, *pairs[2:]):
             flow.addWidget(widget)
+        self.field_gold.first_label = pairs[1].findChildren(QLabel)[0]  # "Gold:", "Gold (queue):" with two fields
         low = QWidget()
         low_box = QHBoxLayout(low)
         low_box.setContentsMargins(0, 0, 0, 0)
@@ -342,6 +344,7 @@ class TicketArea(QWidget):
         self.language_filter.setCurrentIndex(0)
         for widget in (*boxes, self.search, self.label_filter, self.language_filter):
             widget.blockSignals(False)
+        self.compact.count()  # the boxes changed with their signals blocked: the Filters button's count too
         self.cell = None
         self.cell_chip.hide()
         if emit:
