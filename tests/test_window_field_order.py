@@ -153,3 +153,29 @@ def test_the_document_keeps_each_fields_taught_tickets_checks_and_versions_where
     doc.save(PromptProfile.of_fields([replace(f, taught=[]) for f in written.fields], "Two, renamed"), [])
     assert moved == [True]
     doc.close()
+
+
+def test_a_field_moved_first_keeps_its_sample_still_to_check_and_the_other_field_its_own(qtbot, window, tmp_path):
+    """Walkthrough W4: a priority sample half checked, the priority moved first and saved: the table's *To check*
+    went empty and the status bar said "Sample checked" with 16 of 20 unanswered (the first field's sample
+    stayed with the first place). Each field's rows still to check now go with the field."""
+    open_two_fields(qtbot, window, tmp_path)
+    session, editor = window.session, window.editor
+    settled(qtbot, window)
+    queue_rows = session.draw_checks(0)[:5]
+    session.checks.queue = list(queue_rows)  # the queue's sample: five still to check
+    priority_rows = session.draw_checks(1)
+    assert len(priority_rows) >= 6
+    for row in priority_rows[:2]:  # two answered ("right"), the rest still to check
+        session.accept_field(1, [row])
+    left = session.field_check_status(1).to_check
+    assert len(left) == len(priority_rows) - 2 and session.field_check_status(1).checked == 2
+    editor.field_bar.combo.setCurrentIndex(1)
+    editor.field_bar.left_action.trigger()  # the priority, first
+    assert window.prompt.save()
+    settled(qtbot, window)
+    assert session.field_names == ["priority", "queue"]
+    status = session.check_status  # the first field's: the priority's now
+    assert status.to_check == left and status.checked == 2
+    assert session.field_check_status(1).to_check == tuple(queue_rows)  # the queue's, second now
+    assert "Sample checked" not in window.statusBar().currentMessage()

@@ -298,6 +298,7 @@ class FieldChecks:
         self.table_of, self.taught_of = table_of, taught_of
         self.number: Callable[[], int] = lambda: 1  # the prompt version in use, by the prompt file's numbering
         self.fields: list[RandomChecks] = []
+        self._carried: dict[str, list[int]] = {}  # a field's rows still to check, by name, through a move
         self.changed: Event[[int, CheckStatus]] = Event()  # field index (1: the second field), its status
 
     def of(self, field: int) -> RandomChecks | None:
@@ -319,6 +320,15 @@ class FieldChecks:
         for checks, f in zip(out, fields, strict=True):
             if checks.records() != list(f.checks):
                 checks.restore(f.checks)
+            if (rows := self._carried.pop(f.name, None)) is not None:
+                checks.queue = rows
+                checks.refresh()
+        self._carried = {}
+
+    def carry(self, rows: Mapping[str, Sequence[int]]) -> None:
+        """Each field's rows still to check (by name) for the fields :meth:`set_fields` brings next: a Save that
+        moved fields keeps every field's sample with the field, wherever it now stands."""
+        self._carried = {name: list(r) for name, r in rows.items()}
 
     def _made(self, name: str) -> RandomChecks:
         checks = RandomChecks(None)

@@ -219,17 +219,21 @@ class FieldLabels:
         """The prompt in use: its fields after the first, each with the taught tickets it keeps. A prompt whose
         further fields and their taught sets are unchanged keeps its labels."""
         self.first = profile.field_name
-        self.checks.set_fields(profile.more_fields)
         specs = [FieldSpec(f.name, profile.field_profile(i + 1)) for i, f in enumerate(profile.more_fields)]
         taught = [{e.text.strip(): e.label for e in f.taught if e.text.strip()} for f in profile.more_fields]
         self.history_named(self.first if specs else "")  # (a renamed first field too)
         self.previous = previous_tables(self.specs, self.taught, self.tables, self.previous, specs, taught)
-        if self._key_of(specs, taught) == self._key_of(self.specs, self.taught):
+        unchanged = self._key_of(specs, taught) == self._key_of(self.specs, self.taught)
+        if not unchanged:
+            if [self._prompt_of(s) for s in specs] != [self._prompt_of(s) for s in self.specs]:
+                self.new_version([])  # the scorers read other fields: the rebuild brings this prompt's
+            self.specs, self.taught = specs, taught
+            self.tables, self.suggestions = [None] * len(specs), [[] for _ in specs]
+        # After the taught sets: a field's rows still to check are weighed against its own (a field moved to
+        # second place lost the rows taught for the field that stood there).
+        self.checks.set_fields(profile.more_fields)
+        if unchanged:
             return
-        if [self._prompt_of(s) for s in specs] != [self._prompt_of(s) for s in self.specs]:
-            self.new_version([])  # the scorers read other fields: the rebuild brings this prompt's
-        self.specs, self.taught = specs, taught
-        self.tables, self.suggestions = [None] * len(specs), [[] for _ in specs]
         self._fitted = 0
         self.rows_changed.emit(0, max(0, len(self.table) - 1))
         self.refit()
