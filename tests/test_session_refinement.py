@@ -121,6 +121,15 @@ async def _label_in_new_session(fake, folder, n=40):
         session.join_threads()
 
 
+def _reads_by_prompt(fake) -> dict[str, int]:
+    """The tickets the fake language model read, by what it read them through (a field's prompt: its salt)."""
+    out: dict[str, int] = {}
+    for (salt, text), count in fake.scored.items():
+        if "problem number" in text:
+            out[salt] = out.get(salt, 0) + count
+    return out
+
+
 def _read_tickets(fake) -> int:
     return sum(count for (_, text), count in fake.scored.items() if "problem number" in text)
 
@@ -182,25 +191,18 @@ def test_reopening_a_file_with_a_prompt_of_two_fields_reads_every_fields_stored_
             await session.close()
             session.join_threads()
 
-    def read_by_field() -> dict[str, int]:
-        out: dict[str, int] = {}
-        for (salt, text), count in fake.scored.items():
-            if "problem number" in text:
-                out[salt] = out.get(salt, 0) + count
-        return out
-
     async def body():
         first, second, _ = await label(n)
-        assert sorted(read_by_field().values()) == [n, n]  # each field read every ticket once
+        assert sorted(_reads_by_prompt(fake).values()) == [n, n]  # each field read every ticket once
         await until(lambda: len(list(tmp_path.glob("*.npz"))) == 2, 10)  # a store per field
         fake.scored.clear()
         again, again_second, state = await label(n)
-        assert read_by_field() == {} and state == "done"  # no field read any ticket again
+        assert _reads_by_prompt(fake) == {} and state == "done"  # no field read any ticket again
         assert all(np.array_equal(a, b) for a, b in zip(first, again))
         assert all(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]) for a, b in zip(second, again_second))
         fake.scored.clear()
         await label(n + 4)  # four more tickets: only those are read, for both fields
-        assert sorted(read_by_field().values()) == [4, 4]
+        assert sorted(_reads_by_prompt(fake).values()) == [4, 4]
 
     asyncio.run(asyncio.wait_for(body(), 60))
 
@@ -223,13 +225,6 @@ def test_a_save_that_changes_only_the_priority_reads_only_the_priority_again(tmp
     queue, priority = two_fields().fields
     edited = PromptProfile.of_fields([queue, replace(priority, instruction="How soon must a person act?")], "Q and P")
 
-    def reads() -> dict[str, int]:
-        out: dict[str, int] = {}
-        for (salt, text), count in fake.scored.items():
-            if "problem number" in text:
-                out[salt] = out.get(salt, 0) + count
-        return out
-
     async def settle(session) -> list[list[str | None]]:
         await idle(session)
         await until(lambda: session.fields.settled and session.table.count_scored() == n)
@@ -242,20 +237,20 @@ def test_a_save_that_changes_only_the_priority_reads_only_the_priority_again(tmp
             await ready(session, two_fields())
             session.add_rows(topical(n))
             await settle(session)
-            before = reads()
+            before = _reads_by_prompt(fake)
             assert sorted(before.values()) == [n, n]
             fake.scored.clear()
             session.set_prompt(edited)
             await until(lambda: session.prompt_status.version == 1)
             labels = await settle(session)
-            after = reads()
+            after = _reads_by_prompt(fake)
             assert len(after) == 1 and list(after.values()) == [n]  # the priority alone, every ticket once
             assert next(iter(after)) not in before  # through its new prefix
             fake.scored.clear()
             session.set_prompt(PromptProfile.of_fields(edited.fields[::-1], "P and Q"))  # a Save that moved a field
             await until(lambda: session.prompt_status.version == 2)
             await settle(session)
-            assert reads() == {}  # each field's scores are its own, wherever it stands
+            assert _reads_by_prompt(fake) == {}  # each field's scores are its own, wherever it stands
         finally:
             await session.close()
             session.join_threads()
