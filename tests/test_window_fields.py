@@ -222,3 +222,24 @@ def test_the_editors_taught_count_is_the_shown_fields(qtbot, window, tmp_path):
     qtbot.waitUntil(lambda: not session.busy, timeout=10_000)
     editor.field_bar.combo.setCurrentIndex(1)
     qtbot.waitUntil(lambda: "Taught tickets (priority):</b> 1 " in line.text(), timeout=5_000)
+
+
+def test_a_ticket_chosen_in_the_priority_column_shows_the_priority_part_of_the_pane(qtbot, window, tmp_path):
+    """Walkthrough W4: after *Teach next* for the priority the detail pane opened at the queue's part, the
+    priority's below the fold; a new ticket chosen in a further field's column brings that field's part into view."""
+    window.resize(1024, 640)
+    open_two_fields(qtbot, window, tmp_path)
+    pane, scroll = window.detail, window.detail.scroll_area
+    window.tickets.select_source_row(3, 0)
+    qtbot.wait(50)
+    assert scroll.verticalScrollBar().value() == 0  # the queue's column: the top, the queue's part
+    part = pane.parts[0]
+    assert part.mapTo(scroll.widget(), part.rect().topLeft()).y() > scroll.viewport().height()  # below the fold
+
+    window.tickets.select_source_row(5, 1)  # the priority's column, as Teach next (priority) chooses it
+
+    def shown() -> bool:
+        top = part.mapTo(scroll.viewport(), part.rect().topLeft()).y()
+        return 0 <= top < scroll.viewport().height()
+
+    qtbot.waitUntil(shown, timeout=2_000)

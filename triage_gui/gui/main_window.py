@@ -195,7 +195,7 @@ class MainWindow(QMainWindow):
         t.baseline_toggled.connect(self._baseline_toggled)
         t.stop_clicked.connect(self.session.stop)
         t.resume_clicked.connect(self.session.resume)
-        t.row_selected.connect(self.detail.show_row)
+        t.row_selected.connect(lambda row: self.detail.show_row(row, t.field_in_use))  # that field's part in view
         t.teach_keys.connect(self.teaching.teach_keys)
         t.accept_keys.connect(self.teaching.accept)
         t.next_key.connect(self.teaching.next_suggestion)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QRectF, QSignalBlocker, QSize, Qt, Signal
+from PySide6.QtCore import QRectF, QSignalBlocker, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import (
     QComboBox,
@@ -282,12 +282,18 @@ class DetailPane(QWidget):
             self.field_taught = counts
             self.show_row(self.row)
 
-    def show_row(self, row: int) -> None:
+    def show_row(self, row: int, field: int = 0) -> None:
+        """The ticket of this row; a new one starts at the top of the pane, or with a further ``field``'s part
+        in view (the column in use: after *Teach next* for the priority the priority's part was below the fold
+        at 1366x768, walkthrough W4)."""
         table = self.table
         row, before = (row if 0 <= row < len(table) else -1), self.row
         self.row = row
         if row != before:  # a new ticket starts at the top (the pane kept the last one's scroll position)
             self.scroll_area.verticalScrollBar().setValue(0)
+            if row >= 0 and 0 < field <= len(self.parts):  # once the new ticket's parts are laid out
+                part = self.parts[field - 1]
+                QTimer.singleShot(0, part, lambda: self.scroll_area.ensureWidgetVisible(part))
         enabled = self.row >= 0 and self.row not in table.problems
         if self.row < 0:
             self.header.setText("Select a ticket to read it whole and see why it got its label.")
