@@ -243,3 +243,17 @@ def test_a_ticket_chosen_in_the_priority_column_shows_the_priority_part_of_the_p
         return 0 <= top < scroll.viewport().height()
 
     qtbot.waitUntil(shown, timeout=2_000)
+
+
+def test_the_accuracy_tab_showing_the_second_field_survives_a_prompt_with_one_field(qtbot, window, tmp_path):
+    """The Accuracy tab on the priority, then a one-field prompt in use: a refresh before the tab's field
+    selector was refilled asked for field 1 of a prompt with none ("list index out of range" in the Qt loop,
+    seen once in a full run)."""
+    open_two_fields(qtbot, window, tmp_path)
+    window.results.setCurrentIndex(1)
+    window.results.field_choice.setCurrentIndex(1)
+    assert window.results.accuracy_field() == 1
+    window.session.set_prompt(PromptProfile("Which team?", two_fields().labels))  # one field now
+    assert window.session.field_names == []
+    window.summary.refresh()  # before the selector is refilled: the first field's accuracy, no error
+    qtbot.waitUntil(lambda: window.results.accuracy_field() == 0, timeout=5_000)

@@ -196,7 +196,7 @@ class Summary:
         names = self.session.field_names
         if self._wrong_of != (names[field] if 0 < field < len(names) else ""):
             self.apply_filters()  # another field shown: *Wrong against gold* judges it, and says so
-        if field:
+        if 0 < field < len(names):  # (a field the prompt in use no longer has: the first field's, until refilled)
             self.refresh_field_gold(field)
             return
         table, gold = self.session.table, self.evaluation.gold
