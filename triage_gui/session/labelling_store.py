@@ -12,9 +12,9 @@ is ignored with a log line, never used. Written atomically (:mod:`engine.files`)
 key (the first field's scorer reads its first field alone, so it is keyed by that field's part): a row takes its
 stored scores at once when every field has one (:func:`stored_for_fields`); else the fields read it together and
 a field whose score is kept is not read again (:func:`kept_scores`: a Save that changed only the priority reads
-only the priority). A new version's memory takes over the scores an older one read in this session when they
-read alike (same key and calibration: :func:`read_memories`). Files over :data:`MAX_ROWS` rows are not stored
-(576 float32 features a SmolLM2 ticket: 46 MB at 20,000 rows).
+only the priority). A new version's memory takes over an older one's (its store as read, and what this session
+read since) when they read alike, same key and calibration (:func:`read_memories`): the store is not read again.
+Files over :data:`MAX_ROWS` rows are not stored (576 float32 features a SmolLM2 ticket: 46 MB at 20,000 rows).
 """
 
 from __future__ import annotations
@@ -169,33 +169,37 @@ class ScoreMemory:
         self.memo: dict[str, TicketScore] = {}
         self._written = 0  # memo entries the store holds already
 
-    async def read(self, scorer: Any, make_key: Callable[[Any], str | None] | None, engine: Any, files: Any) -> None:
-        """A new prompt version's scorer: its key (on the engine thread) and its store (on the file thread)."""
+    async def read(
+        self,
+        scorer: Any,
+        make_key: Callable[[Any], str | None] | None,
+        engine: Any,
+        files: Any,
+        older: Sequence[ScoreMemory] = (),
+    ) -> None:
+        """A new prompt version's scorer: its key (on the engine thread), then what an ``older`` memory of the same
+        key and calibration holds (a field a Save left as it was: its store as read then and what this session
+        read since, written or not), else its store (on the file thread)."""
         self.key, self.bias, self.stored, self.memo, self._written = None, None, None, {}, 0
         if self.store.folder is None or make_key is None:
             return
+        same = None
         try:
-            key = await engine.run(make_key, scorer)
-            stored = await files.run(self.store.read, key)
+            key, bias = await engine.run(make_key, scorer), bias_of(scorer)
+            same = next((o for o in older if o.reads_as(key, bias)), None)
+            stored = same.stored if same is not None else await files.run(self.store.read, key)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # no stored scores: the language model reads every row
             log.info("stored scores not read: %s", exc)
             return
-        self.key, self.bias, self.stored = key, _bias_of(scorer), stored
+        self.key, self.bias, self.stored = key, bias, stored
+        if same is not None:
+            self.memo, self._written = same.memo, same._written
 
-    def same(self, other: ScoreMemory) -> bool:
-        """Whether ``other`` (a new version's) reads as this one does: the same key and calibration."""
-        if self.key is None or self.key != other.key or self.bias is None or other.bias is None:
-            return False
-        return bool(np.array_equal(self.bias, other.bias))
-
-    def take_over(self, older: ScoreMemory) -> ScoreMemory:
-        """This new version's memory with ``older``'s scores when they read alike (:meth:`same`): a Save that
-        changed another field keeps what this field's scorer read in this session, written or not."""
-        if older.same(self):
-            self.memo, self._written = older.memo, older._written
-        return self
+    def reads_as(self, key: str | None, bias: np.ndarray) -> bool:
+        """Whether a scorer of this key and calibration reads as this memory's did."""
+        return key is not None and key == self.key and self.bias is not None and np.array_equal(self.bias, bias)
 
     def found(self, table: TicketTable, rows: range, bias: np.ndarray) -> ScoredBatch | None:
         """The rows of ``rows`` not scored yet whose text has a score kept (None: none)."""
@@ -246,7 +250,8 @@ class ScoreMemory:
         return self.key, list(self.memo), list(self.memo.values())
 
 
-def _bias_of(scorer: Any) -> np.ndarray:
+def bias_of(scorer: Any) -> np.ndarray:
+    """The scorer's calibration (its label prior's log; zeros where it has none), as the stored scores take it."""
     labels = list(getattr(scorer, "labels", []))
     return np.asarray(getattr(scorer, "bias", np.zeros(len(labels))), dtype=np.float32)
 
@@ -258,15 +263,14 @@ async def read_memories(
     engine: Any,
     files: Any,
 ) -> list[ScoreMemory]:
-    """A new version's memory per scorer (the first field's, then each further field's), each read from its
-    store and taking over the scores an ``older`` memory of the same key and calibration holds (a field moved,
-    or another field changed)."""
-    store = older[0].store
+    """A new version's memory per scorer (the first field's, then each further field's), each taking over an
+    ``older`` memory of the same key and calibration (a field moved, or another field changed), else read
+    from its store."""
     out = []
     for scorer in scorers:
-        memory = ScoreMemory(store)
-        await memory.read(scorer, make_key, engine, files)
-        out.append(next((memory.take_over(o) for o in older if o.same(memory)), memory))
+        memory = ScoreMemory(older[0].store)
+        await memory.read(scorer, make_key, engine, files, older)
+        out.append(memory)
     return out
 
 
@@ -276,7 +280,7 @@ def kept_scores(
     """Per scorer (a field's, with its memory), the score kept of each row's text, or None (to be read)."""
     out = []
     for scorer, memory in zip(scorers, memories, strict=True):
-        labels, bias = list(scorer.labels), _bias_of(scorer)
+        labels, bias = list(scorer.labels), bias_of(scorer)
         out.append([memory.lookup(table.texts[row], labels, bias) for row in rows])
     return out
 

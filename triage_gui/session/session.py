@@ -20,8 +20,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ..defaults import STREAM_BATCH_SIZE
 from ..engine.model import ScorerLike, canonical_encoder, encoder_key
 from ..engine.prompt import PromptProfile
@@ -32,7 +30,7 @@ from .events import Event
 from .fields import FieldLabels
 from .intents import Intents
 from .labelling import Throughput, WorkQueue, label_stream, run_status
-from .labelling_store import ScoreMemory, ScoreStore, kept_scores, read_memories, stored_for_fields
+from .labelling_store import ScoreMemory, ScoreStore, bias_of, kept_scores, read_memories, stored_for_fields
 from .languages import LanguageDetection
 from .status import FileStatus, ModelStatus, PromptStatus, RunStatus
 from .suggestions import prepare_grouping
@@ -476,8 +474,7 @@ class Session(Intents):
         """Rows the language model read with this prompt and model before take those scores: no forward pass."""
         if self.scorer is None:
             return
-        bias = np.asarray(getattr(self.scorer, "bias", np.zeros(len(self.table.labels))), dtype=np.float32)
-        batch = self.scores.found(self.table, rows, bias)
+        batch = self.scores.found(self.table, rows, bias_of(self.scorer))
         if batch is not None and self.fields.scorers:  # and every further field's score of the row, or none
             batch = stored_for_fields(self.table, batch, self.fields.scorers, self.field_scores)
         if batch is not None:
