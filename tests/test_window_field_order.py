@@ -179,3 +179,36 @@ def test_a_field_moved_first_keeps_its_sample_still_to_check_and_the_other_field
     assert status.to_check == left and status.checked == 2
     assert session.field_check_status(1).to_check == tuple(queue_rows)  # the queue's, second now
     assert "Sample checked" not in window.statusBar().currentMessage()
+
+
+def test_a_move_and_save_keeps_the_teaching_undo_history_each_step_with_its_field(qtbot, window, tmp_path):
+    """Walkthrough W4: moving a field and saving emptied Edit › Undo, so a ticket taught a minute before
+    could no longer be undone. Each step now goes with its field: undone after the move, it changes the
+    field it was made on, now in its new place."""
+    from test_window_fields import FieldCol
+
+    open_two_fields(qtbot, window, tmp_path)
+    session, editor = window.session, window.editor
+    settled(qtbot, window)
+    press(qtbot, window, 4, FieldCol(1, "priority"), Qt.Key.Key_1)  # a priority ticket taught "low"
+    press(qtbot, window, 8, Col.LABEL, Qt.Key.Key_2)  # then a queue ticket "technical"
+    qtbot.waitUntil(lambda: not session.busy, timeout=10_000)
+    four, eight = session.table.texts[4], session.table.texts[8]
+    assert session.history.undo_text == "teach 1 ticket 'technical' (queue)"
+    editor.field_bar.combo.setCurrentIndex(1)
+    editor.field_bar.left_action.trigger()  # the priority, first
+    assert window.prompt.save()
+    settled(qtbot, window)
+    assert session.field_names == ["priority", "queue"]
+    assert session.history.undo_text == "teach 1 ticket 'technical' (queue)"  # not emptied by the move
+    window.trigger("undo")
+    qtbot.waitUntil(lambda: not session.busy, timeout=10_000)
+    assert eight not in dict(session.fields.items(1))  # the queue's ticket left the queue, second now
+    assert dict(session.taught_items())[four] == "low"  # the priority's (first now) untouched
+    assert session.history.undo_text == "teach 1 ticket 'low' (priority)"
+    window.trigger("undo")
+    qtbot.waitUntil(lambda: not session.busy, timeout=10_000)
+    assert four not in dict(session.taught_items())
+    window.trigger("redo")
+    qtbot.waitUntil(lambda: not session.busy, timeout=10_000)
+    assert dict(session.taught_items())[four] == "low" and eight not in dict(session.fields.items(1))

@@ -264,16 +264,23 @@ class Intents:
         self.teaching.restore(taught)
         self.checks.restore(checks)
 
-    def fields_moved(self, taught: Sequence[tuple[str, str]], checks: Sequence[CheckRecord], first: str) -> None:
-        """A Save put the fields in another order, ``first`` the new first field (its taught set and checks are
-        the session's own now, :meth:`restore_kept`): each field's rows still to check go with it, by name. The
-        first field's sample stayed with the first place, so the field moved there showed another field's rows
-        and, once they were dropped, "Sample checked" with 16 of 20 unanswered (walkthrough W4)."""
+    def fields_moved(
+        self, taught: Sequence[tuple[str, str]], checks: Sequence[CheckRecord], order: Sequence[str]
+    ) -> None:
+        """A Save put the fields in another order (``order``: their names, the new first field first; its
+        taught set and checks are the session's own now, :meth:`restore_kept`): each field's rows still to
+        check, and its undo steps, go with it, by name. The first field's sample stayed with the first place,
+        so the field moved there showed another field's rows and, once they were dropped, "Sample checked"
+        with 16 of 20 unanswered (walkthrough W4)."""
         names = self.field_names  # the order before this Save (the session takes the new prompt after it)
         waiting = {c.name: list(c.queue) for c in self.fields.checks.fields}
         if names:
             waiting[names[0]] = list(self.checks.queue)
+        history = self.teaching.history
+        steps = (list(history.done), list(history.undone))
         self.restore_kept(taught, checks)
+        history.moved(steps, {i: list(order).index(n) for i, n in enumerate(names) if n in order})
+        first = order[0] if order else ""
         self.checks.queue = waiting.pop(first, [])
         self.checks.refresh()
         self.fields.checks.carry(waiting)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
 from .events import Event
@@ -123,6 +123,16 @@ class TaughtHistory:
             self.apply_field(step.field, labels)
         elif not step.field:
             self.apply(labels)
+
+    def moved(self, steps: tuple[list[Step], list[Step]], where: Mapping[int, int]) -> None:
+        """A Save put the fields in another order: these steps (the undo and redo stacks as they were before
+        the new first field's taught set replaced the old one) come back, each with its field at its new
+        place (``where``: old place -> new; a step of a field not there is dropped). Moving a field used to
+        clear the whole history, so a teach made a minute before could no longer be undone (walkthrough W4)."""
+        done, undone = steps
+        self.done = [replace(s, field=where[s.field]) for s in done if s.field in where]
+        self.undone = [replace(s, field=where[s.field]) for s in undone if s.field in where]
+        self.changed.emit()
 
     def clear(self) -> None:
         """A taught set replaced as a whole (another prompt opened): the old steps no longer apply."""

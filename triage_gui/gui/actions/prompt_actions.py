@@ -132,9 +132,12 @@ class PromptActions:
 
     def _fields_moved(self) -> None:
         """A Save put the fields in another order: the session's taught set and checks (the first field's)
-        are those the new first field keeps, and the editor counts each field's taught tickets anew."""
+        are those the new first field keeps, its undo steps go with their fields, and the editor counts each
+        field's taught tickets anew."""
         saved = self.document.saved
-        self.session.fields_moved([(e.text, e.label) for e in saved.taught], saved.checks, saved.field_name)
+        self.session.fields_moved(
+            [(e.text, e.label) for e in saved.taught], saved.checks, [f.name for f in saved.fields]
+        )
         self.editor.set_field_taught([len(f.taught) for f in saved.more_fields], [f.name for f in saved.fields])
 
     def focus_editor(self) -> None:
