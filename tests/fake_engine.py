@@ -129,7 +129,10 @@ class FakeEngine:
         self.encoder_gate.wait(10)
         if spec.startswith("/nowhere"):
             raise ValueError(f"No sentence encoder at {spec}.")
-        return FakeEncoder(self)
+        encoder = FakeEncoder(self)
+        if spec not in ("fake", "bundled"):  # another encoder: its embeddings are kept under another key
+            encoder.name = f"fake-encoder ({spec})"
+        return encoder
 
     def as_engine(self) -> Engine:
         return Engine(self.load, self.build, self.load_encoder if self.with_encoder else None)

@@ -177,6 +177,25 @@ def test_a_version_keeps_one_score_per_file_and_taught_set(tmp_path):
     assert legacy.scored(Measure(0.6, 3, 30, "g", "t")).accuracy == 0.6
 
 
+def test_a_score_under_conditions_measured_before_is_the_one_shown_and_the_encoder_is_one_of_them():
+    """A version scored with MiniLM, then with e5-small (another score: before, the first stayed and was shown
+    under e5's labels), then with MiniLM again: MiniLM's first score is shown, nothing added; an older file's
+    score (no encoder) counts for any encoder."""
+    from triage_gui.engine.prompt import VersionRecord
+
+    base = VersionRecord(1, "2026-12-04 07:00", {"instruction": "x", "labels": []}, "c")
+    mini = base.scored(Measure(0.80, 0, 300, "g", "t", "07:01", "mini"))
+    e5 = mini.scored(Measure(0.86, 0, 300, "g", "t", "07:05", "e5"))
+    assert [m.encoder for m in e5.scores] == ["mini", "e5"] and e5.accuracy == 0.86
+    back = e5.scored(Measure(0.81, 0, 300, "g", "t", "07:09", "mini"))  # a later load under MiniLM
+    assert back.accuracy == 0.80 and back.scores == e5.scores
+    assert back.scored(Measure(0.81, 0, 300, "g", "t", "07:10", "mini")) is back  # shown already: unchanged
+    old = base.scored(Measure(0.7, 0, 300, "g", "t", "07:00"))
+    assert old.scored(Measure(0.9, 0, 300, "g", "t", "07:20", "e5")) is old
+    restored = PromptProfile.from_dict({**GOOD.to_dict(), "history": [back.to_dict()]}).history[0]
+    assert [m.encoder for m in restored.scores] == ["mini", "e5"]
+
+
 def test_a_checks_write_during_a_taught_write_keeps_the_newest_taught_set(tmp_path):
     """Under load a lead's five checks came back after a restart with none of the five taught tickets
     ("taught tickets were taken back (may have changed)"): a checks (or versions) write asked for while a

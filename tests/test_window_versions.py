@@ -63,3 +63,33 @@ def test_the_versions_list_has_a_taught_column(qtbot, window):
     qtbot.waitUntil(lambda: window.document.history[-1].taught == 2, timeout=10_000)
     window.prompt.refresh_versions()
     assert window.results.versions.item(0, 3).text() == "2"
+
+
+def test_a_switch_of_sentence_encoder_gives_the_version_its_own_score_and_back_shows_the_first(qtbot, encoded_window):
+    """Walkthrough W4: after Model › Choose model… the Versions tab kept the version's accuracy measured with
+    the old encoder beside the Accuracy tab's new one (a version kept one score per file and taught set).
+    The encoder is one of the conditions now: a new score, listed; switching back lists the first again."""
+    from triage_gui.session.evaluation import encoder_print
+
+    window = encoded_window
+    two_versions(qtbot, window)
+    session, document = window.session, window.document
+    first = document.history[-1]
+    assert len(first.scores) == 1 and first.scores[0].encoder == encoder_print(session.table) != "none"
+
+    def scored_with_encoder_in_use():
+        record = document.history[-1]
+        shown = [m for m in record.scores if m.encoder == encoder_print(session.table)]
+        return shown and record.accuracy == shown[0].accuracy and session.run_status.state == "done"
+
+    assert session.set_encoder("other-encoder")
+    qtbot.waitUntil(lambda: len(document.history[-1].scores) == 2, timeout=10_000)
+    qtbot.waitUntil(scored_with_encoder_in_use, timeout=10_000)
+    assert len({m.encoder for m in document.history[-1].scores}) == 2
+    window.prompt.refresh_versions()
+    cell = window.results.versions.item(0, 2).text()
+    assert cell.startswith(f"{100 * document.history[-1].accuracy:.1f}")
+    assert session.set_encoder("fake")  # back: the first score is the one listed, no third
+    qtbot.waitUntil(lambda: document.history[-1].accuracy == first.accuracy and scored_with_encoder_in_use(),
+                    timeout=10_000)  # fmt: skip
+    assert len(document.history[-1].scores) == 2

@@ -61,8 +61,8 @@ class Evaluation:
         self.gold: GoldColumn | None = None
         self.offered = False  # a gold column was looked for with labels to match (or the lead chose)
         self.mappings: dict[str, dict[str, str]] = dict(mappings or {})  # file header key -> value mapping
-        # prompt version -> (gold rows, taught set) fingerprints -> its first score under them
-        self.scores: dict[int, dict[tuple[str, str], Score]] = {}
+        # prompt version -> (gold rows, taught set, sentence encoder) fingerprints -> its first score under them
+        self.scores: dict[int, dict[tuple[str, str, str], Score]] = {}
         self.previous: Score | None = None  # the newest score of the latest earlier version that has one
         self.in_use = -1  # the version in use
         self.gold_changed: Event[[GoldColumn | None]] = Event()
@@ -245,12 +245,14 @@ class Evaluation:
         covered, rows = self.coverage()
         if self.gold is None or not rows or covered < rows:
             return None
-        key = (self.gold_print(), taught_print(taught))
+        key = self._key(taught)
         kept = self.scores.setdefault(version, {})
         if key in kept:
             return kept[key]
         report = gold_report(self.table, self.gold)
-        score = Score(version, Measure(report.accuracy, len(taught), rows, *key, time.strftime("%Y-%m-%d %H:%M")))
+        gold, taught_set, encoder = key
+        at = time.strftime("%Y-%m-%d %H:%M")
+        score = Score(version, Measure(report.accuracy, len(taught), rows, gold, taught_set, at, encoder))
         kept[key] = score
         self.scored.emit(score)
         return score
@@ -268,7 +270,7 @@ class Evaluation:
         if covered < rows:
             so_far = f"so far {covered} of {rows} gold rows labelled by this version "
             return so_far + f"(compared with {number} once all are)"
-        key = (self.gold_print(), taught_print(taught))
+        key = self._key(taught)
         earlier = sorted((v for v in self.scores if v < self.in_use and key in self.scores[v]), reverse=True)
         if earlier:
             same = self.scores[earlier[0]][key]
@@ -282,7 +284,12 @@ class Evaluation:
                 f"not comparable with {number} ({counted(then.taught, 'taught ticket')} and "
                 f"{then.gold_rows} gold rows then, {len(taught)} and {rows} now)"
             )
-        return f"not comparable with {number} (other gold rows or another taught set then, as many)"
+        then_ = "other gold rows, another taught set or another sentence encoder then"
+        return f"not comparable with {number} ({then_}, as many)"
+
+    def _key(self, taught: Mapping[str, str]) -> tuple[str, str, str]:
+        """What a score is measured under: the gold rows, the taught set, the sentence encoder."""
+        return self.gold_print(), taught_print(taught), encoder_print(self.table)
 
     def named(self, version: int) -> str:
         """An earlier session version as the lead knows it: "version 2", or, where it is the version in use run
@@ -366,6 +373,12 @@ def taught_print(taught: Mapping[str, str]) -> str:
     """Which taught set: a fingerprint of its (text, label) pairs, the same in any order."""
     total = _sum(text + "\x1f" + label for text, label in taught.items()) % 2**64
     return f"{total:016x}"
+
+
+def encoder_print(table: TicketTable) -> str:
+    """Which sentence encoder the table's labels came from (its embeddings' key; "none" without any): a
+    version scored again after a switch of encoder is another score, not the first one kept."""
+    return fingerprint([table.embeddings.key]) if table.embedded_mask().any() else "none"
 
 
 def fingerprint(items: Iterable[str]) -> str:

@@ -11,7 +11,7 @@ import time
 from typing import TYPE_CHECKING
 
 from ..engine.prompt import Measure
-from .evaluation import Evaluation, fingerprint, taught_print
+from .evaluation import Evaluation, encoder_print, fingerprint, taught_print
 from .field_versions import Flip, flips_between
 from .gold import GoldColumn, gold_report
 from .tasks import LatestTask
@@ -67,4 +67,4 @@ def measured(table: TicketTable, gold: GoldColumn, taught: dict[str, str]) -> Me
         return None
     print_ = fingerprint(f"{table.texts[r]}\x1f{labels[ids[r]]}" for r in rows)
     at = time.strftime("%Y-%m-%d %H:%M")
-    return Measure(report.accuracy, len(taught), len(rows), print_, taught_print(taught), at)
+    return Measure(report.accuracy, len(taught), len(rows), print_, taught_print(taught), at, encoder_print(table))

@@ -39,17 +39,23 @@ class Measure:
     gold: str = ""  # fingerprint of the gold rows (text and gold label): which file; "" in older files
     taught_set: str = ""  # fingerprint of the taught set (text and label)
     at: str = ""  # local time measured, "2026-12-01 14:05"
+    encoder: str = ""  # fingerprint of the sentence encoder the labels came from ("" in older files)
 
     def same_conditions(self, other: Measure) -> bool:
-        """Measured on the same gold rows with the same taught set (a score from before the fingerprints
-        were kept: the same counts)."""
+        """Measured on the same gold rows with the same taught set, and the same sentence encoder where both
+        say (a score from before the fingerprints were kept: the same counts). Without the encoder, a
+        version scored with all-MiniLM-L6-v2 kept that score in the Versions tab after the lead switched
+        to e5-small, beside the Accuracy tab's new one (walkthrough W4)."""
+        if self.encoder and other.encoder and self.encoder != other.encoder:
+            return False
         if self.gold and self.taught_set and other.gold and other.taught_set:
             return (self.gold, self.taught_set) == (other.gold, other.taught_set)
         return (self.taught, self.gold_rows) == (other.taught, other.gold_rows)
 
     def to_dict(self) -> dict:
         out = {"accuracy": round(self.accuracy, 6), "taught": self.taught, "gold_rows": self.gold_rows}
-        return out | {k: v for k, v in (("gold", self.gold), ("taught_set", self.taught_set), ("at", self.at)) if v}
+        kept = (("gold", self.gold), ("taught_set", self.taught_set), ("at", self.at), ("encoder", self.encoder))
+        return out | {k: v for k, v in kept if v}
 
 
 @dataclass(frozen=True)
@@ -72,13 +78,16 @@ class VersionRecord:
         return out
 
     def scored(self, measure: Measure) -> VersionRecord:
-        """With ``measure`` kept, unless this version has a score on the same gold rows with the same
-        taught set already: that older one stays (self is returned)."""
+        """With ``measure`` kept and shown, unless this version has a score under the same conditions already:
+        that older one stays, and is the one shown (self is returned where it is shown already). Measured
+        under other conditions in between (another taught set, another encoder), the version showed that
+        other score when the lead went back to the first conditions."""
         known = self.scores or self._legacy()
-        if any(m.same_conditions(measure) for m in known):
+        m = next((k for k in known if k.same_conditions(measure)), None)
+        if m is not None and (self.accuracy, self.taught, self.gold_rows) == (m.accuracy, m.taught, m.gold_rows):
             return self
-        scores = (*known, measure)[-MAX_SCORES:]
-        m = measure
+        scores = known if m is not None else (*known, measure)[-MAX_SCORES:]
+        m = m or measure
         return replace(self, accuracy=m.accuracy, taught=m.taught, gold_rows=m.gold_rows, scores=scores)
 
     def _legacy(self) -> tuple[Measure, ...]:
@@ -127,14 +136,14 @@ def _measure(item: object) -> Measure | None:
     if not isinstance(item, dict):
         return None
     accuracy, taught, rows = item.get("accuracy"), item.get("taught"), item.get("gold_rows")
-    gold, taught_set, at = (item.get(k, "") for k in ("gold", "taught_set", "at"))
+    gold, taught_set, at, encoder = (item.get(k, "") for k in ("gold", "taught_set", "at", "encoder"))
     if not isinstance(accuracy, float | int) or isinstance(accuracy, bool) or not 0 <= accuracy <= 1:
         return None  # (NaN fails the comparison too)
     if not (count(taught) and count(rows)):
         return None
-    if not (isinstance(gold, str) and isinstance(taught_set, str) and isinstance(at, str)):
+    if not all(isinstance(v, str) for v in (gold, taught_set, at, encoder)):
         return None
-    return Measure(float(accuracy), taught, rows, gold, taught_set, at)
+    return Measure(float(accuracy), taught, rows, gold, taught_set, at, encoder)
 
 
 def write_history(records: list[VersionRecord]) -> list[dict]:
