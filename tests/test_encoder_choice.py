@@ -13,7 +13,7 @@ from fake_engine import FakeEncoder, FakeEngine
 from test_session import PROFILE, idle, ready, rows
 
 from triage_gui.engine.learning import embed_table
-from triage_gui.engine.model import E5_SMALL, MINILM
+from triage_gui.engine.model import E5_SMALL, MINILM, canonical_encoder
 from triage_gui.engine.table import NewRow, TicketTable, detect_languages, mostly_not_english
 from triage_gui.session.session import Session
 
@@ -166,35 +166,49 @@ def test_the_multilingual_encoder_gives_a_text_the_same_vector_alone_and_in_any_
     assert e5.key.startswith("e5-small:") and e5.name == "multilingual-e5-small"
 
 
-def test_a_mostly_german_file_gets_the_multilingual_encoder_offered_in_one_line(qtbot, window, tmp_path):
+def german_file(tmp_path):
     german = ["Meine Karte wurde zweimal belastet", "Ich kann mich nicht anmelden", "Wo bleibt meine neue Karte?"]
     path = tmp_path / "tickets.csv"
     path.write_text("text\n" + "".join(f"{german[i % 3]} ({i})\n" for i in range(12)), encoding="utf-8")
+    return path
+
+
+def test_a_mostly_german_file_gets_the_multilingual_encoder_offered_over_the_table_one_click_away(
+    qtbot, window, tmp_path
+):
+    """The offer was a status-bar line ending "(Model › Choose model…)", cut at 1024 px and gone after 30 s
+    (walkthrough W4): now a line over the table whose button switches, no dialog."""
+    path = german_file(tmp_path)
+    offer = window.language_offer
     window.session.open_file(path)
-    qtbot.waitUntil(lambda: "not in English" in window.statusBar().currentMessage(), timeout=10_000)
-    assert "multilingual-e5-small" in window.statusBar().currentMessage()
-    assert window.last_message is None  # a line in the status bar, never a dialog
-    window.app_actions.use_encoder(E5_SMALL)
+    qtbot.waitUntil(lambda: not offer.isHidden(), timeout=10_000)
+    assert "not in English" in offer.label.text() and "multilingual-e5-small" in offer.use_button.text()
+    assert window.last_message is None  # never a dialog
+    offer.use_button.click()
+    assert offer.isHidden() and canonical_encoder(window.session.encoder_spec) == E5_SMALL
+    assert window.statusBar().currentMessage().startswith("Sentence encoder: multilingual-e5-small")
     window.statusBar().clearMessage()
     window.session.open_file(path, replace=True)  # with it in use, nothing more is offered
     qtbot.waitUntil(lambda: window.statusBar().currentMessage().startswith("tickets.csv:"), timeout=10_000)
-    assert "not in English" not in window.statusBar().currentMessage()
+    assert offer.isHidden()
 
 
-def test_the_multilingual_offer_fits_beside_the_status_labels_at_1280(qtbot, window, tmp_path):
-    """Walkthrough: at 1280x720 the offer was cut after "(Model >…", the encoder's name lost."""
-    window.resize(1280, 720)
-    german = ["Meine Karte wurde zweimal belastet", "Ich kann mich nicht anmelden", "Wo bleibt meine neue Karte?"]
-    path = tmp_path / "tickets.csv"
-    path.write_text("text\n" + "".join(f"{german[i % 3]} ({i})\n" for i in range(12)), encoding="utf-8")
-    window.session.open_file(path)
-    bar = window.statusBar()
-    qtbot.waitUntil(lambda: "not in English" in bar.currentMessage(), timeout=10_000)
-    window.check_status.setText("Accuracy: not estimated")  # as the real window shows them
-    window.learn_status.setText("Learned from the prompt's examples and label descriptions")
-    window.model_status.setText("SmolLM2-135M-Instruct (bundled) · cpu")
+def test_the_multilingual_offer_reads_whole_at_1024_and_not_now_or_the_model_dialog_take_it_away(
+    qtbot, window, tmp_path
+):
+    """At 1280x720 the status-bar line was cut after "(Model >…" (walkthrough), at 1024 px W4 saw the menu path
+    cut again: the offer over the table wraps instead."""
+    window.resize(1024, 640)
+    offer = window.language_offer
+    window.session.open_file(german_file(tmp_path))
+    qtbot.waitUntil(lambda: not offer.isHidden(), timeout=10_000)
     qtbot.wait(50)
-    labels = (window.check_status, window.learn_status, window.prompt_status, window.model_status)
-    room = bar.width() - sum(label.width() + 6 for label in labels if label.isVisible()) - 12
-    assert bar.fontMetrics().horizontalAdvance(bar.currentMessage()) <= room
-    assert "multilingual-e5-small" in bar.currentMessage()
+    label = offer.label
+    assert label.height() >= label.heightForWidth(label.width())  # every word shown (wrapped if need be)
+    assert offer.use_button.width() >= offer.use_button.sizeHint().width()  # the button's text whole
+    assert offer.width() <= window.tickets.width()
+    offer.later_button.click()  # Not now
+    assert offer.isHidden()
+    offer.offer(True)
+    window.app_actions.use_encoder(E5_SMALL)  # the model dialog's route
+    assert offer.isHidden()

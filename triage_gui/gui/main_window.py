@@ -14,7 +14,7 @@ from PySide6.QtGui import QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter
 
 from ..defaults import LOW_CONFIDENCE
-from ..engine.model import BUNDLED
+from ..engine.model import BUNDLED, MULTILINGUAL
 from ..session.checks import NOT_ESTIMATED
 from ..session.evaluation import Evaluation
 from ..session.prompt_document import DocumentStatus, PromptDocument
@@ -35,6 +35,7 @@ from .results.detail_pane import DetailPane
 from .results.results_area import ResultsArea
 from .results.summary import Summary
 from .settings import AppSettings
+from .tickets.language_offer import LanguageOffer, with_offer
 from .tickets.ticket_area import TicketArea
 from .tickets.ticket_model import TicketTableModel
 from .widgets.elided_label import ElidedLabel, WordStatusBar
@@ -109,7 +110,8 @@ class MainWindow(QMainWindow):
         self.bottom_split.setStretchFactor(0, 3)
         self.bottom_split.setStretchFactor(1, 2)
         self.right_split = QSplitter(Qt.Orientation.Vertical)
-        self.right_split.addWidget(self.tickets)
+        self.language_offer = LanguageOffer()  # most tickets not in English (:meth:`offer_multilingual`)
+        self.right_split.addWidget(with_offer(self.tickets, self.language_offer))
         self.right_split.addWidget(self.bottom_split)
         self.right_split.setStretchFactor(0, 3)
         self.right_split.setStretchFactor(1, 2)
@@ -172,6 +174,9 @@ class MainWindow(QMainWindow):
         s.run_changed.connect(self.show_run)
         s.file_changed.connect(self.show_file)
         s.languages_known.connect(self.offer_multilingual)
+        offer = self.language_offer  # one click to the multilingual encoder; hidden once it is in use
+        offer.use_clicked.connect(lambda: self.app_actions.use_encoder(MULTILINGUAL))
+        self.app_actions.encoder_switched.connect(lambda: offer.offer(False))
         s.rows_added.connect(self._rows_added)
         s.rows_changed.connect(self._rows_changed)
         s.table_reset.connect(self._table_reset)
@@ -290,16 +295,11 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"{status.name}: stopped after {counted(status.rows, 'row')}.", 15000)
 
     def offer_multilingual(self) -> None:
-        """One line, no dialog (the lead decides in the model dialog), once per file: asked when the file is
-        read and again when every row's language is known, whichever shows it first."""
-        if self._file_done is not None and self.session.offers_multilingual():
-            # The encoder's name first and no file name: the line before was cut after "(Model >…" beside
-            # the permanent labels at 1280x720, the encoder's name lost (walkthrough).
-            self.statusBar().showMessage(
-                "Mostly not in English: multilingual-e5-small reads these better (Model › Choose model…).",
-                30000,
-            )
-            self._file_done = None
+        """The multilingual encoder's offer over the table (:mod:`language_offer`), no dialog, once per file: asked
+        when the file is read and again when every row's language is known; a file that needs none hides it."""
+        if self._file_done is not None:
+            self.language_offer.offer(self.session.offers_multilingual())
+            self._file_done = self._file_done if self.language_offer.isHidden() else None
 
     def show_head(self, status: HeadStatus) -> None:
         self.detail.taught_count = status.taught  # (the pane is shown again below)

@@ -14,6 +14,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDialog, QProgressDialog, QWidget
 
 from ...engine.model import ENCODERS, canonical_encoder
+from ...session.events import Event
 from ...session.session import Session
 from ...session.status import ModelStatus
 from .. import dialogs, guide, theme
@@ -35,6 +36,7 @@ class AppActions:
         self.notify = notify or (lambda text, ms: None)
         self.progress_dialog: QProgressDialog | None = None
         self.guide_dialog: QDialog | None = None  # the F1 guide while open (tests look at it)
+        self.encoder_switched: Event[[]] = Event()  # by the model dialog or the offer over the table
 
     # --------------------------------------------------------------- model
 
@@ -55,6 +57,7 @@ class AppActions:
             name = ENCODERS.get(canonical_encoder(encoder), encoder).split(",")[0]
             again = "every ticket is labelled again" if self.session.ticket_count else "the next tickets use it"
             self.notify(f"Sentence encoder: {name}; {again}.", 15000)
+            self.encoder_switched.emit()
 
     def set_calibration(self, on: bool) -> None:
         """Through the session's setter (it rebuilds the prompt), never by writing its flag."""
