@@ -196,8 +196,12 @@ def test_an_ordered_field_marks_a_label_two_steps_from_its_gold_or_taught_one(qt
     assert judged is not None and abs(ORDER.index(judged) - ORDER.index(opposite)) >= 2
     cell = model.index(taught, column)
     assert cell.data() == f"{FAR_MARK}✓ {opposite}"
-    said = f"{FAR_MARK}Two or more steps apart: taught {opposite}, the classifier not trained on it gives {judged}."
-    assert cell.data(Qt.ItemDataRole.ToolTipRole).splitlines()[0] == said
+    said = f"{FAR_MARK}Two or more steps apart: taught {opposite}, the classifier not trained on it gives {judged}"
+    tip = cell.data(Qt.ItemDataRole.ToolTipRole).splitlines()
+    assert tip[0] == said + " (the figures below: trained with it)."  # W4: which classifier each is, said
+    figures = dict(line.split(": ") for line in tip[2:])
+    trained = second.label_probs(taught)
+    assert figures == {label: f"{p:.3f}" for label, p in zip(second.labels, trained, strict=True)}
 
 
 def test_the_lead_clears_and_chooses_a_fields_gold_column(qtbot, window, tmp_path):

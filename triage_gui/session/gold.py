@@ -150,7 +150,9 @@ def far_words(far: Far | None) -> list[str]:
         return []
     label, other, kind = far
     if kind == "taught":
-        return [f"{FAR_MARK}Two or more steps apart: taught {other}, the classifier not trained on it gives {label}."]
+        # the probabilities a tooltip lists under it are the classifier's trained with it, not the label named here
+        said = f"taught {other}, the classifier not trained on it gives {label} (the figures below: trained with it)"
+        return [f"{FAR_MARK}Two or more steps apart: {said}."]
     return [f"{FAR_MARK}Two or more steps apart: labelled {label}, gold {other}."]
 
 
