@@ -71,6 +71,8 @@ def test_the_summary_names_the_commonest_languages_in_english():
     assert language_summary(counts) == "312 German, 88 English"
     more = {**counts, "fr": 3, "es": 2, "it": 1}
     assert language_summary(more) == "312 German, 88 English, 3 French, 3 in 2 other languages"
+    assert language_summary(counts, unknown=True) == "312 German, 88 English, 7 unknown"  # the window's
+    assert language_summary({"": 4}, unknown=True) == ""  # nothing recognised: no line at all
 
 
 # ------------------------------------------------------------------ exports
@@ -204,7 +206,7 @@ def test_the_window_shows_each_tickets_language_counts_them_and_filters_by_them(
     assert model.columns()[column] == "Language"
     assert [model.index(r, column).data() for r in range(5)] == ["de", "en", "de", "", "fr"]
     assert model.index(0, column).data(0x03) == "German"  # the tooltip names it
-    assert "Languages: 2 German, 1 English, 1 French." in window.results.stats.text()
+    assert "Languages: 2 German, 1 English, 1 French, 1 unknown." in window.results.stats.text()  # 5 of 5
     languages = window.tickets.language_filter
     assert [languages.itemText(i) for i in range(languages.count())] == [
         "All languages", "German (2)", "English (1)", "French (1)", "Unknown (1)",

@@ -102,9 +102,10 @@ def language_name(code: str) -> str:
     return LANGUAGES.get(code, code)
 
 
-def language_summary(counts: dict[str, int], most: int = 3) -> str:
+def language_summary(counts: dict[str, int], most: int = 3, unknown: bool = False) -> str:
     """ "312 German, 88 English": the commonest languages first, ``most`` named and the rest counted ("5 in 2
-    other languages"); tickets of unknown language are left out (a line about them says nothing useful)."""
+    other languages"); tickets of unknown language are left out, or with ``unknown`` counted last ("7 unknown",
+    as the language filter says: the window's summary, whose counts read 400 of 407 tickets without it)."""
     order = list(LANGUAGES)
     known = sorted(
         ((n, c) for c, n in counts.items() if c and n),
@@ -115,6 +116,8 @@ def language_summary(counts: dict[str, int], most: int = 3) -> str:
     parts = [f"{n:,} {language_name(c)}" for n, c in known[:most]]
     if len(known) > most:
         parts.append(f"{sum(n for n, _ in known[most:]):,} in {len(known) - most} other languages")
+    if unknown and parts and counts.get(""):
+        parts.append(f"{counts['']:,} unknown")
     return ", ".join(parts)
 
 

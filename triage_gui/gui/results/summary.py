@@ -119,7 +119,7 @@ class Summary:
         if fallback:
             notes.append(f"{fallback} used the shorter clean prefix.")
         languages = table.language_counts()
-        if said := language_summary(languages):
+        if said := language_summary(languages, unknown=True):
             notes.append(f"Languages: {said}.")
         if timing := fields_timing(self.session):
             notes.append(timing)
