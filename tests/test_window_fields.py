@@ -6,6 +6,7 @@ file, and the export's columns per field as ``classify`` writes them."""
 from __future__ import annotations
 
 import csv
+import itertools
 
 import pytest
 from PySide6.QtCore import Qt
@@ -257,3 +258,24 @@ def test_the_accuracy_tab_showing_the_second_field_survives_a_prompt_with_one_fi
     assert window.session.field_names == []
     window.summary.refresh()  # before the selector is refilled: the first field's accuracy, no error
     qtbot.waitUntil(lambda: window.results.accuracy_field() == 0, timeout=5_000)
+
+
+def test_the_latency_chart_names_the_field_whose_times_it_draws(qtbot, window, tmp_path):
+    """The chart draws the first field's times per ticket (the summary line gives each field's): with two fields
+    its axis said only "ms per ticket", read as every field's. Named where it fits, plain where it does not."""
+    from PySide6.QtCore import QRectF
+
+    from triage_gui.gui.results.latency_chart import legend
+
+    open_two_fields(qtbot, window, tmp_path)
+    window.summary.dirty = True
+    window.summary.redraw()
+    chart = window.results.chart
+    assert chart.field == "queue"
+    metrics = chart.fontMetrics()
+    for width, named in ((600, True), (260, False)):
+        items = legend(metrics, QRectF(48, 10, width, 100), chart.field)
+        assert (items[0][0] == "ms per ticket (queue)") is named
+        boxes = [rect for _, rect, _ in items]
+        assert all(a.right() < b.left() - 12 for a, b in itertools.pairwise(boxes))
+    assert legend(metrics, QRectF(48, 10, 600, 100))[0][0] == "ms per ticket"  # one field: as it was

@@ -22,11 +22,12 @@ class LatencyChart(QWidget):
         super().__init__(parent)
         self.cached: list[float] = []
         self.baseline: list[float] = []
+        self.field = ""  # with several fields, whose times (the first field's)
         self.setMinimumHeight(90)
         self.setAccessibleName("Latency chart")
 
-    def set_series(self, cached: list[float], baseline: list[float]) -> None:
-        self.cached, self.baseline = cached, baseline
+    def set_series(self, cached: list[float], baseline: list[float], field: str = "") -> None:
+        self.cached, self.baseline, self.field = cached, baseline, field
         self.update()
 
     def plot_rect(self) -> QRectF:
@@ -75,25 +76,31 @@ class LatencyChart(QWidget):
             painter.setPen(QPen(color, 1.5))
             painter.drawPath(path)
         painter.setPen(text_color)
-        for text, rect, swatch in legend(painter.fontMetrics(), plot):
+        for text, rect, swatch in legend(painter.fontMetrics(), plot, self.field):
             if swatch is not None:
                 painter.fillRect(QRectF(rect.left() - 16, rect.top() + 5, 12, 8), swatch)
             painter.drawText(rect, Qt.AlignmentFlag.AlignLeft, text)
 
 
-def legend(metrics: QFontMetrics, plot: QRectF) -> list[tuple[str, QRectF, QColor | None]]:
+def legend(metrics: QFontMetrics, plot: QRectF, field: str = "") -> list[tuple[str, QRectF, QColor | None]]:
     """The axis title and the two series' names under the plot, as (text, rect, swatch colour). A narrow
-    chart (a 1024-px window) gets the short names rather than overlapping text."""
+    chart (a 1024-px window) gets the short names rather than overlapping text; with several fields the axis
+    names the field whose times these are (the first: the summary line gives every field's), where it fits."""
     y = plot.bottom() + 6
-    axis = "ms per ticket"
-    items: list[tuple[str, QRectF, QColor | None]] = [
-        (axis, QRectF(plot.left(), y, metrics.horizontalAdvance(axis) + 4, 18), None)
+    axes = [f"ms per ticket ({field})", "ms per ticket"] if field else ["ms per ticket"]
+    choices = [
+        (axis, names)
+        for axis in axes
+        for names in (("fast path (cached prefix)", "baseline (full re-encode)"), ("fast path", "baseline"))
     ]
-    axis_end = items[0][1].right() + 12
-    for names in (("fast path (cached prefix)", "baseline (full re-encode)"), ("fast path", "baseline")):
+    for axis, names in choices:
+        axis_end = plot.left() + metrics.horizontalAdvance(axis) + 4 + 12
         width = sum(metrics.horizontalAdvance(name) + 34 for name in names)
         if plot.right() - width >= axis_end:
             break
+    items: list[tuple[str, QRectF, QColor | None]] = [
+        (axis, QRectF(plot.left(), y, metrics.horizontalAdvance(axis) + 4, 18), None)
+    ]
     x = plot.right() - width
     for name, color in zip(names, (CACHED_COLOR, BASELINE_COLOR)):
         advance = metrics.horizontalAdvance(name) + 4

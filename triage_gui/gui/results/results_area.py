@@ -206,9 +206,10 @@ class ResultsArea(QTabWidget):
 
     # -------------------------------------------------------------- accuracy
 
-    def show_latencies(self, cached: list[float], baseline: list[float]) -> None:
-        """The latency chart's series: each ticket's cached-path time and the baseline's where it ran."""
-        self.chart.set_series(cached, baseline)
+    def show_latencies(self, cached: list[float], baseline: list[float], field: str = "") -> None:
+        """The latency chart's series: each ticket's cached-path time and the baseline's where it ran (with
+        several fields, ``field``'s: the first's)."""
+        self.chart.set_series(cached, baseline, field)
 
     def show_fields(self, names: list[str]) -> None:
         """Every field's name, the first's first ([] for a one-field prompt, which shows no field selector):

@@ -135,9 +135,9 @@ class Summary:
             learning,
             " ".join(notes),
             run.classified,
-            self.session.field_names[0] if len(self.session.field_names) > 1 else "",
+            first := self.session.field_names[0] if len(self.session.field_names) > 1 else "",
         )
-        self.results.show_latencies(latencies[-2000:].tolist(), base[-2000:])
+        self.results.show_latencies(latencies[-2000:].tolist(), base[-2000:], first)
         self.tickets.show_refinement(self.refinement(short=True))
         self.refresh_gold()
         self.tickets.refresh_label_filter()
