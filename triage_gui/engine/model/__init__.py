@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         MULTILINGUAL,
         canonical_encoder,
         encoder_key,
+        encoder_name,
     )
     from ._integrity import damaged_model_message
     from ._loader import BUNDLED, RECOMMENDED_ONLINE, LoadedModel, ModelLoadError, is_hub_id, load_model
@@ -45,6 +46,7 @@ __getattr__ = lazy_face(
             "MULTILINGUAL",
             "canonical_encoder",
             "encoder_key",
+            "encoder_name",
         ],
         "_integrity": ["damaged_model_message"],
         "_loader": ["BUNDLED", "LoadedModel", "ModelLoadError", "RECOMMENDED_ONLINE", "is_hub_id", "load_model"],
@@ -72,6 +74,7 @@ __all__ = [
     "canonical_encoder",
     "damaged_model_message",
     "encoder_key",
+    "encoder_name",
     "is_hub_id",
     "load_encoder",
     "load_model",

@@ -27,6 +27,12 @@ def canonical_encoder(spec: str) -> str:
     return MINILM if spec in ("", BUNDLED_ENCODER) else spec
 
 
+def encoder_name(spec: str) -> str:
+    """What the window calls an encoder ("multilingual-e5-small"): a bundled one's model name, else as given."""
+    spec = canonical_encoder(spec)
+    return ENCODERS[spec].split(",")[0] if spec in ENCODERS else spec
+
+
 def encoder_key(encoder: object) -> str:
     """What embeddings from ``encoder`` are kept under: its ``key`` (weights' checksum or folder), else name."""
     return str(getattr(encoder, "key", "") or getattr(encoder, "name", "") or type(encoder).__name__)

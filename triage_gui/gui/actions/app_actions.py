@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDialog, QProgressDialog, QWidget
 
-from ...engine.model import ENCODERS, canonical_encoder
+from ...engine.model import encoder_name
 from ...session.events import Event
 from ...session.session import Session
 from ...session.status import ModelStatus
@@ -54,7 +54,7 @@ class AppActions:
         names the encoder in use (walkthrough W4, a German file switched to multilingual-e5-small)."""
         self.settings.set("encoder", encoder)
         if self.session.set_encoder(encoder):
-            name = ENCODERS.get(canonical_encoder(encoder), encoder).split(",")[0]
+            name = encoder_name(encoder)
             again = "every ticket is labelled again" if self.session.ticket_count else "the next tickets use it"
             self.notify(f"Sentence encoder: {name}; {again}.", 15000)
             self.encoder_switched.emit()

@@ -12,9 +12,9 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from ...engine.model import ENCODERS, MULTILINGUAL
+from ...engine.model import MULTILINGUAL, encoder_name
 
-NAME = ENCODERS[MULTILINGUAL].split(",")[0]
+NAME = encoder_name(MULTILINGUAL)
 
 
 class LanguageOffer(QWidget):
