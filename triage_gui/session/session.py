@@ -408,7 +408,12 @@ class Session(Intents):
         self._set_run(self._status("stopped" if self._remaining() else "done"))
 
     def resume(self) -> None:
+        """Label what is missing again. Resume before the batch in flight at Stop has landed goes on with the
+        same run (its batch kept, not read a second time); a first-pass-only run after a Stop is replaced."""
         self.user_stopped = False
+        if self.running and self._stop.is_set() and self._reading:
+            self._stop.clear()  # the stream takes the language model's work again after this batch
+            return self._set_run(self._status("running"))
         if self.running and self._stop.is_set():  # a first-pass-only run after a Stop: one with the LLM instead
             self._labelling.cancel()
         self._ensure_running()
