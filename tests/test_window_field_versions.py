@@ -333,3 +333,38 @@ def test_a_save_leaves_the_results_tab_the_lead_is_on(qtbot, window, tmp_path):
     qtbot.waitUntil(lambda: window.session.field_names == ["priority", "queue"], timeout=10_000)
     settled(qtbot, window)
     assert window.results.currentIndex() == VERSIONS
+
+
+def test_a_save_that_changes_only_the_priority_says_its_new_version_and_that_its_checks_are_older(
+    qtbot, window, tmp_path
+):
+    """The status bar said "Prompt ready (v1)" after a Save that changed only the priority (the queue's number),
+    and the priority's checks "on v1" with nothing changed since: each field's own version now, as its Versions
+    tab numbers it."""
+    from test_window_fields import press
+
+    from triage_gui.gui.tickets.ticket_model import FieldCol
+
+    open_prompt(qtbot, window, tmp_path, PromptProfile.of_fields([QUEUE, PRIORITY], "Queue and priority"))
+    assert window.prompt_status.text() == "Prompt ready (queue v1, priority v1)"
+    press(qtbot, window, 0, FieldCol(1, "priority"), Qt.Key.Key_Right)
+    window.trigger("check")
+    qtbot.waitUntil(window.tickets.table.hasFocus, timeout=2_000)
+    qtbot.keyClick(window.tickets.table, Qt.Key.Key_Return)  # a check on the priority, under its v1
+    qtbot.waitUntil(lambda: window.check_status.text().startswith("priority ~"), timeout=5_000)
+    assert " on v1 " in window.check_status.text() and "may have changed" not in window.check_status.text()
+
+    save_in_editor(qtbot, window, priority_swapped())
+    assert window.prompt_status.text() == "Prompt ready (queue v1, priority v2)"
+    assert "Versions (queue v1, priority v2)" in window.prompt_status.toolTip()
+    choose(window, VERSIONS, 1)
+    assert [row[0] for row in versions_shown(window)] == ["2", "1"]  # the numbers the status bar gives
+    column = window.model.column_ids().index(FieldCol(1, "priority"))  # a priority cell the current one again
+    window.tickets.table.setCurrentIndex(window.tickets.proxy.index(0, column))  # (the first row shown)
+    assert window.tickets.field_in_use == 1
+    window.teaching.follow_field()
+    line = window.check_status
+    qtbot.waitUntil(lambda: line.text().startswith("priority ~") and "(may have changed)" in line.text(), timeout=5_000)
+    assert " on v1 " in line.text() and "Since then priority version 2 is in use" in line.toolTip()
+    queue = window.session.field_check_status(0)
+    assert not queue.checked and not queue.since  # the queue's part is as it was: nothing said of it
