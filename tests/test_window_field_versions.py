@@ -368,3 +368,37 @@ def test_a_save_that_changes_only_the_priority_says_its_new_version_and_that_its
     assert " on v1 " in line.text() and "Since then priority version 2 is in use" in line.toolTip()
     queue = window.session.field_check_status(0)
     assert not queue.checked and not queue.since  # the queue's part is as it was: nothing said of it
+
+
+def test_reopened_with_no_tickets_the_editor_gives_each_fields_estimate_as_the_status_bar_does(qtbot, window, tmp_path):
+    """A two-field prompt file with random checks answered on both fields, reopened before any tickets are
+    loaded: the editor said the queue's accuracy was not estimated while the status bar gave its estimate from
+    its checks. The checks' estimate stands (each check is kept with the version it was made on, which is the one
+    in use; loading tickets changes neither), so the editor gives it too."""
+    from test_window_fields import press
+
+    from triage_gui.gui.tickets.ticket_model import Col, FieldCol
+
+    path, _ = open_prompt(qtbot, window, tmp_path, PromptProfile.of_fields([QUEUE, PRIORITY], "Queue and priority"))
+    for column in (FieldCol(1, "priority"), Col.LABEL):  # a check on each field
+        press(qtbot, window, 0, column, Qt.Key.Key_Right)
+        window.trigger("check")
+        qtbot.waitUntil(window.tickets.table.hasFocus, timeout=2_000)
+        qtbot.keyClick(window.tickets.table, Qt.Key.Key_Return)
+    session = window.session
+    qtbot.waitUntil(lambda: session.check_status.checked == session.field_check_status(1).checked == 1, timeout=5_000)
+    qtbot.waitUntil(lambda: not window.document.busy, timeout=10_000)
+
+    other = new_window(qtbot)  # reopened, no tickets
+    assert other.prompt.open(str(path))
+    qtbot.waitUntil(lambda: other.session.field_names == ["queue", "priority"], timeout=10_000)
+    qtbot.waitUntil(lambda: other.check_status.text().startswith("queue ~100%"), timeout=5_000)
+    assert other.session.ticket_count == 0
+    editor = other.editor
+    for field, name in enumerate(("queue", "priority")):
+        editor.field_bar.combo.setCurrentIndex(field)
+        estimate = other.session.field_check_status(field).describe()
+        assert estimate.startswith(f"Accuracy of {name} 100%")
+        qtbot.waitUntil(lambda estimate=estimate: estimate in editor.taught_count.text(), timeout=2_000)
+        assert "not estimated" not in editor.taught_count.text()
+    assert other.check_status.toolTip() == other.session.field_check_status(0).describe()  # the bar's, the same

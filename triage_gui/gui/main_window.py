@@ -258,6 +258,7 @@ class MainWindow(QMainWindow):
             self.model.set_fields(*fields)  # a column per field
             self.detail.set_fields(*fields)  # a part per field
             self.tickets.show_fields(self.session.field_names)
+            self._show_field_taught()  # the editor's fields by name: a reopen with no tickets has no fit to say them
             self.model.reset()
             self.tickets.size_columns()
             self.evaluation.detect(self.session.text_column)  # a file read before the labels were known
