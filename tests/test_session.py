@@ -378,3 +378,21 @@ async def test_calibration_can_be_turned_off_and_on_again(session, fake):
     session.set_calibration(False)  # unchanged: nothing rebuilt
     await idle(session)
     assert fake.calibrated == [True, False]
+
+
+@run
+async def test_resume_before_the_batch_in_flight_at_stop_lands_keeps_it(session, fake):
+    await ready(session)
+    session.add_rows(rows(3))
+    await idle(session)
+    fake.gate.clear()  # the next batch is held inside the engine thread
+    session.add_rows(rows(8, "late"))
+    await until(lambda: session.running)
+    await asyncio.sleep(0.02)
+    session.stop()
+    assert session.run_status.finishing == 1  # the one-ticket batch in flight, said, still to land
+    session.resume()
+    fake.gate.set()
+    await idle(session)
+    assert session.table.count_scored() == 11 and session.run_status.state == "done"
+    assert all(count == 1 for count in fake.scored.values())  # the batch in flight was not thrown away and redone

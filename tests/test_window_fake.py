@@ -168,3 +168,28 @@ def test_the_title_names_the_prompt_file_and_marks_unsaved_edits(qtbot, window):
     qtbot.waitUntil(window.isWindowModified, timeout=5_000)
     assert window.prompt.save()
     assert not window.isWindowModified()
+
+
+def test_the_count_not_read_after_stop_is_the_one_that_stays(qtbot, window):
+    """Stop while the language model reads a batch: that batch still lands (its labels are kept), so until it
+    has, the run line says it is finishing, and the "not labelled" count that follows "Stopped" is final (it
+    said "Stopped: 71 not read" while the batch in flight went on landing, walkthrough)."""
+    session, fake = window.session, window.fake
+    add_tickets(qtbot, window, 3)
+    shown: list[str] = []
+    session.run_changed.connect(lambda _: shown.append(window.tickets.rate_label.text()))
+    try:
+        fake.gate.clear()  # the next batch is held inside the engine thread
+        session.paste([NewRow({"text": f"late {i}"}, f"late {i}") for i in range(8)])
+        qtbot.waitUntil(lambda: session.running, timeout=5_000)
+        qtbot.wait(50)  # the first (one-ticket) batch is on the engine thread
+        window.tickets.stop_button.click()
+        assert window.tickets.rate_label.text() == "Stopping: the language model finishes the 1 ticket it has in hand"
+    finally:
+        fake.gate.set()
+    qtbot.waitUntil(lambda: not session.busy, timeout=5_000)
+    assert session.table.count_scored() == 4  # the batch in flight landed and was kept
+    assert window.tickets.rate_label.text() == "Stopped: 7 not labelled yet"
+    assert [s for s in shown if s.startswith("Stopped")] == ["Stopped: 7 not labelled yet"] * sum(
+        s.startswith("Stopped") for s in shown
+    )  # never another count than the one that stays

@@ -333,3 +333,72 @@ def test_a_save_leaves_the_results_tab_the_lead_is_on(qtbot, window, tmp_path):
     qtbot.waitUntil(lambda: window.session.field_names == ["priority", "queue"], timeout=10_000)
     settled(qtbot, window)
     assert window.results.currentIndex() == VERSIONS
+
+
+def test_a_save_that_changes_only_the_priority_says_its_new_version_and_that_its_checks_are_older(
+    qtbot, window, tmp_path
+):
+    """The status bar said "Prompt ready (v1)" after a Save that changed only the priority (the queue's number),
+    and the priority's checks "on v1" with nothing changed since: each field's own version now, as its Versions
+    tab numbers it."""
+    from test_window_fields import press
+
+    from triage_gui.gui.tickets.ticket_model import FieldCol
+
+    open_prompt(qtbot, window, tmp_path, PromptProfile.of_fields([QUEUE, PRIORITY], "Queue and priority"))
+    assert window.prompt_status.text() == "Prompt ready (queue v1, priority v1)"
+    press(qtbot, window, 0, FieldCol(1, "priority"), Qt.Key.Key_Right)
+    window.trigger("check")
+    qtbot.waitUntil(window.tickets.table.hasFocus, timeout=2_000)
+    qtbot.keyClick(window.tickets.table, Qt.Key.Key_Return)  # a check on the priority, under its v1
+    qtbot.waitUntil(lambda: window.check_status.text().startswith("priority ~"), timeout=5_000)
+    assert " on v1 " in window.check_status.text() and "may have changed" not in window.check_status.text()
+
+    save_in_editor(qtbot, window, priority_swapped())
+    assert window.prompt_status.text() == "Prompt ready (queue v1, priority v2)"
+    assert "Versions (queue v1, priority v2)" in window.prompt_status.toolTip()
+    choose(window, VERSIONS, 1)
+    assert [row[0] for row in versions_shown(window)] == ["2", "1"]  # the numbers the status bar gives
+    column = window.model.column_ids().index(FieldCol(1, "priority"))  # a priority cell the current one again
+    window.tickets.table.setCurrentIndex(window.tickets.proxy.index(0, column))  # (the first row shown)
+    assert window.tickets.field_in_use == 1
+    window.teaching.follow_field()
+    line = window.check_status
+    qtbot.waitUntil(lambda: line.text().startswith("priority ~") and "(may have changed)" in line.text(), timeout=5_000)
+    assert " on v1 " in line.text() and "Since then priority version 2 is in use" in line.toolTip()
+    queue = window.session.field_check_status(0)
+    assert not queue.checked and not queue.since  # the queue's part is as it was: nothing said of it
+
+
+def test_reopened_with_no_tickets_the_editor_gives_each_fields_estimate_as_the_status_bar_does(qtbot, window, tmp_path):
+    """A two-field prompt file with random checks answered on both fields, reopened before any tickets are
+    loaded: the editor said the queue's accuracy was not estimated while the status bar gave its estimate from
+    its checks. The checks' estimate stands (each check is kept with the version it was made on, which is the one
+    in use; loading tickets changes neither), so the editor gives it too."""
+    from test_window_fields import press
+
+    from triage_gui.gui.tickets.ticket_model import Col, FieldCol
+
+    path, _ = open_prompt(qtbot, window, tmp_path, PromptProfile.of_fields([QUEUE, PRIORITY], "Queue and priority"))
+    for column in (FieldCol(1, "priority"), Col.LABEL):  # a check on each field
+        press(qtbot, window, 0, column, Qt.Key.Key_Right)
+        window.trigger("check")
+        qtbot.waitUntil(window.tickets.table.hasFocus, timeout=2_000)
+        qtbot.keyClick(window.tickets.table, Qt.Key.Key_Return)
+    session = window.session
+    qtbot.waitUntil(lambda: session.check_status.checked == session.field_check_status(1).checked == 1, timeout=5_000)
+    qtbot.waitUntil(lambda: not window.document.busy, timeout=10_000)
+
+    other = new_window(qtbot)  # reopened, no tickets
+    assert other.prompt.open(str(path))
+    qtbot.waitUntil(lambda: other.session.field_names == ["queue", "priority"], timeout=10_000)
+    qtbot.waitUntil(lambda: other.check_status.text().startswith("queue ~100%"), timeout=5_000)
+    assert other.session.ticket_count == 0
+    editor = other.editor
+    for field, name in enumerate(("queue", "priority")):
+        editor.field_bar.combo.setCurrentIndex(field)
+        estimate = other.session.field_check_status(field).describe()
+        assert estimate.startswith(f"Accuracy of {name} 100%")
+        qtbot.waitUntil(lambda estimate=estimate: estimate in editor.taught_count.text(), timeout=2_000)
+        assert "not estimated" not in editor.taught_count.text()
+    assert other.check_status.toolTip() == other.session.field_check_status(0).describe()  # the bar's, the same

@@ -86,7 +86,10 @@ def test_the_line_under_the_editor_speaks_of_the_editors_field_alone(qtbot, wind
     assert "Accuracy of priority 100%" in line.text()
 
 
-def test_after_a_field_moved_and_saved_every_version_number_is_the_new_first_fields(qtbot, window, tmp_path):
+def test_after_a_field_moved_and_saved_every_version_number_is_its_own_fields(qtbot, window, tmp_path):
+    """Each field numbers its own versions, in the status bar, its Versions tab and its checks; they move with
+    the field, so a move renumbers nothing (one numbering, the first field's, said "Prompt ready (v1)" after a
+    Save that changed only the priority, and a check on the queue's v2 "on v1" after the move)."""
     from test_window_field_order import settled
 
     path = open_two_fields(qtbot, window, tmp_path)
@@ -94,8 +97,8 @@ def test_after_a_field_moved_and_saved_every_version_number_is_the_new_first_fie
     window.editor.instruction.setPlainText("Which team answers this ticket?")
     assert window.prompt.save()  # the queue's v2
     settled(qtbot, window)
-    assert window.prompt_status.text() == "Prompt ready (v2)"
-    for column in (PRIORITY, Col.LABEL):  # a check on each field, made under v2
+    assert window.prompt_status.text() == "Prompt ready (queue v2, priority v1)"
+    for column in (PRIORITY, Col.LABEL):  # a check on each field, made under its version in use
         press(qtbot, window, 0, column, Qt.Key.Key_Right)
         window.trigger("check")
         qtbot.waitUntil(window.tickets.table.hasFocus, timeout=2_000)
@@ -107,7 +110,7 @@ def test_after_a_field_moved_and_saved_every_version_number_is_the_new_first_fie
     editor.field_bar.left_action.trigger()  # the priority first
     assert window.prompt.save()
     settled(qtbot, window)
-    qtbot.waitUntil(lambda: window.prompt_status.text() == "Prompt ready (v1)", timeout=5_000)
+    qtbot.waitUntil(lambda: window.prompt_status.text() == "Prompt ready (priority v1, queue v2)", timeout=5_000)
     results = window.results  # the queue stays chosen by name (walkthrough W3): its own two versions
     assert results.field_choice.currentText() == "queue" and results.versions.rowCount() == 2
     results.field_choice.setCurrentIndex(0)
@@ -117,10 +120,10 @@ def test_after_a_field_moved_and_saved_every_version_number_is_the_new_first_fie
     qtbot.waitUntil(lambda: " on v1 " in window.check_status.text(), timeout=5_000)  # … and the checks say v1
     assert "v2" not in window.check_status.text() and "on v1 " in editor.taught_count.text()
     assert "Accuracy of priority 100%" in editor.taught_count.text()
-    assert session.field_check_status(1).field == "queue" and " on v1 " in session.field_check_status(1).short()
+    assert session.field_check_status(1).field == "queue" and " on v2 " in session.field_check_status(1).short()
     qtbot.waitUntil(lambda: not window.document.busy, timeout=10_000)
     kept = json.loads(path.read_text(encoding="utf-8"))
-    assert sorted((c["field"], c["version"]) for c in kept["checks"]) == [("priority", 1), ("queue", 1)]
+    assert sorted((c["field"], c["version"]) for c in kept["checks"]) == [("priority", 1), ("queue", 2)]
 
 
 def test_a_filter_left_on_through_a_save_stays_meaningful(qtbot, window, tmp_path):

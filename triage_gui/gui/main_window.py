@@ -249,10 +249,10 @@ class MainWindow(QMainWindow):
         elif status.state == "ready":
             how = "read back from disk" if status.from_disk else f"built in {status.seconds:.2f} s"
             self.prompt.applied()  # numbers the version in the prompt file's history
-            number = self.document.number(status.version)
-            self.prompt_status.setText(f"Prompt ready (v{number})")
+            said = self.prompt.version_said(status.version)  # "v3"; several fields: each field's own
+            self.prompt_status.setText(f"Prompt ready ({said})")
             self.prompt_status.setToolTip(
-                f"Version {number}, {how}. "
+                (f"Versions ({said})" if len(self.session.field_names) > 1 else f"Version {said[1:]}") + f", {how}. "
                 f"The prompt's {status.prefix_tokens} tokens are cached; each ticket adds only its own."
                 + (" Label scores are calibrated against the prompt's own bias." if status.calibrated else "")
             )
@@ -263,6 +263,7 @@ class MainWindow(QMainWindow):
             self.model.set_fields(*fields)  # a column per field
             self.detail.set_fields(*fields)  # a part per field
             self.tickets.show_fields(self.session.field_names)
+            self._show_field_taught()  # the editor's fields by name: a reopen with no tickets has no fit to say them
             self.model.reset()
             self.tickets.size_columns()
             self.evaluation.detect(self.session.text_column)  # a file read before the labels were known

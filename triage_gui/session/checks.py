@@ -21,7 +21,10 @@ A prompt with several fields (a queue and a priority) has random checks per fiel
 field's label, kept in the prompt file with its field (``"field"``), and a field's estimate reads only its own
 checks (:class:`FieldChecks` holds those of every field after the first; the first field's are the session's
 own :class:`RandomChecks`). Each estimate then names its field ("priority ~80% (…)"); a one-field prompt's
-reads as it always has.
+reads as it always has. A field's check records that field's own version (its number in the field's history, as
+its Versions tab and the status bar's "Prompt ready (queue v1, priority v2)" say it), so a Save that changed only
+the priority says the priority's checks may have changed and leaves the queue's as they were. (Checks of a further
+field kept before this numbering carry the first field's number.)
 """
 
 from __future__ import annotations
@@ -275,8 +278,8 @@ class RandomChecks:
         tickets (one, or those answered at once), just after it is recorded."""
         version, taught = self.context()
         changes = []
-        if version > checked_version:
-            changes.append(f"prompt version {version} is in use")
+        if version > checked_version:  # a further field's: its own version (its own numbering), named
+            changes.append(f"{self.name or 'prompt'} version {version} is in use")
         more = taught - before - together
         if more > 0:
             changes.append(f"{more} more ticket{'s were' if more != 1 else ' was'} taught")
@@ -288,7 +291,8 @@ class RandomChecks:
 class FieldChecks:
     """The random checks of every field after the first (a prompt with several fields), one
     :class:`RandomChecks` per field on that field's own table (``table_of(i)``, 1: the second field), each
-    made under the prompt version's number (``number``) and that field's taught set (``taught_of(i)``).
+    made under that field's version (``number(i)``: its number in the field's own history, which moves with the
+    field, so a Save that moves fields renumbers no check) and that field's taught set (``taught_of(i)``).
     A field keeps its checks, and its rows still to check, through a new version of the prompt (by name);
     what the prompt file keeps for it comes in with :meth:`set_fields`."""
 
@@ -296,7 +300,8 @@ class FieldChecks:
         self, table_of: Callable[[int], TicketTable | None], taught_of: Callable[[int], Mapping[str, str]]
     ) -> None:
         self.table_of, self.taught_of = table_of, taught_of
-        self.number: Callable[[], int] = lambda: 1  # the prompt version in use, by the prompt file's numbering
+        # field i's version in use (1: the second field), numbered in that field's own history in the prompt file
+        self.number: Callable[[int], int] = lambda index: 1
         self.fields: list[RandomChecks] = []
         self._carried: dict[str, list[int]] = {}  # a field's rows still to check, by name, through a move
         self.changed: Event[[int, CheckStatus]] = Event()  # field index (1: the second field), its status
@@ -337,7 +342,7 @@ class FieldChecks:
         return checks
 
     def _context(self, index: int) -> tuple[int, int]:
-        return self.number(), len(self.taught_of(index))
+        return self.number(index), len(self.taught_of(index))
 
     def _taught(self, index: int, table: TicketTable, row: int) -> bool:
         return table.texts[row].strip() in self.taught_of(index)

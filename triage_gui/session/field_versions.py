@@ -101,6 +101,32 @@ def with_version(field: PromptProfile, history: list[VersionRecord]) -> list[Ver
     return [*history, VersionRecord(number, time.strftime("%Y-%m-%d %H:%M"), prompt, content)][-MAX_VERSIONS:]
 
 
+def number_in(history: Sequence[VersionRecord], profile: PromptProfile | None, field: int) -> int:
+    """Field ``field``'s version in ``profile`` (the prompt in use; 1: the second field) in ``history``, that
+    field's own versions as the prompt file keeps them and its Versions tab lists them (each field numbers its
+    own: a Save that changed only the priority is the priority's v2 and still the queue's v1). The newest entry
+    holding that field's part; else the newest (1 where the field has none yet)."""
+    if profile is not None and 0 <= field < len(profile.fields):
+        content = profile.field_profile(field).content_hash()
+        if found := [r.number for r in history if r.content == content]:
+            return found[-1]
+    return history[-1].number if history else 1
+
+
+def versions_said(first: int, profile: PromptProfile | None, further: Sequence[Sequence[VersionRecord]]) -> str:
+    """The prompt in use's version as the status bar says it: "v3" (``first``: the first field's number); a
+    prompt with several fields, each field's own ("queue v1, priority v2"; ``further``: the further fields'
+    histories, by position): the first field's number alone stayed "v1" after a Save that changed only the
+    priority."""
+    names = [f.name for f in profile.fields] if profile is not None else []
+    if len(names) < 2:
+        return f"v{first}"
+    said = [f"{names[0]} v{first}"]
+    for i, name in enumerate(names[1:], start=1):
+        said.append(f"{name} v{number_in(further[i - 1] if i <= len(further) else [], profile, i)}")
+    return ", ".join(said)
+
+
 def applied(profile: PromptProfile, histories: list[list[VersionRecord]]) -> list[list[VersionRecord]]:
     """Every further field's versions with the prompt in use's part of it the newest (``histories``: as the
     prompt file keeps them, by position; a list that does not match the prompt's fields is returned as it is)."""

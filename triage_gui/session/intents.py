@@ -15,10 +15,12 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
+from .field_versions import number_in
+
 if TYPE_CHECKING:
     from ..engine.grouping import Grouping
     from ..engine.learning import RefinementVerdict
-    from ..engine.prompt import CheckRecord, PromptProfile
+    from ..engine.prompt import CheckRecord, PromptProfile, VersionRecord
     from ..engine.table import Decision, TicketTable
     from .checks import CheckStatus, RandomChecks
     from .events import Event
@@ -305,17 +307,26 @@ class Intents:
         return self.checks.records()
 
     def refresh_checks(self) -> None:
-        """Recount the estimate (it says whether a newer prompt version is in use than it checked)."""
+        """Recount the estimates (each says whether a newer version is in use than it checked): every field's,
+        a Save that changed only the priority's part being the priority's new version alone."""
         self.checks.refresh()
+        self.fields.checks.refresh()
 
     def number_checks(
-        self, number: Callable[[int], int], labels_of: Callable[[int], Sequence[str] | None] | None = None
+        self,
+        number: Callable[[int], int],
+        labels_of: Callable[[int], Sequence[str] | None] | None = None,
+        field_history: Callable[[int], Sequence[VersionRecord]] | None = None,
     ) -> None:
         """A check records the prompt version by the prompt file's numbering (``number`` of the table's
         version) and the tickets taught when it was made; ``labels_of`` a numbered version's label names
-        (the estimate counts only checks made on the labels in use)."""
+        (the estimate counts only checks made on the labels in use). ``field_history(i)``: a prompt with several
+        fields, field i's own versions (1: the second field); its checks record its version in use there
+        (:func:`field_versions.number_in`): numbered as the first field's, a Save that changed only the priority
+        left them "on v1", nothing said changed."""
         self.checks.context = lambda: (number(self.prompt_status.version), len(self.teaching.taught))
-        self.fields.checks.number = lambda: number(self.prompt_status.version)  # each further field's, likewise
+        if field_history is not None:
+            self.fields.checks.number = lambda i: number_in(field_history(i), self.profile, i)
         if labels_of is not None:
             self.checks.labels_of = labels_of
 

@@ -94,6 +94,7 @@ async def label_stream(
     encoder: Callable[[], EncoderLike | None] | None = None,
     more: Sequence[ScorerLike] = (),
     kept: Callable[[list[int]], list[list[TicketScore | None]]] | None = None,
+    reading: Callable[[int], None] | None = None,
 ) -> AsyncIterator[ScoredBatch]:
     """Yield scored micro-batches until ``take`` has nothing more or ``stop`` is set.
 
@@ -116,12 +117,17 @@ async def label_stream(
     each field's score already kept for these rows (the first field's, then each further one's; None: to be
     read), called on the loop's thread as rows are taken: a field kept is not read again, its score rides
     in the batch as if read (a Save that changed only the priority reads only the priority).
+
+    ``reading(n)``: told, each time a batch is handed to the engine thread, how many tickets the language
+    model reads in it (0: an embedding block, or nothing queued): after a Stop, the tickets still to land.
     """
     size = 1 if ramp else batch_size
 
     def queue() -> tuple[list[int], asyncio.Future, list[list[TicketScore | None]] | None] | None:
         nonlocal size
         work = take(size, not stop.is_set())
+        if reading is not None:
+            reading(sum(w[2] for w in work))
         if not work:
             return None
         if any(w[2] or w[3] for w in work):  # the ramp is the language model's: embedding blocks are fixed
@@ -150,6 +156,8 @@ async def label_stream(
             (scores, baseline), *fields = parts
             yield ScoredBatch(rows, scores, baseline, first.embeddings, fields)
     finally:
+        if reading is not None:
+            reading(0)
         if pending is not None:
             pending[1].cancel()
 
@@ -191,10 +199,11 @@ class Throughput:
         return None
 
 
-def run_status(table: TicketTable, state: str, baseline: bool, throughput: Throughput) -> RunStatus:
+def run_status(table: TicketTable, state: str, baseline: bool, throughput: Throughput, finishing: int = 0) -> RunStatus:
     """The run's progress now: rows with a usable label (first pass or better), scored by the language model
     of labellable, baseline done, and while running this run's rate and the time left (from
-    :meth:`Throughput.rate`; none while the run warms up)."""
+    :meth:`Throughput.rate`; none while the run warms up); ``finishing``: stopped, the tickets the language
+    model still reads in the batch in flight (:attr:`RunStatus.finishing`)."""
     labelled, total = table.count_scored(), table.count_scorable()
     base_done = len(table.baseline) if baseline else 0
     rate, eta = 0.0, None
@@ -203,4 +212,6 @@ def run_status(table: TicketTable, state: str, baseline: bool, throughput: Throu
         promised = throughput.rate()
         left = total - labelled + (total - base_done if baseline else 0)
         eta = left / promised if promised else None
-    return RunStatus(state, labelled, total, base_done, total if baseline else 0, rate, eta, table.count_current())
+    finishing = finishing if state == "stopped" else 0
+    current = table.count_current()
+    return RunStatus(state, labelled, total, base_done, total if baseline else 0, rate, eta, current, finishing)

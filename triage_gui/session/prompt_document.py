@@ -217,9 +217,7 @@ class PromptDocument:
         base = self.saved
         if moved(order):  # a field saved at another place: each keeps its own taught tickets, versions, checks
             fields = carried(profile, kept, order)
-            fields[0].history = self._with_version(profile, fields[0].history)
-            in_use = self.history[-1].number if self.history else 0
-            fields = checks_renumbered(fields, self.saved.fields, in_use, fields[0].history[-1].number)
+            fields[0].history = self._with_version(profile, fields[0].history)  # (checks: each field numbers its own)
             ours = PromptProfile.of_fields(fields, profile.name, self.saved.extra)
             base = reordered(self.saved, field_order(profile.fields, self.saved.fields))
             self._fields = None  # the further fields' waiting taught sets go now, in their new places
@@ -544,21 +542,6 @@ class PromptDocument:
 
     def _announce(self) -> None:
         self.changed.emit(self.status)
-
-
-def checks_renumbered(fields: list[Field], before: list[Field], in_use: int, now: int) -> list[Field]:
-    """The fields of a Save that moved them, their checks in one numbering, the new first field's history's (the
-    status bar's "v1", its Versions): every check was numbered by the old first field's history (a check on the
-    priority said "on v3" beside "v1"). One made on the version ``in_use`` until this Save is on version ``now``
-    where its field reads as it did (a move changes no field's labels); an older one, or on a field this Save
-    changed, is on a version before ``now`` (0): its estimate says a newer version is in use."""
-    was = {f.name: (f.instruction, f.labels, f.examples, f.ordered) for f in before}
-    out = []
-    for f in fields:
-        same = was.get(f.name) == (f.instruction, f.labels, f.examples, f.ordered)
-        checks = [replace(c, version=now if same and c.version == in_use else 0) for c in f.checks]
-        out.append(replace(f, checks=checks))
-    return out
 
 
 def _same(a: PromptProfile, b: PromptProfile) -> bool:

@@ -90,6 +90,7 @@ class Session(Intents):
         self._labelling = LatestTask("label")
         self._file_tasks: set[asyncio.Task] = set()
         self._queue, self._stop = WorkQueue(self.table), threading.Event()
+        self._reading = 0  # tickets the language model reads in the batch on the engine thread (label_stream)
         self._throughput = Throughput()
         # The language model's scores of this version, as the scorer gave them (text -> score): kept in the
         # cache when a run ends, read back when the same file is opened with the same prompt (labelling_store).
@@ -395,7 +396,11 @@ class Session(Intents):
     # ============================================================ labelling
 
     def stop(self) -> None:
-        """Stop the language model and reading; every label so far stays (the batch in flight too, ~1 s)."""
+        """Stop the language model and reading; every label so far stays, the batch in flight's too (~1 s;
+        seconds with several fields on a CPU): its tickets are read already in part, and a lead who stopped to
+        look would rather have them than see them thrown away. Until it lands the run status says how many it
+        holds (:attr:`RunStatus.finishing`, "Stopping" on the run line), so the count of tickets not read that
+        follows "Stopped" is the one that stays (it said "71 not read", then the batch landed: walkthrough)."""
         self.user_stopped = True
         for task in list(self._file_tasks):
             task.cancel()  # a finished one ignores it
@@ -403,7 +408,12 @@ class Session(Intents):
         self._set_run(self._status("stopped" if self._remaining() else "done"))
 
     def resume(self) -> None:
+        """Label what is missing again. Resume before the batch in flight at Stop has landed goes on with the
+        same run (its batch kept, not read a second time); a first-pass-only run after a Stop is replaced."""
         self.user_stopped = False
+        if self.running and self._stop.is_set() and self._reading:
+            self._stop.clear()  # the stream takes the language model's work again after this batch
+            return self._set_run(self._status("running"))
         if self.running and self._stop.is_set():  # a first-pass-only run after a Stop: one with the LLM instead
             self._labelling.cancel()
         self._ensure_running()
@@ -451,9 +461,13 @@ class Session(Intents):
             def kept(rows: list[int]) -> list[list[TicketScore | None]]:
                 return kept_scores(self.table, rows, [scorer, *more], memories)
 
+            def in_hand(tickets: int) -> None:  # this run's, not a cancelled one's last word after the next began
+                if stop is self._stop:
+                    self._reading = tickets
+
             stream = label_stream(
                 self.engine_thread, scorer, take, self.batch_size, stop, True, lambda: self.encoder, more,
-                kept if more and len(memories) == len(more) + 1 else None,
+                kept if more and len(memories) == len(more) + 1 else None, in_hand,
             )  # fmt: skip
             async for batch in stream:
                 self._apply(batch, version, "stopped" if stop.is_set() else "running")
@@ -502,7 +516,8 @@ class Session(Intents):
         self._set_run(self._status(state))
 
     def _status(self, state: str) -> RunStatus:
-        return run_status(self.table, state, self.baseline, self._throughput)
+        finishing = self._reading if self.running else 0
+        return run_status(self.table, state, self.baseline, self._throughput, finishing)
 
     def _set_run(self, status: RunStatus) -> None:
         self.run_status = status

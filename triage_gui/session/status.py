@@ -46,6 +46,9 @@ class RunStatus:
     rate: float = 0.0  # language-model tickets/s in this run
     eta_seconds: float | None = None  # only while running
     classified: int = 0  # rows with a label of this version (the first pass's or better) or taught
+    # Stopped, the tickets the language model still reads in the batch it had started (its labels land, the
+    # counts above move once more): the run line says "Stopping", and "Stopped: N not read" only once 0
+    finishing: int = 0
 
     @property
     def remaining(self) -> int:

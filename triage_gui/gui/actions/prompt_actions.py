@@ -65,7 +65,7 @@ class PromptActions:
         results.accuracy_field_chosen.connect(lambda field: self.refresh_versions())  # the field's versions
         evaluation.numbering = document.number
         # kept with the prompt file, each with what it was made under
-        session.number_checks(document.number, self._labels_of)
+        session.number_checks(document.number, self._labels_of, document.field_history)
         session.checks_changed.connect(lambda _: document.keep_checks(session.check_records()))
         session.field_checks_changed.connect(lambda *_: document.keep_field_checks(session.field_check_records()))
 
@@ -315,6 +315,12 @@ class PromptActions:
         self.evaluation.version_applied(version)
         self.session.refresh_checks()  # the estimate says whether a newer version is in use than it checked
         self.refresh_versions()
+
+    def version_said(self, version: int) -> str:
+        """The session's ``version`` as the status bar says it: "v3"; several fields, each field's own."""
+        return field_versions.versions_said(
+            self.document.number(version), self.session.prompt_in_use, self._further_histories()
+        )
 
     def failed(self, status: PromptStatus) -> None:
         self.editor.show_problems([Problem(status.field or "instruction", status.message)])

@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QProgressBar, QPushButton, QVBoxLayout
 
 from ...session.status import RunStatus
+from ...words import counted
 from ..widgets.elided_label import ElidedLabel, word_elided
 
 # After File › New prompt the tickets keep the last saved prompt's labels until Save (they are not dropped):
@@ -148,6 +149,9 @@ class RunBar(QObject):
                 classified = brief = f"first pass {status.classified:,} / {status.total:,} · "
             rate = f"{status.rate:.1f} tickets/s" if status.rate or not first else "the language model starts"
             return f"{classified}{model}{rate}{eta}{base}", f"{brief}{rate}{eta}{base}"
+        if status.state == "stopped" and status.finishing:  # the count not read is about to move: none said yet
+            hand = f"the language model finishes the {counted(status.finishing, 'ticket')} it has in hand"
+            return f"Stopping: {classified}{hand}", f"Stopping: {hand}"
         if status.state == "stopped" and first:
             stopped = f"Stopped: {status.remaining:,} not read by the language model yet"
             return (
