@@ -131,9 +131,8 @@ class PromptActions:
         return self.editor.can_move_field(delta)
 
     def _fields_moved(self) -> None:
-        """A Save put the fields in another order: the session's taught set and checks (the first field's)
-        are those the new first field keeps, its undo steps go with their fields, and the editor counts each
-        field's taught tickets anew."""
+        """A Save put the fields in another order: the session's taught set, checks and undo steps follow each
+        field (the new first field's are the session's own); the editor counts each field's taught tickets anew."""
         saved = self.document.saved
         self.session.fields_moved(
             [(e.text, e.label) for e in saved.taught], saved.checks, [f.name for f in saved.fields]
