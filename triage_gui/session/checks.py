@@ -330,6 +330,10 @@ class FieldChecks:
                 checks.refresh()
         self._carried = {}
 
+    def waiting(self) -> dict[str, list[int]]:
+        """Each field's rows still to check, by its name."""
+        return {c.name: list(c.queue) for c in self.fields}
+
     def carry(self, rows: Mapping[str, Sequence[int]]) -> None:
         """Each field's rows still to check (by name) for the fields :meth:`set_fields` brings next: a Save that
         moved fields keeps every field's sample with the field, wherever it now stands."""

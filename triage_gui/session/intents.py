@@ -275,7 +275,7 @@ class Intents:
         so the field moved there showed another field's rows and, once they were dropped, "Sample checked"
         with 16 of 20 unanswered (walkthrough W4)."""
         names = self.field_names  # the order before this Save (the session takes the new prompt after it)
-        waiting = {c.name: list(c.queue) for c in self.fields.checks.fields}
+        waiting = self.fields.checks.waiting()
         if names:
             waiting[names[0]] = list(self.checks.queue)
         history = self.teaching.history
