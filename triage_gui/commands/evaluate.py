@@ -120,7 +120,7 @@ def eval_fields(args: argparse.Namespace) -> int:
         raise ValueError("eval with --gold field=column reads the file once per field; give a file name, not -.")
     profile = load_profile(args.prompt)
     names = [f.name for f in profile.fields]
-    pairs = []
+    pairs: list[tuple[int, str]] = []
     for part in (p.strip() for p in str(args.gold).split(",")):
         field, _, column = (x.strip() for x in part.partition("="))
         if not part:
