@@ -42,3 +42,37 @@ def test_eval_refuses_a_wrong_gold_pair_before_measuring_any_field(gold_file, mo
     captured = capsys.readouterr()
     assert measured == [] and "## field" not in captured.out
     assert captured.err.strip() == f"ticket-triage: {said}"
+
+
+@pytest.fixture
+def window(encoded_window):
+    return encoded_window
+
+
+def test_removing_the_first_of_two_fields_and_saving_keeps_the_other_fields_taught_tickets(qtbot, window, tmp_path):
+    """The priority left alone was saved as the first field had been: its taught tickets were dropped from the
+    file and the window (the queue's kept against labels it no longer has), with no undo to bring them back."""
+    from PySide6.QtCore import Qt
+    from test_window_fields import cell, open_two_fields, press
+
+    from triage_gui.engine.prompt import PromptProfile
+    from triage_gui.gui.tickets.ticket_model import Col, FieldCol
+
+    path = open_two_fields(qtbot, window, tmp_path)
+    session, editor = window.session, window.editor
+    for row in (3, 5):
+        press(qtbot, window, row, FieldCol(1, "priority"), Qt.Key.Key_1)  # "low"
+        qtbot.waitUntil(lambda: not session.busy, timeout=10_000)
+    press(qtbot, window, 7, Col.LABEL, Qt.Key.Key_2)  # the queue's "technical"
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=10_000)
+    taught = {session.table.texts[3]: "low", session.table.texts[5]: "low", "refund problem number 0": "high"}
+    editor.field_bar.combo.setCurrentIndex(0)
+    editor.remove_field()  # the queue: the priority is the prompt now
+    assert editor.label_names() == ["low", "high"]
+    assert window.prompt.save()
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=15_000)
+    saved = PromptProfile.load(path)
+    assert not saved.several and saved.label_names == ["low", "high"]
+    assert {e.text: e.label for e in saved.taught} == taught
+    assert dict(session.taught) == taught
+    assert cell(window, 3, Col.LABEL) == "✓ low" and not cell(window, 7, Col.LABEL).startswith("✓")

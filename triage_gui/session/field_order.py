@@ -21,6 +21,8 @@ FIRST_FIELD = "field 1"  # the name a one-field prompt's (unnamed) field gets wh
 
 def field_order(new: Sequence[Field], old: Sequence[Field]) -> list[int | None]:
     """For each of ``new``, the index of the field of ``old`` it is (None: a field added)."""
+    if len(new) == 1 and len(old) > 1:
+        return [remaining(new[0], old)]
     index: dict[str, int] = {}
     for i, f in enumerate(old):
         index.setdefault(f.name or FIRST_FIELD, i)  # a one-field prompt's field, named when one was added
@@ -32,6 +34,17 @@ def field_order(new: Sequence[Field], old: Sequence[Field]) -> list[int | None]:
         free = iter(i for i in range(len(old)) if i not in order)
         order = [next(free) if o is None else o for o in order]
     return order
+
+
+def remaining(field: Field, old: Sequence[Field]) -> int:
+    """Which of ``old`` is the one field left when the others were removed: the prompt editor leaves it unnamed
+    (the classic prompt), so it is the field of its name, else the one field with its labels, else the first.
+    Saved as the first, the priority left alone lost its taught tickets, versions and checks (W6 sweep)."""
+    names = [f.name for f in old]
+    if field.name in names:
+        return names.index(field.name)
+    same = [i for i, f in enumerate(old) if f.label_names == field.label_names]
+    return same[0] if len(same) == 1 else 0
 
 
 def moved(order: Sequence[int | None]) -> bool:

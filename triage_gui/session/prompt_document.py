@@ -213,7 +213,7 @@ class PromptDocument:
         pairs = dict(taught)
         pairs.update(self._take_over())  # what the write in flight found from another window, taken in below
         kept = self._kept_fields(pairs)
-        order = field_order(profile.fields, kept) if len(profile.fields) > 1 else []
+        order = field_order(profile.fields, kept) if len(profile.fields) > 1 or len(kept) > 1 else []
         base = self.saved
         if moved(order):  # a field saved at another place: each keeps its own taught tickets, versions, checks
             fields = carried(profile, kept, order)
