@@ -76,3 +76,41 @@ def test_removing_the_first_of_two_fields_and_saving_keeps_the_other_fields_taug
     assert {e.text: e.label for e in saved.taught} == taught
     assert dict(session.taught) == taught
     assert cell(window, 3, Col.LABEL) == "✓ low" and not cell(window, 7, Col.LABEL).startswith("✓")
+
+
+@pytest.mark.parametrize("removed", [1, 0])
+def test_a_field_removed_saved_then_put_back_by_undo_and_saved_gets_its_taught_tickets_back(
+    qtbot, window, tmp_path, removed
+):
+    """Remove a field, Save, Edit › Undo in the editor, Save: the field came back without its taught tickets
+    (the lead's teaching of that field gone from the file and the window)."""
+    from PySide6.QtCore import Qt
+    from test_window_fields import cell, open_two_fields, press
+
+    from triage_gui.engine.prompt import PromptProfile
+    from triage_gui.gui.tickets.ticket_model import Col, FieldCol
+
+    path = open_two_fields(qtbot, window, tmp_path)
+    session, editor = window.session, window.editor
+    for row in (3, 5):
+        press(qtbot, window, row, FieldCol(1, "priority"), Qt.Key.Key_1)  # "low"
+        qtbot.waitUntil(lambda: not session.busy, timeout=10_000)
+    press(qtbot, window, 7, Col.LABEL, Qt.Key.Key_2)  # the queue's "technical"
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=10_000)
+    texts = session.table.texts
+    priority = {texts[3]: "low", texts[5]: "low", "refund problem number 0": "high"}
+    queue = {texts[7]: "technical"}
+    editor.field_bar.combo.setCurrentIndex(removed)
+    editor.remove_field()
+    assert window.prompt.save()
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=15_000)
+    editor.undo_edit()
+    assert [f.name for f in editor.profile().fields] == ["queue", "priority"]
+    assert window.prompt.save()
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=15_000)
+    saved = PromptProfile.load(path)
+    assert [f.name for f in saved.fields] == ["queue", "priority"]
+    assert {e.text: e.label for e in saved.taught} == queue
+    assert {e.text: e.label for e in saved.more_fields[0].taught} == priority
+    assert dict(session.taught) == queue and dict(session.fields.items(1)) == priority
+    assert cell(window, 3, FieldCol(1, "priority")) == "✓ low" and cell(window, 7, Col.LABEL) == "✓ technical"

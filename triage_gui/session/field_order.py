@@ -6,12 +6,14 @@ A field is matched by its name (a one-field prompt's unnamed field by the name *
 fields no name matches are matched in order among themselves when the number of fields is unchanged (a
 rename), and are new otherwise (as the document matched them before fields could move). One case stays
 ambiguous and is read as renames in place: two fields renamed and moved in the one Save, each to a name the
-other had.
+other had. A field a Save removed is kept by the document, by name, until the file changes: an undo in the
+editor that puts it back, and a Save, give it its taught tickets, versions and checks again; and a one-field
+prompt's unnamed field (the one a Save left) is also known by its labels, as the field of that name it was.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from ..engine.prompt import Field, PromptProfile
@@ -26,6 +28,10 @@ def field_order(new: Sequence[Field], old: Sequence[Field]) -> list[int | None]:
     index: dict[str, int] = {}
     for i, f in enumerate(old):
         index.setdefault(f.name or FIRST_FIELD, i)  # a one-field prompt's field, named when one was added
+    if len(old) == 1 and not old[0].name and FIRST_FIELD not in (f.name for f in new):
+        same = [f.name for f in new if f.label_names == old[0].label_names]
+        if len(same) == 1:  # the one field a Save left, its name back from an undo: known by its labels
+            index = {same[0]: 0}
     order: list[int | None] = []
     for f in new:
         found = index.get(f.name)
@@ -61,11 +67,14 @@ def reordered(profile: PromptProfile, order: Sequence[int | None]) -> PromptProf
     return PromptProfile.of_fields(out, profile.name, profile.extra)
 
 
-def carried(profile: PromptProfile, kept: Sequence[Field], order: Sequence[int | None]) -> list[Field]:
+def carried(
+    profile: PromptProfile, kept: Sequence[Field], order: Sequence[int | None], removed: Mapping[str, Field]
+) -> list[Field]:
     """The editor's fields (``profile``), each with the taught tickets, versions and checks ``kept`` holds
-    for the field it was (none for a field added)."""
+    for the field it was (a field added: what ``removed`` keeps of a field of its name an earlier Save
+    removed, put back by an undo; else none)."""
     out = []
     for f, o in zip(profile.fields, order, strict=True):
-        was = kept[o] if o is not None else Field("", "", [])
+        was = kept[o] if o is not None else removed.get(f.name, Field("", "", []))
         out.append(replace(f, taught=list(was.taught), history=list(was.history), checks=list(was.checks)))
     return out
