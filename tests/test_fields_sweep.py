@@ -114,3 +114,34 @@ def test_a_field_removed_saved_then_put_back_by_undo_and_saved_gets_its_taught_t
     assert {e.text: e.label for e in saved.more_fields[0].taught} == priority
     assert dict(session.taught) == queue and dict(session.fields.items(1)) == priority
     assert cell(window, 3, FieldCol(1, "priority")) == "✓ low" and cell(window, 7, Col.LABEL) == "✓ technical"
+
+
+def test_classify_refuses_a_train_column_with_no_label_of_its_field_before_labelling_any_field(tmp_path, monkeypatch):
+    """A --train file whose priority column holds P1/P2 (no label of the field) was refused only once the queue
+    had been labelled in full (the language model's scoring of every ticket: minutes), with nothing written."""
+    import argparse
+
+    from fake_engine import FakeEncoder, FakeEngine
+    from test_session_learning import topical
+
+    from triage_gui.commands import classify
+    from triage_gui.engine.table import TicketTable
+
+    train = tmp_path / "train.csv"
+    with open(train, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["text", "queue", "priority"])
+        writer.writerows([f"refund problem {i}", "billing", f"P{i % 3 + 1}"] for i in range(6))
+    table = TicketTable()
+    table.add(topical(8))
+    labelled = []
+    monkeypatch.setattr(classify, "load_encoder_for", lambda args, table=None: FakeEncoder(FakeEngine()))
+    monkeypatch.setattr(classify, "label_table", lambda args, table, *rest: labelled.append(args.train))
+    args = argparse.Namespace(
+        train=str(train), train_label=None, fast=True, no_learning=False, ray=None, batch_size=4, baseline=False,
+        no_taught=False, encoder="bundled", column=None,
+    )  # fmt: skip
+    out = tmp_path / "out.csv"
+    with pytest.raises(ValueError, match="no row of column 'priority' holds a label of the prompt"):
+        classify.run_fields(args, two_fields(), table, str(out))
+    assert labelled == [] and not out.exists()

@@ -65,7 +65,7 @@ def run_fields(args: argparse.Namespace, profile, table: TicketTable, out: str |
     import copy
     import tempfile
 
-    from ..engine.tickets import field_cells
+    from ..engine.tickets import field_cells, read_taught
     from ._fields import SharedEncoder, train_columns, write_fields
 
     if args.train and args.train_label:
@@ -76,6 +76,9 @@ def run_fields(args: argparse.Namespace, profile, table: TicketTable, out: str |
     fields = profile.fields
     fast = getattr(args, "fast", False)
     trains = train_columns(args, [f.name for f in fields])
+    for f, teaches in zip(fields, trains, strict=True):  # each column refused now, not after a field's labels
+        if teaches:
+            read_taught(args.train, f.label_names, f.name, args.column)
     loaded = None if fast else load_model_said(args)
     encoder = None if args.no_learning else load_encoder_for(args, table)
     shared = SharedEncoder(encoder) if encoder is not None else None
