@@ -4,6 +4,7 @@ the input is wrong, each refused in one sentence before any scoring."""
 from __future__ import annotations
 
 import csv
+from dataclasses import replace
 
 import pytest
 from test_session_fields import two_fields
@@ -145,3 +146,23 @@ def test_classify_refuses_a_train_column_with_no_label_of_its_field_before_label
     with pytest.raises(ValueError, match="no row of column 'priority' holds a label of the prompt"):
         classify.run_fields(args, two_fields(), table, str(out))
     assert labelled == [] and not out.exists()
+
+
+def test_a_new_field_given_a_removed_fields_name_with_other_labels_starts_with_no_taught_tickets(
+    qtbot, window, tmp_path
+):
+    from test_window_fields import open_two_fields
+
+    from triage_gui.engine.prompt import Field, Label, PromptProfile
+
+    path = open_two_fields(qtbot, window, tmp_path)
+    session, editor = window.session, window.editor
+    editor.field_bar.combo.setCurrentIndex(1)
+    editor.remove_field()  # the priority, with its taught "refund problem number 0": high
+    assert window.prompt.save()
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=15_000)
+    queue = PromptProfile.load(path).fields[0]
+    other = Field("priority", "Is the customer angry?", [Label("calm", "calm"), Label("angry", "angry")])
+    assert window.document.save(PromptProfile.of_fields([replace(queue, name="queue"), other]), []) == ""
+    saved = PromptProfile.load(path)
+    assert [f.name for f in saved.fields] == ["queue", "priority"] and saved.more_fields[0].taught == []

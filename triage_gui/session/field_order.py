@@ -71,10 +71,17 @@ def carried(
     profile: PromptProfile, kept: Sequence[Field], order: Sequence[int | None], removed: Mapping[str, Field]
 ) -> list[Field]:
     """The editor's fields (``profile``), each with the taught tickets, versions and checks ``kept`` holds
-    for the field it was (a field added: what ``removed`` keeps of a field of its name an earlier Save
-    removed, put back by an undo; else none)."""
+    for the field it was (a field added: what ``removed`` keeps of the field an earlier Save removed that it
+    is, :func:`put_back`; else none)."""
     out = []
     for f, o in zip(profile.fields, order, strict=True):
-        was = kept[o] if o is not None else removed.get(f.name, Field("", "", []))
+        was = kept[o] if o is not None else put_back(f, removed) or Field("", "", [])
         out.append(replace(f, taught=list(was.taught), history=list(was.history), checks=list(was.checks)))
     return out
+
+
+def put_back(field: Field, removed: Mapping[str, Field]) -> Field | None:
+    """The field an earlier Save removed that ``field`` is, put back by an undo: its name and its labels (a new
+    field given a removed one's name, with other labels, starts empty)."""
+    was = removed.get(field.name)
+    return was if was is not None and was.label_names == field.label_names else None

@@ -50,7 +50,7 @@ from ..engine.prompt import (
     read_current,
 )
 from .events import Event
-from .field_order import carried, field_order, moved, reordered
+from .field_order import carried, field_order, moved, put_back, reordered
 from .field_versions import kept_with, with_version
 from .prompt_write import AS_SAVED, PromptWrite
 from .tasks import LatestTask
@@ -323,10 +323,11 @@ class PromptDocument:
         if len(profile.fields) < 2 and len(self.saved.fields) < 2:
             return {}  # the editor keeps no field's name of a one-field prompt: the file's stays
         kept, self._fields = self._fields or self.saved.more_fields, None  # the waiting taught sets go now
-        by_name = {**self._removed, **{f.name: f for f in kept}}  # a field a Save removed, put back by an undo
+        by_name = {f.name: f for f in kept}
         more = []
         for i, f in enumerate(profile.more_fields):
             old = kept[i] if len(kept) == len(profile.more_fields) else by_name.get(f.name)
+            old = old or put_back(f, self._removed)  # a field a Save removed, put back by an undo
             more.append(f if old is None else replace(f, taught=old.taught, history=old.history, checks=old.checks))
         return {"field_name": profile.field_name, "ordered": profile.ordered, "more_fields": more}
 
