@@ -166,3 +166,28 @@ def test_a_new_field_given_a_removed_fields_name_with_other_labels_starts_with_n
     assert window.document.save(PromptProfile.of_fields([replace(queue, name="queue"), other]), []) == ""
     saved = PromptProfile.load(path)
     assert [f.name for f in saved.fields] == ["queue", "priority"] and saved.more_fields[0].taught == []
+
+
+def test_a_workbook_of_several_fields_past_excels_columns_is_refused_before_any_labelling(tmp_path, monkeypatch):
+    """The check before scoring counted a one-field export's eight columns of ours; two fields add nine (three
+    fields twelve), so an input one column short of Excel's limit passed it and was written as a workbook
+    Excel cannot open, after the labelling."""
+    import argparse
+
+    from triage_gui.commands import classify
+    from triage_gui.engine.table import NewRow, TicketTable
+    from triage_gui.engine.tickets import fields_workbook
+
+    width = 16_384 - 8  # one column more than two fields' nine fit beside
+    table = TicketTable()
+    table.add([NewRow({"text": "my card", **{f"c{i}": "" for i in range(width - 1)}}, "my card")])
+    labelled = []
+    monkeypatch.setattr(classify, "label_table", lambda *a: labelled.append(1))
+    args = argparse.Namespace(
+        train=None, train_label=None, fast=True, no_learning=True, ray=None, column=None, baseline=False, no_taught=True
+    )
+    with pytest.raises(ValueError, match="16,385 columns are more than an Excel sheet holds"):
+        classify.run_fields(args, two_fields(), table, str(tmp_path / "out.xlsx"))
+    assert labelled == [] and not (tmp_path / "out.xlsx").exists()
+    with pytest.raises(ValueError, match="16,385 columns"):
+        fields_workbook(table, ["queue", "priority"], [[("", "", "")]] * 2, "h")
