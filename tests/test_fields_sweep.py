@@ -191,3 +191,64 @@ def test_a_workbook_of_several_fields_past_excels_columns_is_refused_before_any_
     assert labelled == [] and not (tmp_path / "out.xlsx").exists()
     with pytest.raises(ValueError, match="16,385 columns"):
         fields_workbook(table, ["queue", "priority"], [[("", "", "")]] * 2, "h")
+
+
+def teach_priority_low(qtbot, window, rows=(3, 5)) -> dict[str, str]:
+    from PySide6.QtCore import Qt
+    from test_window_fields import press
+
+    from triage_gui.gui.tickets.ticket_model import FieldCol
+
+    session = window.session
+    for row in rows:
+        press(qtbot, window, row, FieldCol(1, "priority"), Qt.Key.Key_1)  # "low"
+        qtbot.waitUntil(lambda: not session.busy, timeout=10_000)
+    qtbot.waitUntil(lambda: not window.document.busy, timeout=10_000)
+    return {**{session.table.texts[r]: "low" for r in rows}, "refund problem number 0": "high"}
+
+
+def test_a_field_renamed_and_saved_keeps_its_taught_tickets_in_the_file_and_the_window(qtbot, window, tmp_path):
+    from test_window_fields import open_two_fields
+
+    from triage_gui.engine.prompt import PromptProfile
+
+    path = open_two_fields(qtbot, window, tmp_path)
+    taught = teach_priority_low(qtbot, window)
+    window.editor.field_bar.combo.setCurrentIndex(1)
+    window.editor.rename_field("urgency")
+    assert window.prompt.save()
+    qtbot.waitUntil(lambda: not window.session.busy and not window.document.busy, timeout=15_000)
+    saved = PromptProfile.load(path)
+    assert [f.name for f in saved.fields] == ["queue", "urgency"]
+    assert {e.text: e.label for e in saved.more_fields[0].taught} == taught
+    assert dict(window.session.fields.items(1)) == taught
+
+
+@pytest.mark.parametrize("ext", ["csv", "xlsx"])
+def test_an_export_while_a_refit_runs_writes_every_row_once_in_order_with_both_fields(qtbot, window, tmp_path, ext):
+    from PySide6.QtCore import Qt
+    from test_window_fields import N, open_two_fields, press
+
+    from triage_gui.gui.tickets.ticket_model import FieldCol
+
+    open_two_fields(qtbot, window, tmp_path)
+    session = window.session
+    written = []
+    for i, row in enumerate((2, 7, 9)):
+        press(qtbot, window, row, FieldCol(1, "priority"), Qt.Key.Key_2)  # a refit starts
+        out = tmp_path / f"out{i}.{ext}"
+        assert window.ticket_actions.export(str(out))
+        written.append(out)
+    qtbot.waitUntil(lambda: all(out.exists() for out in written), timeout=10_000)
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=15_000)
+    for out in written:
+        if ext == "csv":
+            with open(out, newline="", encoding="utf-8") as handle:
+                rows = list(csv.DictReader(handle))
+        else:
+            import openpyxl
+
+            values = list(openpyxl.load_workbook(out).active.iter_rows(values_only=True))
+            rows = [dict(zip(values[0], ["" if v is None else str(v) for v in r], strict=True)) for r in values[1:]]
+        assert [r["text"] for r in rows] == session.table.texts[:N]
+        assert all(r["queue_label"] and r["priority_label"] for r in rows)
