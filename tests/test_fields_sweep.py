@@ -252,3 +252,18 @@ def test_an_export_while_a_refit_runs_writes_every_row_once_in_order_with_both_f
             rows = [dict(zip(values[0], ["" if v is None else str(v) for v in r], strict=True)) for r in values[1:]]
         assert [r["text"] for r in rows] == session.table.texts[:N]
         assert all(r["queue_label"] and r["priority_label"] for r in rows)
+
+
+def test_a_fields_file_with_a_top_level_ordered_is_refused_in_one_sentence_not_read_unordered(tmp_path):
+    """``"ordered": true`` beside a fields list (a one-field file's key, a field added by hand) was dropped
+    without a word: the priority read unordered, and the next Save wrote the file without it."""
+    import json
+
+    from triage_gui.engine.prompt import load_profile
+
+    data = two_fields().to_dict()
+    data["ordered"] = True
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"^The prompt profile has both a fields list and a top-level 'ordered'; "):
+        load_profile(path)
