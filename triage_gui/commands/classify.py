@@ -65,7 +65,7 @@ def run_fields(args: argparse.Namespace, profile, table: TicketTable, out: str |
     import copy
     import tempfile
 
-    from ..engine.tickets import field_cells
+    from ..engine.tickets import check_fields_fit_excel, field_cells, output_format, read_taught
     from ._fields import SharedEncoder, train_columns, write_fields
 
     if args.train and args.train_label:
@@ -74,8 +74,13 @@ def run_fields(args: argparse.Namespace, profile, table: TicketTable, out: str |
             f"named after its fields ({', '.join(repr(f.name) for f in profile.fields)})."
         )
     fields = profile.fields
+    if out and output_format(out) == "xlsx":
+        check_fields_fit_excel(table, [f.name for f in fields])  # refused now, not after the labelling
     fast = getattr(args, "fast", False)
     trains = train_columns(args, [f.name for f in fields])
+    for f, teaches in zip(fields, trains, strict=True):  # each column refused now, not after a field's labels
+        if teaches:
+            read_taught(args.train, f.label_names, f.name, args.column)
     loaded = None if fast else load_model_said(args)
     encoder = None if args.no_learning else load_encoder_for(args, table)
     shared = SharedEncoder(encoder) if encoder is not None else None

@@ -120,7 +120,7 @@ def eval_fields(args: argparse.Namespace) -> int:
         raise ValueError("eval with --gold field=column reads the file once per field; give a file name, not -.")
     profile = load_profile(args.prompt)
     names = [f.name for f in profile.fields]
-    pairs = []
+    pairs: list[tuple[int, str]] = []
     for part in (p.strip() for p in str(args.gold).split(",")):
         field, _, column = (x.strip() for x in part.partition("="))
         if not part:
@@ -131,9 +131,17 @@ def eval_fields(args: argparse.Namespace) -> int:
             raise ValueError(
                 f"--gold {part!r}: give field=column for fields of the prompt ({', '.join(map(repr, names))})"
             )
+        if names.index(field) in (i for i, _ in pairs):
+            raise ValueError(f"--gold names field {field!r} twice")
         pairs.append((names.index(field), column))
     if not pairs:
         raise ValueError("--gold names no field=column pair")
+    from ..engine.tickets import open_tickets
+
+    columns = open_tickets(args.file, getattr(args, "sheet", None)).columns  # every pair checked before any scoring
+    for i, column in pairs:
+        if column not in columns:
+            raise ValueError(f"no column {column!r} for field {names[i]!r}; the file has: {', '.join(columns)}")
     with tempfile.TemporaryDirectory(prefix="triage-eval-") as folder:
         for i, column in pairs:
             single = Path(folder) / f"field-{i + 1}.json"

@@ -6,12 +6,14 @@ A field is matched by its name (a one-field prompt's unnamed field by the name *
 fields no name matches are matched in order among themselves when the number of fields is unchanged (a
 rename), and are new otherwise (as the document matched them before fields could move). One case stays
 ambiguous and is read as renames in place: two fields renamed and moved in the one Save, each to a name the
-other had.
+other had. A field a Save removed is kept by the document, by name, until the file changes: an undo in the
+editor that puts it back, and a Save, give it its taught tickets, versions and checks again; and a one-field
+prompt's unnamed field (the one a Save left) is also known by its labels, as the field of that name it was.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from ..engine.prompt import Field, PromptProfile
@@ -21,9 +23,15 @@ FIRST_FIELD = "field 1"  # the name a one-field prompt's (unnamed) field gets wh
 
 def field_order(new: Sequence[Field], old: Sequence[Field]) -> list[int | None]:
     """For each of ``new``, the index of the field of ``old`` it is (None: a field added)."""
+    if len(new) == 1 and len(old) > 1:
+        return [remaining(new[0], old)]
     index: dict[str, int] = {}
     for i, f in enumerate(old):
         index.setdefault(f.name or FIRST_FIELD, i)  # a one-field prompt's field, named when one was added
+    if len(old) == 1 and not old[0].name and FIRST_FIELD not in (f.name for f in new):
+        same = [f.name for f in new if f.label_names == old[0].label_names]
+        if len(same) == 1:  # the one field a Save left, its name back from an undo: known by its labels
+            index = {same[0]: 0}
     order: list[int | None] = []
     for f in new:
         found = index.get(f.name)
@@ -32,6 +40,17 @@ def field_order(new: Sequence[Field], old: Sequence[Field]) -> list[int | None]:
         free = iter(i for i in range(len(old)) if i not in order)
         order = [next(free) if o is None else o for o in order]
     return order
+
+
+def remaining(field: Field, old: Sequence[Field]) -> int:
+    """Which of ``old`` is the one field left when the others were removed: the prompt editor leaves it unnamed
+    (the classic prompt), so it is the field of its name, else the one field with its labels, else the first.
+    Saved as the first, the priority left alone lost its taught tickets, versions and checks (W6 sweep)."""
+    names = [f.name for f in old]
+    if field.name in names:
+        return names.index(field.name)
+    same = [i for i, f in enumerate(old) if f.label_names == field.label_names]
+    return same[0] if len(same) == 1 else 0
 
 
 def moved(order: Sequence[int | None]) -> bool:
@@ -48,11 +67,21 @@ def reordered(profile: PromptProfile, order: Sequence[int | None]) -> PromptProf
     return PromptProfile.of_fields(out, profile.name, profile.extra)
 
 
-def carried(profile: PromptProfile, kept: Sequence[Field], order: Sequence[int | None]) -> list[Field]:
+def carried(
+    profile: PromptProfile, kept: Sequence[Field], order: Sequence[int | None], removed: Mapping[str, Field]
+) -> list[Field]:
     """The editor's fields (``profile``), each with the taught tickets, versions and checks ``kept`` holds
-    for the field it was (none for a field added)."""
+    for the field it was (a field added: what ``removed`` keeps of the field an earlier Save removed that it
+    is, :func:`put_back`; else none)."""
     out = []
     for f, o in zip(profile.fields, order, strict=True):
-        was = kept[o] if o is not None else Field("", "", [])
+        was = kept[o] if o is not None else put_back(f, removed) or Field("", "", [])
         out.append(replace(f, taught=list(was.taught), history=list(was.history), checks=list(was.checks)))
     return out
+
+
+def put_back(field: Field, removed: Mapping[str, Field]) -> Field | None:
+    """The field an earlier Save removed that ``field`` is, put back by an undo: its name and its labels (a new
+    field given a removed one's name, with other labels, starts empty)."""
+    was = removed.get(field.name)
+    return was if was is not None and was.label_names == field.label_names else None

@@ -50,7 +50,7 @@ from ..engine.prompt import (
     read_current,
 )
 from .events import Event
-from .field_order import carried, field_order, moved, reordered
+from .field_order import carried, field_order, moved, put_back, reordered
 from .field_versions import kept_with, with_version
 from .prompt_write import AS_SAVED, PromptWrite
 from .tasks import LatestTask
@@ -101,6 +101,7 @@ class PromptDocument:
         self.writer = WorkerThread("prompt-file", transient=True)
         self._taught: list[tuple[str, str]] | None = None  # a taught set waiting to be written
         self._fields: list[Field] | None = None  # the further fields with their taught sets, waiting likewise
+        self._removed: dict[str, Field] = {}  # fields a Save removed, by name, with what they kept: for an undo
         self._writing = LatestTask("write taught tickets")
         self._drafting = LatestTask("write prompt draft")
         self.writes = 0  # prompt-file writes made (tests count the coalescing)
@@ -213,10 +214,11 @@ class PromptDocument:
         pairs = dict(taught)
         pairs.update(self._take_over())  # what the write in flight found from another window, taken in below
         kept = self._kept_fields(pairs)
-        order = field_order(profile.fields, kept) if len(profile.fields) > 1 else []
+        order = field_order(profile.fields, kept) if len(profile.fields) > 1 or len(kept) > 1 else []
+        removed = {f.name: f for i, f in enumerate(kept) if order and i not in order and f.name}
         base = self.saved
         if moved(order):  # a field saved at another place: each keeps its own taught tickets, versions, checks
-            fields = carried(profile, kept, order)
+            fields = carried(profile, kept, order, self._removed)
             fields[0].history = self._with_version(profile, fields[0].history)  # (checks: each field numbers its own)
             ours = PromptProfile.of_fields(fields, profile.name, self.saved.extra)
             base = reordered(self.saved, field_order(profile.fields, self.saved.fields))
@@ -255,6 +257,10 @@ class PromptDocument:
         self._taught, self.stranded, self.unreadable = None, None, ""  # this write carried the newest set
         self._renumber(merged)
         saved = replace(merged.profile, taught=known_taught(ours, merged), checks=ours.checks)
+        self._removed = {
+            **{k: f for k, f in self._removed.items() if k not in {f.name for f in profile.fields}},
+            **removed,
+        }
         if order:
             self._numbers = {}  # the session's versions were another field's: numbered anew as applied
         self._switch(target, saved, merged.profile.history)
@@ -268,7 +274,7 @@ class PromptDocument:
         """Switch to a file already read and validated (:meth:`read`), as saved there, its versions too.
         Nothing is written: opening a prompt leaves the file as it is until something changes in it."""
         self.flush()  # the taught set still waiting goes to the file it belongs to; none is in flight after
-        self._numbers, self.unreadable = {}, ""
+        self._numbers, self.unreadable, self._removed = {}, "", {}
         self._switch(Path(path), profile, list(profile.history))
 
     def new(self, path: Path, blank: PromptProfile) -> None:
@@ -319,6 +325,7 @@ class PromptDocument:
         more = []
         for i, f in enumerate(profile.more_fields):
             old = kept[i] if len(kept) == len(profile.more_fields) else by_name.get(f.name)
+            old = old or put_back(f, self._removed)  # a field a Save removed, put back by an undo
             more.append(f if old is None else replace(f, taught=old.taught, history=old.history, checks=old.checks))
         return {"field_name": profile.field_name, "ordered": profile.ordered, "more_fields": more}
 

@@ -77,7 +77,7 @@ def read_fields(data: dict) -> list[Field]:
         raise ValueError("In the prompt profile, fields is empty; a prompt needs at least one field.")
     if len(entries) > MAX_FIELDS:
         raise ValueError(f"The prompt profile has {len(entries)} fields; at most {MAX_FIELDS} are allowed.")
-    for key in ("instruction", "labels", "examples"):
+    for key in ("instruction", "labels", "examples", "ordered"):  # a one-field file's keys, never read here
         if key in data:
             raise ValueError(
                 f"The prompt profile has both a fields list and a top-level {key!r}; move it into its field."

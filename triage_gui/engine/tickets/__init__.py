@@ -20,6 +20,7 @@ from ._export import (
     write_results,
 )
 from ._field_export import (
+    check_fields_fit_excel,
     field_cells,
     fields_workbook,
     labelled_per_field,
@@ -46,6 +47,7 @@ __all__ = [
     "Ticket",
     "TicketFileError",
     "TicketSource",
+    "check_fields_fit_excel",
     "check_file",
     "check_fits_excel",
     "check_output",

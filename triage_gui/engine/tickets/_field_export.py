@@ -14,6 +14,7 @@ from typing import IO
 from ..files import atomic_open
 from ..table import TicketTable, decide
 from ._export import NOT_LABELLED, ExcelExport, output_format, output_header
+from ._xlsx_writer import excel_problem
 
 FIELD_COLUMNS = ("label", "confidence", "source")  # per field, named "<field>_label" and so on
 # Once per row, after every field's; the language last, as in a one-field export.
@@ -58,11 +59,20 @@ def write_fields_csv(
     writer.writerows(fields_rows(table, columns, prompt_hash))
 
 
+def check_fields_fit_excel(table: TicketTable, names: list[str]) -> None:
+    """Refuse, in one sentence, a sheet too wide for Excel with these fields' columns (three a field and three
+    shared, against a one-field export's eight: :func:`check_fits_excel` checks the rows and cells)."""
+    problem = excel_problem(fields_header(table.columns, names), len(table), [])
+    if problem:
+        raise ValueError(f"Cannot write an Excel workbook: {problem}; write the results as CSV instead.")
+
+
 def fields_workbook(
     table: TicketTable, names: list[str], columns: list[Cells], prompt_hash: str, sheet: str | None = None
 ) -> ExcelExport:
     """The rows as one sheet, the confidences as numbers (call :meth:`ExcelExport.snapshot` to write it on
     another thread)."""
+    check_fields_fit_excel(table, names)
     export = ExcelExport(table, prompt_hash, False, sheet)
     width = len(table.columns)
     export.header, export.rows, export.width = (
