@@ -119,3 +119,36 @@ def _shifted(report):
     from dataclasses import replace
 
     return replace(report, correct=min(report.total, report.correct + 1))
+
+
+@run
+async def test_back_under_conditions_scored_before_their_score_is_announced_again(session, fake):
+    """Walkthrough W7: all-MiniLM scored 46.7 %, a switch to e5-small 75.0 %, and back to all-MiniLM the
+    Versions tab went on listing 75.0 % beside the Accuracy tab's 46.7 %: the first score was kept but not
+    announced again, so the prompt file's entry kept showing the other encoder's. Back under a taught set
+    scored before, likewise. The same conditions twice running announce nothing more."""
+    evaluation = Evaluation(session.table)
+    announced = []
+    evaluation.scored.connect(announced.append)
+    await ready(session)
+    version = session.prompt_status.version
+    session.add_rows(tickets(30))
+    await idle(session)
+    evaluation.choose("team")
+    real = evaluation_module.encoder_print
+    encoder = ["minilm"]
+    evaluation_module.encoder_print = lambda table: encoder[0]  # type: ignore[assignment]
+    try:
+        minilm = evaluation.record(version, {})
+        encoder[0] = "e5"
+        e5 = evaluation.record(version, {})
+        assert minilm is not None and e5 is not None and e5 is not minilm
+        encoder[0] = "minilm"
+        assert evaluation.record(version, {}) is minilm
+        assert announced == [minilm, e5, minilm]  # listed again: the one measured under the encoder in use
+        assert evaluation.record(version, {}) is minilm and announced == [minilm, e5, minilm]
+        taught = {"ticket 3": "billing"}
+        with_one = evaluation.record(version, taught)
+        assert evaluation.record(version, {}) is minilm and announced == [minilm, e5, minilm, with_one, minilm]
+    finally:
+        evaluation_module.encoder_print = real

@@ -64,6 +64,7 @@ class Evaluation:
         # prompt version -> (gold rows, taught set, sentence encoder) fingerprints -> its first score under them
         self.scores: dict[int, dict[tuple[str, str, str], Score]] = {}
         self.previous: Score | None = None  # the newest score of the latest earlier version that has one
+        self._announced: dict[int, tuple[str, str, str]] = {}  # version -> the conditions of its score last announced
         self.in_use = -1  # the version in use
         self.gold_changed: Event[[GoldColumn | None]] = Event()
         # A prompt with several fields: each further field's gold column by the field's name (:meth:`choose_for`).
@@ -241,19 +242,25 @@ class Evaluation:
     def record(self, version: int, taught: Mapping[str, str]) -> Score | None:
         """The version's accuracy against gold, once its run has labelled every gold row; call it when
         the labels have settled (the run done, no refit pending). The first score for a file and taught
-        set is kept (and returned again); a new one is announced on :attr:`scored`."""
+        set is kept (and returned again); a new one is announced on :attr:`scored`, and so is a kept one when the
+        labels are back under its conditions after another's score was announced (an encoder switched back: the
+        Versions tab went on listing the other encoder's score beside the Accuracy tab's; walkthrough W7)."""
         covered, rows = self.coverage()
         if self.gold is None or not rows or covered < rows:
             return None
         key = self._key(taught)
         kept = self.scores.setdefault(version, {})
-        if key in kept:
+        if key in kept:  # back under conditions scored before (an encoder switched back, a ticket untaught):
+            if self._announced.get(version) != key:  # that score is the one to list again, not the last one
+                self._announced[version] = key
+                self.scored.emit(kept[key])
             return kept[key]
         report = gold_report(self.table, self.gold)
         gold, taught_set, encoder = key
         at = time.strftime("%Y-%m-%d %H:%M")
         score = Score(version, Measure(report.accuracy, len(taught), rows, gold, taught_set, at, encoder))
         kept[key] = score
+        self._announced[version] = key
         self.scored.emit(score)
         return score
 
