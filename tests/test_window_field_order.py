@@ -138,7 +138,7 @@ def test_the_document_keeps_each_fields_taught_tickets_checks_and_versions_where
     saved, _, _ = doc.start()
     doc.applied(0, saved)  # the queue's first version, in use
     moved: list[bool] = []
-    doc.fields_moved.connect(lambda: moved.append(True))
+    doc.fields_moved.connect(lambda order: moved.append(True))
     editor = PromptProfile.of_fields([replace(PRIORITY, name="urgency", taught=[]), replace(QUEUE, taught=[])], "Two")
     doc.save(editor, [("card lost", "account"), ("new one", "billing")])  # the session's: the queue's
     written = PromptProfile.load(path)
@@ -212,3 +212,32 @@ def test_a_move_and_save_keeps_the_teaching_undo_history_each_step_with_its_fiel
     window.trigger("redo")
     qtbot.waitUntil(lambda: not session.busy, timeout=10_000)
     assert dict(session.taught_items())[four] == "low" and eight not in dict(session.fields.items(1))
+
+
+def test_removing_the_first_field_and_saving_keeps_the_field_lefts_undo_steps(qtbot, window, tmp_path):
+    """The queue removed and saved: the priority left alone (unnamed now, the classic prompt) lost every undo
+    step, so a ticket taught on it a minute before could no longer be undone; the queue's steps go with it."""
+    from test_window_fields import FieldCol
+
+    open_two_fields(qtbot, window, tmp_path)
+    session, editor = window.session, window.editor
+    settled(qtbot, window)
+    press(qtbot, window, 4, FieldCol(1, "priority"), Qt.Key.Key_1)  # a priority ticket taught "low"
+    press(qtbot, window, 8, Col.LABEL, Qt.Key.Key_2)  # then a queue ticket "technical"
+    qtbot.waitUntil(lambda: not session.busy, timeout=10_000)
+    four = session.table.texts[4]
+    before = dict(session.field_taught()[0])  # the priority's, the file's included
+    editor.field_bar.combo.setCurrentIndex(0)
+    editor.remove_field()  # the queue: the priority is the prompt now
+    assert window.prompt.save()
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=15_000)
+    assert not session.field_names  # one field now
+    assert dict(session.taught_items()) == before
+    assert session.history.undo_text.startswith("teach 1 ticket 'low'")  # the queue's step went with the queue
+    window.trigger("undo")
+    qtbot.waitUntil(lambda: not session.busy, timeout=10_000)
+    assert dict(session.taught_items()) == {k: v for k, v in before.items() if k != four}
+    assert not session.history.undo_text
+    window.trigger("redo")
+    qtbot.waitUntil(lambda: not session.busy, timeout=10_000)
+    assert dict(session.taught_items()) == before

@@ -267,21 +267,28 @@ class Intents:
         self.checks.restore(checks)
 
     def fields_moved(
-        self, taught: Sequence[tuple[str, str]], checks: Sequence[CheckRecord], order: Sequence[str]
+        self,
+        taught: Sequence[tuple[str, str]],
+        checks: Sequence[CheckRecord],
+        order: Sequence[str],
+        was: Sequence[str] | None = None,
     ) -> None:
-        """A Save put the fields in another order (``order``: their names, the new first field first; its
-        taught set and checks are the session's own now, :meth:`restore_kept`): each field's rows still to
-        check, and its undo steps, go with it, by name. The first field's sample stayed with the first place,
-        so the field moved there showed another field's rows and, once they were dropped, "Sample checked"
-        with 16 of 20 unanswered (walkthrough W4)."""
+        """A Save put the fields in another order (``order``: their names, the new first field first; ``was``:
+        the name each had before the Save, where a rename or a removal changed it; its taught set and checks are
+        the session's own now, :meth:`restore_kept`): each field's rows still to check, and its undo steps, go
+        with it. The first field's sample stayed with the first place, so the field moved there showed another
+        field's rows and, once they were dropped, "Sample checked" with 16 of 20 unanswered (walkthrough W4);
+        the one field a removal left lost its undo steps."""
+        was = list(was if was is not None else order)
         names = self.field_names  # the order before this Save (the session takes the new prompt after it)
         waiting = self.fields.checks.waiting()
         if names:
             waiting[names[0]] = list(self.checks.queue)
+        waiting = {new: waiting[old] for new, old in zip(order, was, strict=True) if old in waiting}
         history = self.teaching.history
         steps = (list(history.done), list(history.undone))
         self.restore_kept(taught, checks)
-        history.moved(steps, {i: list(order).index(n) for i, n in enumerate(names) if n in order})
+        history.moved(steps, {i: was.index(n) for i, n in enumerate(names) if n in was})
         first = order[0] if order else ""
         self.checks.queue = waiting.pop(first, [])
         self.checks.refresh()

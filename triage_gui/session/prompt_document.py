@@ -94,7 +94,7 @@ class PromptDocument:
         self.merged: Event[[list[tuple[str, str]], bool]] = Event()
         # A Save put a field at another place (moved in the editor, or one before it removed): the taught set,
         # versions and checks of the first field are another field's now (``saved``'s), for the window to use.
-        self.fields_moved: Event[[]] = Event()
+        self.fields_moved: Event[[list[int | None]]] = Event()  # each field's place before the Save (None: new)
         self.unreadable = ""  # why the file in use cannot be read ("" when it can): it is never written
         self.stranded: list[tuple[str, str]] | None = None  # a taught set the file could not take: in the draft
         self.draft_taught: list[tuple[str, str]] = []  # the taught set the draft held at start
@@ -265,7 +265,7 @@ class PromptDocument:
             self._numbers = {}  # the session's versions were another field's: numbered anew as applied
         self._switch(target, saved, merged.profile.history)
         if order:
-            self.fields_moved.emit()
+            self.fields_moved.emit(list(order))
         if merged.from_them or merged.prompt_from_them:
             self.merged.emit(merged.from_them, merged.prompt_from_them)
         return note

@@ -130,14 +130,14 @@ class PromptActions:
     def can_move_field(self, delta: int) -> bool:
         return self.editor.can_move_field(delta)
 
-    def _fields_moved(self) -> None:
+    def _fields_moved(self, order: list[int | None]) -> None:
         """A Save put the fields in another order: the session's taught set, checks and undo steps follow each
-        field (the new first field's are the session's own); the editor counts each field's taught tickets anew."""
-        saved = self.document.saved
-        self.session.fields_moved(
-            [(e.text, e.label) for e in saved.taught], saved.checks, [f.name for f in saved.fields]
-        )
-        self.editor.set_field_taught([len(f.taught) for f in saved.more_fields], [f.name for f in saved.fields])
+        field, known by its name before the Save (a removal leaves one unnamed); the editor counts anew."""
+        saved, before = self.document.saved, self.session.field_names
+        names = [f.name for f in saved.fields]
+        was = [before[o] if o is not None and o < len(before) else n for n, o in zip(names, order, strict=True)]
+        self.session.fields_moved([(e.text, e.label) for e in saved.taught], saved.checks, names, was)
+        self.editor.set_field_taught([len(f.taught) for f in saved.more_fields], names)
 
     def focus_editor(self) -> None:
         """Ctrl+1: the keyboard's way into the editor, its instruction first."""
