@@ -185,14 +185,8 @@ def test_a_move_and_save_keeps_the_teaching_undo_history_each_step_with_its_fiel
     """Walkthrough W4: moving a field and saving emptied Edit › Undo, so a ticket taught a minute before
     could no longer be undone. Each step now goes with its field: undone after the move, it changes the
     field it was made on, now in its new place."""
-    from test_window_fields import FieldCol
-
-    open_two_fields(qtbot, window, tmp_path)
+    teach_one_each(qtbot, window, tmp_path)
     session, editor = window.session, window.editor
-    settled(qtbot, window)
-    press(qtbot, window, 4, FieldCol(1, "priority"), Qt.Key.Key_1)  # a priority ticket taught "low"
-    press(qtbot, window, 8, Col.LABEL, Qt.Key.Key_2)  # then a queue ticket "technical"
-    qtbot.waitUntil(lambda: not session.busy, timeout=10_000)
     four, eight = session.table.texts[4], session.table.texts[8]
     assert session.history.undo_text == "teach 1 ticket 'technical' (queue)"
     editor.field_bar.combo.setCurrentIndex(1)
@@ -217,14 +211,8 @@ def test_a_move_and_save_keeps_the_teaching_undo_history_each_step_with_its_fiel
 def test_removing_the_first_field_and_saving_keeps_the_field_lefts_undo_steps(qtbot, window, tmp_path):
     """The queue removed and saved: the priority left alone (unnamed now, the classic prompt) lost every undo
     step, so a ticket taught on it a minute before could no longer be undone; the queue's steps go with it."""
-    from test_window_fields import FieldCol
-
-    open_two_fields(qtbot, window, tmp_path)
+    teach_one_each(qtbot, window, tmp_path)
     session, editor = window.session, window.editor
-    settled(qtbot, window)
-    press(qtbot, window, 4, FieldCol(1, "priority"), Qt.Key.Key_1)  # a priority ticket taught "low"
-    press(qtbot, window, 8, Col.LABEL, Qt.Key.Key_2)  # then a queue ticket "technical"
-    qtbot.waitUntil(lambda: not session.busy, timeout=10_000)
     four = session.table.texts[4]
     before = dict(session.field_taught()[0])  # the priority's, the file's included
     editor.field_bar.combo.setCurrentIndex(0)
@@ -241,3 +229,14 @@ def test_removing_the_first_field_and_saving_keeps_the_field_lefts_undo_steps(qt
     window.trigger("redo")
     qtbot.waitUntil(lambda: not session.busy, timeout=10_000)
     assert dict(session.taught_items()) == before
+
+
+def teach_one_each(qtbot, window, tmp_path) -> None:
+    """Two fields open and labelled; row 4 taught the priority "low", then row 8 the queue "technical"."""
+    from test_window_fields import FieldCol
+
+    open_two_fields(qtbot, window, tmp_path)
+    settled(qtbot, window)
+    press(qtbot, window, 4, FieldCol(1, "priority"), Qt.Key.Key_1)
+    press(qtbot, window, 8, Col.LABEL, Qt.Key.Key_2)
+    qtbot.waitUntil(lambda: not window.session.busy, timeout=10_000)
