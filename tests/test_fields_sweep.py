@@ -267,3 +267,41 @@ def test_a_fields_file_with_a_top_level_ordered_is_refused_in_one_sentence_not_r
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(ValueError, match=r"^The prompt profile has both a fields list and a top-level 'ordered'; "):
         load_profile(path)
+
+
+def test_the_first_field_put_back_by_undo_and_saved_leaves_the_other_fields_undo_steps_and_sample(
+    qtbot, window, tmp_path
+):
+    """Walkthrough W8: the queue removed and saved, put back by Edit › Undo in the editor and saved: the
+    priority, the one field in between, lost every undo step (Edit › Undo greyed, the ticket taught a minute
+    before no longer undoable) and its random sample still to check went empty."""
+    from PySide6.QtCore import Qt
+    from test_window_field_order import settled
+    from test_window_fields import open_two_fields, press
+
+    from triage_gui.gui.tickets.ticket_model import FieldCol
+
+    open_two_fields(qtbot, window, tmp_path)
+    session, editor = window.session, window.editor
+    settled(qtbot, window)
+    rows = session.draw_checks(1)
+    session.accept_field(1, rows[:2])
+    press(qtbot, window, 4, FieldCol(1, "priority"), Qt.Key.Key_1)  # a priority ticket taught "low"
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=10_000)
+    left = session.field_check_status(1).to_check
+    assert left
+    four = session.table.texts[4]
+    editor.field_bar.combo.setCurrentIndex(0)
+    editor.remove_field()  # the queue
+    assert window.prompt.save()
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=15_000)
+    assert session.history.undo_text.startswith("teach 1 ticket 'low'")
+    editor.undo_edit()  # the queue back, first
+    assert window.prompt.save()
+    settled(qtbot, window)
+    assert session.field_names == ["queue", "priority"]
+    assert session.history.undo_text == "teach 1 ticket 'low' (priority)"
+    assert session.field_check_status(1).to_check == left
+    window.trigger("undo")
+    qtbot.waitUntil(lambda: not session.busy, timeout=10_000)
+    assert four not in dict(session.fields.items(1))

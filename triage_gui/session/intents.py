@@ -278,9 +278,10 @@ class Intents:
         the session's own now, :meth:`restore_kept`): each field's rows still to check, and its undo steps, go
         with it. The first field's sample stayed with the first place, so the field moved there showed another
         field's rows and, once they were dropped, "Sample checked" with 16 of 20 unanswered (walkthrough W4);
-        the one field a removal left lost its undo steps."""
+        the one field a removal left lost its undo steps, and kept them only until a field was put back before it
+        (W8). A one-field prompt's field is known by "" in ``was``."""
         was = list(was if was is not None else order)
-        names = self.field_names  # the order before this Save (the session takes the new prompt after it)
+        names = self.field_names or [""]  # the order before this Save (the session takes the new prompt after it)
         waiting = self.fields.checks.waiting()
         if names:
             waiting[names[0]] = list(self.checks.queue)

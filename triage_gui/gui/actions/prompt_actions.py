@@ -133,7 +133,7 @@ class PromptActions:
     def _fields_moved(self, order: list[int | None]) -> None:
         """A Save put the fields in another order: the session's taught set, checks and undo steps follow each
         field, known by its name before the Save (a removal leaves one unnamed); the editor counts anew."""
-        saved, before = self.document.saved, self.session.field_names
+        saved, before = self.document.saved, self.session.field_names or [""]  # one field: unnamed
         names = [f.name for f in saved.fields]
         was = [before[o] if o is not None and o < len(before) else n for n, o in zip(names, order, strict=True)]
         self.session.fields_moved([(e.text, e.label) for e in saved.taught], saved.checks, names, was)
