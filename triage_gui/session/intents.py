@@ -283,8 +283,7 @@ class Intents:
         was = list(was if was is not None else order)
         names = self.field_names or [""]  # the order before this Save (the session takes the new prompt after it)
         waiting = self.fields.checks.waiting()
-        if names:
-            waiting[names[0]] = list(self.checks.queue)
+        waiting[names[0]] = list(self.checks.queue)
         waiting = {new: waiting[old] for new, old in zip(order, was, strict=True) if old in waiting}
         history = self.teaching.history
         steps = (list(history.done), list(history.undone))
