@@ -271,17 +271,16 @@ class Intents:
         taught: Sequence[tuple[str, str]],
         checks: Sequence[CheckRecord],
         order: Sequence[str],
-        was: Sequence[str] | None = None,
+        places: Sequence[int | None],
     ) -> None:
-        """A Save put the fields in another order (``order``: their names, the new first field first; ``was``:
-        the name each had before the Save, where a rename or a removal changed it; its taught set and checks are
-        the session's own now, :meth:`restore_kept`): each field's rows still to check, and its undo steps, go
-        with it. The first field's sample stayed with the first place, so the field moved there showed another
-        field's rows and, once they were dropped, "Sample checked" with 16 of 20 unanswered (walkthrough W4);
-        the one field a removal left lost its undo steps, and kept them only until a field was put back before it
-        (W8). A one-field prompt's field is known by "" in ``was``."""
-        was = list(was if was is not None else order)
-        names = self.field_names or [""]  # the order before this Save (the session takes the new prompt after it)
+        """A Save put the fields in another order (``order``: their names, the new first field first; ``places``:
+        each one's place before the Save, None for a field added; its taught set and checks are the session's own
+        now, :meth:`restore_kept`): each field's rows still to check, and its undo steps, go with it. The first
+        field's sample stayed with the first place, so the field moved there showed another field's rows and,
+        once they were dropped, "Sample checked" with 16 of 20 unanswered (walkthrough W4); the one field a
+        removal left lost its undo steps, and kept them only until a field was put back before it (W8)."""
+        names = self.field_names or [""]  # before this Save (the session takes the new prompt after it); one: ""
+        was = [names[p] if p is not None and p < len(names) else n for n, p in zip(order, places, strict=True)]
         waiting = self.fields.checks.waiting()
         waiting[names[0]] = list(self.checks.queue)
         waiting = {new: waiting[old] for new, old in zip(order, was, strict=True) if old in waiting}

@@ -131,12 +131,10 @@ class PromptActions:
         return self.editor.can_move_field(delta)
 
     def _fields_moved(self, order: list[int | None]) -> None:
-        """A Save put the fields in another order: the session's taught set, checks and undo steps follow each
-        field, known by its name before the Save (a removal leaves one unnamed); the editor counts anew."""
-        saved, before = self.document.saved, self.session.field_names or [""]  # one field: unnamed
-        names = [f.name for f in saved.fields]
-        was = [before[o] if o is not None and o < len(before) else n for n, o in zip(names, order, strict=True)]
-        self.session.fields_moved([(e.text, e.label) for e in saved.taught], saved.checks, names, was)
+        """A Save put the fields in another order (``order``: each field's place before it): the session's taught
+        set, checks and undo steps follow each field; the editor counts each field's taught tickets anew."""
+        saved, names = self.document.saved, [f.name for f in self.document.saved.fields]
+        self.session.fields_moved([(e.text, e.label) for e in saved.taught], saved.checks, names, order)
         self.editor.set_field_taught([len(f.taught) for f in saved.more_fields], names)
 
     def focus_editor(self) -> None:
