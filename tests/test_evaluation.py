@@ -81,14 +81,7 @@ async def test_no_change_since_a_version_is_given_until_every_gold_row_is_labell
 async def test_a_version_keeps_its_first_score_for_a_file_and_taught_set(session, fake):
     """Three loads of one file with the same version and taught set scored 48.2 %, 50.6 % and 48.4 %, and
     each wrote over the last; the first stays, and another file or taught set gets a score of its own."""
-    evaluation = Evaluation(session.table)
-    announced = []
-    evaluation.scored.connect(announced.append)
-    await ready(session)
-    version = session.prompt_status.version
-    session.add_rows(tickets(30))
-    await idle(session)
-    evaluation.choose("team")
+    evaluation, announced, version = await scored_file(session)
     first = evaluation.record(version, {})
     assert first is not None and announced == [first]
     session.clear()  # File › Open of the same file, Replace
@@ -127,14 +120,7 @@ async def test_back_under_conditions_scored_before_their_score_is_announced_agai
     Versions tab went on listing 75.0 % beside the Accuracy tab's 46.7 %: the first score was kept but not
     announced again, so the prompt file's entry kept showing the other encoder's. Back under a taught set
     scored before, likewise. The same conditions twice running announce nothing more."""
-    evaluation = Evaluation(session.table)
-    announced = []
-    evaluation.scored.connect(announced.append)
-    await ready(session)
-    version = session.prompt_status.version
-    session.add_rows(tickets(30))
-    await idle(session)
-    evaluation.choose("team")
+    evaluation, announced, version = await scored_file(session)
     real = evaluation_module.encoder_print
     encoder = ["minilm"]
     evaluation_module.encoder_print = lambda table: encoder[0]  # type: ignore[assignment]
@@ -152,3 +138,16 @@ async def test_back_under_conditions_scored_before_their_score_is_announced_agai
         assert evaluation.record(version, {}) is minilm and announced == [minilm, e5, minilm, with_one, minilm]
     finally:
         evaluation_module.encoder_print = real
+
+
+async def scored_file(session):
+    """An evaluation on 30 labelled tickets with gold ("team"), what it announces, and the version in use."""
+    evaluation = Evaluation(session.table)
+    announced: list = []
+    evaluation.scored.connect(announced.append)
+    await ready(session)
+    version = session.prompt_status.version
+    session.add_rows(tickets(30))
+    await idle(session)
+    evaluation.choose("team")
+    return evaluation, announced, version

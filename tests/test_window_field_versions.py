@@ -375,16 +375,12 @@ def test_reopened_with_no_tickets_the_editor_gives_each_fields_estimate_as_the_s
     loaded: the editor said the queue's accuracy was not estimated while the status bar gave its estimate from
     its checks. The checks' estimate stands (each check is kept with the version it was made on, which is the one
     in use; loading tickets changes neither), so the editor gives it too."""
-    from test_window_fields import press
+    from test_window_fields import check_row_0
 
     from triage_gui.gui.tickets.ticket_model import Col, FieldCol
 
     path, _ = open_prompt(qtbot, window, tmp_path, PromptProfile.of_fields([QUEUE, PRIORITY], "Queue and priority"))
-    for column in (FieldCol(1, "priority"), Col.LABEL):  # a check on each field
-        press(qtbot, window, 0, column, Qt.Key.Key_Right)
-        window.trigger("check")
-        qtbot.waitUntil(window.tickets.table.hasFocus, timeout=2_000)
-        qtbot.keyClick(window.tickets.table, Qt.Key.Key_Return)
+    check_row_0(qtbot, window, (FieldCol(1, "priority"), Col.LABEL))  # a check on each field
     session = window.session
     qtbot.waitUntil(lambda: session.check_status.checked == session.field_check_status(1).checked == 1, timeout=5_000)
     qtbot.waitUntil(lambda: not window.document.busy, timeout=10_000)

@@ -52,6 +52,16 @@ def press(qtbot, window, row: int, column, key) -> None:
     qtbot.keyClick(view, key)
 
 
+def check_row_0(qtbot, window, columns) -> None:
+    """A random check answered "right" on row 0 in each of ``columns`` (a field's label column): its first
+    sample row brought there by the check action, Enter accepting it."""
+    for column in columns:
+        press(qtbot, window, 0, column, Qt.Key.Key_Right)
+        window.trigger("check")
+        qtbot.waitUntil(window.tickets.table.hasFocus, timeout=2_000)
+        qtbot.keyClick(window.tickets.table, Qt.Key.Key_Return)
+
+
 def test_a_label_and_source_column_per_field_each_read_from_its_field(qtbot, window, tmp_path):
     open_two_fields(qtbot, window, tmp_path)
     model, session = window.model, window.session

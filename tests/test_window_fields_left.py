@@ -9,7 +9,7 @@ import json
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QScrollArea, QToolButton
-from test_window_fields import N, open_two_fields, press
+from test_window_fields import N, check_row_0, open_two_fields, press
 
 from triage_gui.gui.tickets.ticket_model import Col, FieldCol
 
@@ -98,11 +98,7 @@ def test_after_a_field_moved_and_saved_every_version_number_is_its_own_fields(qt
     assert window.prompt.save()  # the queue's v2
     settled(qtbot, window)
     assert window.prompt_status.text() == "Prompt ready (queue v2, priority v1)"
-    for column in (PRIORITY, Col.LABEL):  # a check on each field, made under its version in use
-        press(qtbot, window, 0, column, Qt.Key.Key_Right)
-        window.trigger("check")
-        qtbot.waitUntil(window.tickets.table.hasFocus, timeout=2_000)
-        qtbot.keyClick(window.tickets.table, Qt.Key.Key_Return)
+    check_row_0(qtbot, window, (PRIORITY, Col.LABEL))  # a check on each field, made under its version in use
     session = window.session
     qtbot.waitUntil(lambda: session.check_status.checked == session.field_check_status(1).checked == 1, timeout=5_000)
     editor = window.editor
