@@ -80,6 +80,13 @@ def given(value: str) -> str:
     return value
 
 
+def there(value: str) -> str:
+    """A file to open in the window that exists: said here, in one line, rather than in a dialog."""
+    if not Path(given(value)).exists():
+        raise argparse.ArgumentTypeError(f"{value!r} does not exist")
+    return value
+
+
 def device(value: str) -> str:
     if not DEVICE.fullmatch(value):
         raise argparse.ArgumentTypeError(f"{value!r} is no device; use auto, cpu, cuda, cuda:N or mps")
@@ -231,6 +238,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     gui = sub.add_parser("gui", help="open the window (the default)")
+    gui.add_argument(
+        "files",
+        nargs="*",
+        type=there,
+        help="files to open: a prompt profile (.json) and ticket files; 'ticket-triage FILE …' does the same",
+    )
     gui.add_argument("--model", type=given, help=MODEL_HELP)
     gui.add_argument("--device", default="auto", type=device, help="auto, cpu, cuda, cuda:N or mps")
     gui.add_argument(
@@ -251,6 +264,9 @@ CONFLICTS = [("train", "no_learning", "--train teaches the learned classifier, w
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The parsed command line, every value range-checked; a bad one exits 2 with one line."""
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0][:1] != "-" and argv[0] not in (*COMMANDS, "gui") and Path(argv[0]).exists():
+        argv = ["gui", *argv]  # the desktop's Open with runs "ticket-triage FILE …" (Exec=ticket-triage %F)
     args = parser.parse_args(argv)
     for option, (needed, name, other) in NEEDS.items():
         if getattr(args, option, None) is not None and not getattr(args, needed, None):
@@ -281,7 +297,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.command in (None, "gui"):
         from ..gui.app import run_app
 
-        return run_app(getattr(args, "model", None), getattr(args, "device", "auto"), getattr(args, "encoder", None))
+        return run_app(
+            getattr(args, "model", None),
+            getattr(args, "device", "auto"),
+            getattr(args, "encoder", None),
+            getattr(args, "files", []),
+        )
     try:
         module, entry = COMMANDS[args.command]
         run: Callable[[argparse.Namespace], int] = getattr(importlib.import_module(f"{__name__}.{module}"), entry)

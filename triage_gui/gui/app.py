@@ -64,7 +64,11 @@ def make_application(argv: list[str] | None = None) -> QApplication:
     return app
 
 
-def run_app(model: str | None = None, device: str = "auto", encoder: str | None = None) -> int:
+def run_app(
+    model: str | None = None, device: str = "auto", encoder: str | None = None, files: list[str] | None = None
+) -> int:
+    """The window, on the models given; ``files`` (a prompt and ticket files, from the command line or the
+    desktop's *Open with*) are opened once it shows, as if dropped on it."""
     problem = display_problem()
     if problem:
         print(f"ticket-triage: {problem}", file=sys.stderr)
@@ -81,6 +85,8 @@ def run_app(model: str | None = None, device: str = "auto", encoder: str | None 
         app.aboutToQuit.connect(closed.set)
         window = MainWindow(model, device, freeze_gc=True, encoder=encoder)
         window.show()
+        if files:
+            window.ticket_actions.open_given(files)
         await closed.wait()
 
     with contextlib.suppress(asyncio.CancelledError):

@@ -73,7 +73,7 @@ class MainWindow(QMainWindow):
             self.document, self.evaluation, self.session, self.editor, self.results, self, notify, warn
         )
         self.ticket_actions = TicketActions(
-            self.session, self.evaluation, self.tickets, self.settings, self, notify, warn
+            self.session, self.evaluation, self.tickets, self.settings, self, notify, warn, self.prompt.open
         )
         self.teaching = TeachActions(self.session, self.tickets, self.editor, self.check_status, notify)
         self.model.teach_field = self.teaching.teach_field  # the picker in a further field's column

@@ -26,6 +26,7 @@ from ._profile import (
     label_key,
     learned_text,
     load_profile,
+    looks_like_prompt,
 )
 
 __all__ = [
@@ -58,6 +59,7 @@ __all__ = [
     "learned_text",
     "load_profile",
     "locked",
+    "looks_like_prompt",
     "merge",
     "merge_history",
     "move_aside",

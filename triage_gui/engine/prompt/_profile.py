@@ -320,6 +320,22 @@ def _read_profile_bytes(path: str | os.PathLike[str]) -> bytes:
     return data
 
 
+def looks_like_prompt(path: str | os.PathLike[str]) -> bool:
+    """Whether a file given to the window (on its command line, or dropped) is a prompt profile rather than
+    tickets: a .json whose first character is "{" (a JSON ticket file is an array). Only the start of a regular
+    file is read (a FIFO named x.json would block the window)."""
+    if not os.fspath(path).lower().endswith(".json"):
+        return False
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        with open(path, "rb") as handle:
+            start = handle.read(4096)
+    except OSError:
+        return False
+    return start.decode("utf-8", "replace").lstrip("\ufeff \t\r\n").startswith("{")
+
+
 def label_key(name: str) -> str:
     """What two label names are compared by: Unicode NFC form, invisible characters (zero-width space,
     joiners, soft hyphen, byte-order mark: every format character, and the blank letters) removed, runs

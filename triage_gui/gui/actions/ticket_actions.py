@@ -17,6 +17,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
 from ...engine.files import shown
+from ...engine.prompt import looks_like_prompt
 from ...engine.tickets import (
     FILE_FILTER,
     XLSX,
@@ -59,9 +60,11 @@ class TicketActions:
         parent: QWidget,
         notify: Callable[[str, int], None],
         warn: Callable[[str, str], None],
+        open_prompt: Callable[[str], bool] = lambda path: False,
     ) -> None:
         self.session, self.evaluation, self.tickets, self.settings = session, evaluation, tickets, settings
         self.parent, self.notify, self.warn = parent, notify, warn
+        self.open_prompt = open_prompt  # a prompt file among those given or dropped: the prompt side opens it
         self.recent_menu: QMenu | None = None
         self.last_opened = ""  # the last file opened: exports are offered beside it
         self.last_sheet = ""  # its sheet, where it was a workbook: a workbook export keeps the sheet's name
@@ -151,12 +154,26 @@ class TicketActions:
         """Open the dropped files, or paste the dropped text; False when the drop holds neither."""
         paths = [u.toLocalFile() for u in mime.urls() if u.isLocalFile()] if mime.hasUrls() else []
         if paths:
-            self.open_files(paths)
+            self.open_given(paths)
         elif mime.hasText():
             self.paste_text(mime.text())
         else:
             return False
         return True
+
+    def open_given(self, paths: list[str]) -> None:
+        """Files dropped on the window or named on its command line (the desktop's *Open with*): a prompt file
+        (a .json holding one object; a JSON ticket file is an array) opens as the prompt, first, so that the
+        tickets are labelled with it; the others open as tickets. A prompt dropped used to be refused as a
+        ticket file ("holds no tickets")."""
+        prompts = [path for path in paths if looks_like_prompt(path)]
+        if len(prompts) > 1:
+            names = ", ".join(Path(path).name for path in prompts[1:])
+            self.warn("Prompt not opened", f"One prompt at a time: {Path(prompts[0]).name} is opened, not {names}.")
+        if prompts:
+            self.open_prompt(prompts[0])
+        if tickets := [path for path in paths if path not in prompts]:
+            self.open_files(tickets)
 
     def paste_text(self, text: str) -> None:
         columns, tickets, text_column = tickets_from_text(text)

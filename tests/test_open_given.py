@@ -1,0 +1,84 @@
+"""Files given to the window: on its command line (the desktop entry's ``Exec=ticket-triage %F`` runs
+``ticket-triage FILE …``, which argparse refused as an unknown command, so *Open with Ticket Triage* did
+nothing), or dropped on it (a prompt file dropped was refused as a ticket file holding no tickets)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fake_engine import FakeEngine
+from helpers import SAMPLE
+from window_fakes import close_fake, fake_window
+
+from triage_gui.commands import parse_args
+from triage_gui.engine.prompt import looks_like_prompt
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, monkeypatch, event_loop_qt):
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
+    win = fake_window(qtbot, FakeEngine(batch_seconds=0.01))
+    yield win
+    close_fake(win)
+
+
+def routing_prompt(window, path):
+    """The window's prompt with two of its labels only, written to ``path``: a prompt the window can tell apart."""
+    data = json.loads(window.document.saved.to_json())
+    kept = [label["name"] for label in data["labels"][:2]]
+    data["name"] = "Routing"
+    data["labels"] = data["labels"][:2]
+    data["examples"] = [e for e in data.get("examples", []) if e["label"] in kept]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return kept
+
+
+def test_a_file_alone_on_the_command_line_opens_the_window_with_it(tmp_path, capsys):
+    args = parse_args([str(SAMPLE)])
+    assert args.command == "gui" and args.files == [str(SAMPLE)]
+    assert parse_args(["gui", str(SAMPLE), str(SAMPLE)]).files == [str(SAMPLE)] * 2
+    assert parse_args([]).command is None  # no file: the window as always
+    with pytest.raises(SystemExit) as missing:
+        parse_args(["gui", str(tmp_path / "gone.csv")])
+    assert missing.value.code == 2 and "gone.csv' does not exist" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # a mistyped command is still said to be one, not opened as a file
+        parse_args(["clasify", str(SAMPLE)])
+    assert "invalid choice: 'clasify'" in capsys.readouterr().err
+
+
+def test_a_prompt_file_is_told_from_a_json_ticket_file(tmp_path):
+    prompt, tickets, fifo = tmp_path / "p.json", tmp_path / "t.json", tmp_path / "f.json"
+    prompt.write_text('\ufeff\n  {"name": "x", "labels": []}', encoding="utf-8")
+    tickets.write_text('[{"text": "my card"}]', encoding="utf-8")
+    assert looks_like_prompt(prompt) and not looks_like_prompt(tickets) and not looks_like_prompt(SAMPLE)
+    import os
+
+    os.mkfifo(fifo)
+    assert not looks_like_prompt(fifo)  # not opened: a FIFO would block the window
+    assert not looks_like_prompt(tmp_path / "gone.json")
+
+
+def test_a_prompt_and_tickets_given_together_label_the_tickets_with_that_prompt(qtbot, window, tmp_path):
+    prompt = tmp_path / "routing.json"
+    kept = routing_prompt(window, prompt)
+    window.ticket_actions.open_given([str(SAMPLE), str(prompt)])  # the prompt opens first, wherever it is named
+    assert window.document.path == prompt and [label.name for label in window.document.saved.labels] == kept
+    session = window.session
+    qtbot.waitUntil(lambda: len(session.table) == 60 and session.run_status.state == "done", timeout=20_000)
+    table = window.session.table
+    assert {table.label(row) for row in range(len(table))} <= set(kept)
+
+
+def test_a_prompt_dropped_on_the_window_opens_as_the_prompt(qtbot, window, tmp_path):
+    from qt_helpers import drop_files
+
+    prompt, second = tmp_path / "routing.json", tmp_path / "second.json"
+    kept = routing_prompt(window, prompt)
+    second.write_bytes(prompt.read_bytes())
+    drop_files(window, [prompt, second])
+    assert window.document.path == prompt and [label.name for label in window.document.saved.labels] == kept
+    assert window.last_message is not None and "One prompt at a time" in window.last_message.text()
+    assert window.session.ticket_count == 0  # not read as tickets (it was: "holds no tickets")
