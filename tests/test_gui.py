@@ -139,7 +139,7 @@ def test_baseline_toggle_adds_agreeing_columns_and_keeps_labels(qtbot, window, t
 
 
 def test_stop_keeps_finished_labels_and_resume_labels_the_rest(qtbot, window, tmp_path):
-    drop_files(window, [write_tickets(tmp_path / "many.csv", banking_tickets(400))])
+    drop_files(window, [write_tickets(tmp_path / "many.csv", banking_tickets(200))])
     qtbot.waitUntil(lambda: labelled(window) >= 16, timeout=60_000)
     heartbeat = Heartbeat()
     window.tickets.stop_button.click()
@@ -148,12 +148,12 @@ def test_stop_keeps_finished_labels_and_resume_labels_the_rest(qtbot, window, tm
     done = labelled(window)
     qtbot.wait(500)
     assert labelled(window) == done  # nothing more arrives after Stop
-    assert 16 <= done < 400
-    stopped = f"Stopped: 400 labelled by the classifier · {400 - done:,} not read by the language model yet"
+    assert 16 <= done < 200
+    stopped = f"Stopped: 200 labelled by the classifier · {200 - done:,} not read by the language model yet"
     assert window.tickets.rate_label.text().startswith(stopped)  # no stale ETA; the first pass labelled every row
     assert window.tickets.stop_button.text() == "Resume"
     window.tickets.stop_button.click()
-    wait_all_labelled(qtbot, window, 400)
+    wait_all_labelled(qtbot, window, 200)
     assert window.tickets.rate_label.text().split(" · ")[0] == "All labelled"
 
 
