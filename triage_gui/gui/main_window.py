@@ -303,7 +303,7 @@ class MainWindow(QMainWindow):
             self._file_done = None if shown else self._file_done  # offered: once per file
 
     def show_head(self, status: HeadStatus) -> None:
-        self.detail.taught_count = status.taught  # (the pane is shown again below)
+        self.detail.taught_count = status.learned  # (the pane is shown again below)
         self.teaching.show_head(status, self.learn_status)
         self.editor.set_taught_count(status.taught)
         self._show_field_taught()

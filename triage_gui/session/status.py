@@ -66,6 +66,12 @@ class HeadStatus:
     weights: str = ""  # how its heads are weighted, in words ("encoder 0.6, characters 0.15, ...")
     fit_ms: float = 0.0
     message: str = ""
+    stranded: int = 0  # of the taught, those whose label the prompt no longer has: the fit leaves them out
+
+    @property
+    def learned(self) -> int:
+        """The taught tickets the classifier learns from (a label of this prompt)."""
+        return self.taught - self.stranded
 
 
 @dataclass(frozen=True)

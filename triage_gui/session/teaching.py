@@ -154,7 +154,11 @@ class Teaching:
         return [self.thread]
 
     def _set(self, status: HeadStatus) -> None:
-        self.status = status
+        """``status`` with the taught tickets the fit leaves out: a label the prompt no longer has (W9: after
+        Suggest labels and Save, "Learned from 8 taught tickets" of a fit that had none of them)."""
+        labels = set(self.table.labels)
+        stranded = sum(label not in labels for label in self.taught.values()) if labels else 0
+        self.status = status = replace(status, stranded=stranded)
         self.changed.emit(status)
 
     # ---------------------------------------------------------- taught set

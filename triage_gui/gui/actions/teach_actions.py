@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QLabel, QMessageBox
 from ...engine.learning import in_words  # the heads' table (numpy only: scikit-learn stays out of the start)
 from ...session.session import Session
 from ...session.status import HeadStatus
+from ...words import counted
 from ..prompt.prompt_editor import PromptEditor
 from ..tickets.ticket_area import TicketArea
 
@@ -172,10 +173,15 @@ class TeachActions:
         elif status.state == "fitting":
             label.setText("Learning…")
         elif status.state == "ready":  # short words in the status bar (cut at 1366 px with two fields), all in the tip
-            whole = self._learned_from(status.taught)
+            whole = self._learned_from(status.learned)
             label.setText(f"Learned from {'the prompt' if whole.endswith(' and label descriptions') else whole}")
+            left_out = status.stranded and (
+                f" {counted(status.stranded, 'taught ticket')} {'has' if status.stranded == 1 else 'have'} a label"
+                " this prompt does not have: left out."
+            )
             label.setToolTip(
                 f"Learned from {whole}. {in_words()}, weighted {status.weights}. Refit in {status.fit_ms:.0f} ms."
+                + (left_out or "")
             )
         elif status.state == "failed":
             label.setText("Learning failed")

@@ -124,7 +124,7 @@ class Summary:
         if timing := fields_timing(self.session):
             notes.append(timing)
         head = self.session.head_status
-        learning = learned_from(head.taught, self.session.prompt_in_use) if head.state == "ready" else ""
+        learning = learned_from(head.learned, self.session.prompt_in_use) if head.state == "ready" else ""
         self.results.show_stats(
             run.labelled,
             run.total,
