@@ -222,6 +222,32 @@ def test_the_bars_elide_long_names_and_keep_text_off_the_bars():
     assert bar_layout(names, 900, metrics)[1].text == names[1]
 
 
+def test_names_too_long_for_half_the_pane_go_over_their_bars_whole(qtbot):
+    """W9: at 1024x640 the two-field bank prompt's queue bars read "pa…rs", "to…sh", "fe…ge", "acc…ity"."""
+    from PySide6.QtGui import QFont, QFontMetrics
+
+    from triage_gui.gui.results.detail_pane import ROW_HEIGHT, ProbabilityBars, bar_layout
+
+    bold = QFont()
+    bold.setBold(True)
+    metrics = QFontMetrics(bold)
+    names = ["cards", "payments and transfers", "top-up and cash", "fees and exchange", "account and security"]
+    rows = bar_layout(names, 170, metrics)
+    assert [row.text for row in rows] == names
+    for row, below in itertools.pairwise(rows):
+        assert not row.name_rect.intersects(row.bar_rect) and not row.bar_rect.intersects(row.value_rect)
+        assert row.value_rect.right() <= 170 and below.name_rect.top() >= row.bar_rect.bottom()
+    assert bar_layout(["billing", "account"], 170, metrics)[1].name_rect.top() == 2 + ROW_HEIGHT  # short: one line
+    bars = ProbabilityBars()
+    qtbot.addWidget(bars)
+    bars.show()
+    bars.resize(170, 10)
+    bars.set_rows([(name, 0.2, i, i == 0) for i, name in enumerate(names)])
+    assert bars.height() == 2 * ROW_HEIGHT * len(names) + 4  # every row shown, none over another
+    bars.resize(900, bars.height())
+    assert bars.height() == ROW_HEIGHT * len(names) + 4
+
+
 # ------------------------------------------------------------------ the screen
 
 

@@ -60,26 +60,32 @@ class BarRow:
     name_rect: QRectF
     bar_rect: QRectF  # the whole track; the bar fills the probability's share of it
     value_rect: QRectF
+    stacked: bool = False  # the name on its own line, over the bar
 
 
 def bar_layout(names: list[str], width: int, metrics: QFontMetrics) -> list[BarRow]:
-    """One row per label, the name, the bar and the value side by side and never over each other: a name
-    too long for the narrow pane is elided in the middle (the widget's tooltip has every full name).
-    ``metrics``: the bold font's, so the chosen label, drawn bold, fits as well as the others."""
+    """One row per label, the name, the bar and the value never over each other: side by side where every
+    name fits in half the width, else each name on its own line over its bar (W9: "pa…rs", "to…sh" at
+    1024x640 could not be read), elided in the middle only where longer than the pane (the widget's tooltip
+    has every full name). ``metrics``: the bold font's, so the chosen label, drawn bold, fits as well."""
     value_width = metrics.horizontalAdvance("0.00") + GAP
     widest = max((metrics.horizontalAdvance(name) for name in names), default=0)
-    name_width = max(24, min(widest + 2, (width - value_width - 2 * GAP) // 2))  # + 2: rounding never elides
-    bar_left = name_width + GAP
+    half = (width - value_width - 2 * GAP) // 2
+    stacked = widest + 2 > half  # + 2: rounding never elides
+    name_width = max(24, width if stacked else min(widest + 2, half))
+    bar_left = 0 if stacked else name_width + GAP
     bar_width = max(10, width - bar_left - GAP - value_width)
     rows = []
     for i, name in enumerate(names):
-        y = 2 + i * ROW_HEIGHT
+        y = 2 + i * ROW_HEIGHT * (2 if stacked else 1)
+        bar_y = y + ROW_HEIGHT if stacked else y
         rows.append(
             BarRow(
                 metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, name_width),
                 QRectF(0, y, name_width, ROW_HEIGHT - 2),
-                QRectF(bar_left, y + 2, bar_width, 12),
-                QRectF(bar_left + bar_width + GAP, y, value_width, ROW_HEIGHT - 2),
+                QRectF(bar_left, bar_y + 2, bar_width, 12),
+                QRectF(bar_left + bar_width + GAP, bar_y, value_width, ROW_HEIGHT - 2),
+                stacked,
             )
         )
     return rows
@@ -96,9 +102,18 @@ class ProbabilityBars(QWidget):
 
     def set_rows(self, rows: list[tuple[str, float, int, bool]]) -> None:
         self.rows = rows
-        self.setFixedHeight(ROW_HEIGHT * len(rows) + 4)  # every row shown: the pane scrolls, never overlaps
+        self._fit_height()
         self.setToolTip("\n".join(f"{name}: {p:.3f}" for name, p, _, _ in rows))
         self.update()
+
+    def _fit_height(self) -> None:
+        """Every row shown (the pane scrolls, never overlaps): two lines a label where the names are stacked."""
+        laid = self.layout_rows()
+        self.setFixedHeight(ROW_HEIGHT * len(self.rows) * (2 if laid and laid[0].stacked else 1) + 4)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_height()
 
     def layout_rows(self) -> list[BarRow]:
         bold = QFont(self.font())
@@ -116,7 +131,7 @@ class ProbabilityBars(QWidget):
             font.setBold(chosen)
             painter.setFont(font)
             painter.setPen(text_color)
-            painter.drawText(row.name_rect, right, row.text)
+            painter.drawText(row.name_rect, left if row.stacked else right, row.text)
             fill = label_color(color, dark)
             fill.setAlpha(230 if chosen else 150)
             bar = QRectF(row.bar_rect)
