@@ -202,7 +202,7 @@ def test_headers_and_painted_text_are_whole(qtbot, window, size, baseline):
         assert row.text == full or ("…" in row.text and full in bars.toolTip())
 
 
-def test_the_bars_elide_long_names_and_keep_text_off_the_bars():
+def test_the_bars_elide_long_names_and_keep_text_off_the_bars(qtbot):  # qtbot: a QApplication for the fonts
     from PySide6.QtGui import QFont, QFontMetrics
 
     from triage_gui.gui.results.detail_pane import bar_layout
