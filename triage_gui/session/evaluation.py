@@ -59,7 +59,7 @@ class Evaluation:
     def __init__(self, table: TicketTable, mappings: dict[str, dict[str, str]] | None = None) -> None:
         self.table = table
         self.gold: GoldColumn | None = None
-        self.offered = False  # a gold column was looked for with labels to match (or the lead chose)
+        self.offered: bool | tuple[str, ...] = False  # True: the lead chose; labels: looked for with these
         self.mappings: dict[str, dict[str, str]] = dict(mappings or {})  # file header key -> value mapping
         # prompt version -> (gold rows, taught set, sentence encoder) fingerprints -> its first score under them
         self.scores: dict[int, dict[tuple[str, str, str], Score]] = {}
@@ -121,11 +121,14 @@ class Evaluation:
     def detect(self, text_column: str) -> bool:
         """Offer a column whose values are (nearly all) label names as gold, once a file; True if one was
         chosen. Called when a file is read and again when a prompt is in use: a sample opened a second
-        after launch, before the prompt had labels to match, was left with no gold column."""
+        after launch, before the prompt had labels to match, was left with no gold column; and with each new
+        set of labels unless the lead chose (W9: the sample read under another prompt kept Gold (none) under
+        File › Open prompt… of the one whose labels its team column holds)."""
         table = self.table
-        if self.offered or self.gold is not None or not len(table) or not table.labels:
+        labels = tuple(table.labels)
+        if self.offered in (True, labels) or self.gold is not None or not len(table) or not labels:
             return False
-        self.offered = True
+        self.offered = labels
         for column in table.columns:
             if column == text_column:
                 continue
