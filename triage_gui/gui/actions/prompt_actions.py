@@ -277,16 +277,8 @@ class PromptActions:
         except ValueError as exc:
             self.warn("Prompt not opened", str(exc))
             return False
-        if ask and self.document.dirty:
-            answer = QMessageBox.question(
-                self.parent,
-                "Open prompt",
-                f"The prompt has unsaved changes. Open {Path(path).name} and discard them?",
-                QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
-                QMessageBox.StandardButton.Cancel,
-            )
-            if answer != QMessageBox.StandardButton.Discard:
-                return False
+        if ask and not self.confirm_quit("Open prompt", f"opening {Path(path).name}"):  # Save, as New prompt offers
+            return False
         stranded = self.document.stranded or []  # taught where no file could take them yet: they come along
         self.document.adopt(path, profile)
         self.editor.clear_problems()
