@@ -379,6 +379,7 @@ WINDOW_READS = {
         "suggested", "table", "table_reset", "taught", "taught_items", "text_column",
         "ticket_count",
         "field_check_records", "field_check_status", "field_checks_changed",  # random checks per field
+        "field_learned",  # each further field's taught tickets its fit learns from
     },
     "document": {
         "adopt", "applied", "changed", "close", "dirty", "draft", "draft_taught", "edit", "failed", "fields_moved",

@@ -223,6 +223,14 @@ class Intents:
         """Every further field's taught tickets, in field order (what the prompt file keeps for them)."""
         return [self.fields.items(i) for i in range(1, len(self.fields.specs) + 1)]
 
+    def field_learned(self) -> list[int]:
+        """Each further field's taught tickets with a label it has: those its fit learns from (the status bar
+        counts them; a label the field no longer has is left out, as the first field's are)."""
+        return [
+            sum(label in spec.labels for _, label in self.fields.items(i))
+            for i, spec in enumerate(self.fields.specs, start=1)
+        ]
+
     def accept(self, rows: Sequence[int]) -> tuple[dict[str, int], list[int]]:
         """Enter: teach each row the label it shows. Returns label -> rows accepted with it, and the rows
         of the random sample this checked (counted right)."""

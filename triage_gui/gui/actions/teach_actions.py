@@ -38,6 +38,8 @@ class TeachActions:
         self.notify = notify
         self.gold = False  # whether a gold column measures the labels already (as last shown)
         self.shown_field = 0  # whose estimate the status bar shows (a prompt with several fields)
+        self._head: tuple[HeadStatus, QLabel] | None = None  # the learning state last shown, and where
+        session.save_taught.connect(self.taught_changed)
 
     def teach(self, rows: list[int], label: str | None) -> None:
         """Teach the field of the column in use (a prompt with several fields; else the one field)."""
@@ -173,19 +175,29 @@ class TeachActions:
         elif status.state == "fitting":
             label.setText("Learning…")
         elif status.state == "ready":  # short words in the status bar (cut at 1366 px with two fields), all in the tip
+            self._head = (status, label)
             whole = self._learned_from(status.learned)
-            label.setText(f"Learned from {'the prompt' if whole.endswith(' and label descriptions') else whole}")
             left_out = status.stranded and (
                 f" {counted(status.stranded, 'taught ticket')} {'has' if status.stranded == 1 else 'have'} a label"
                 " this prompt does not have: left out."
             )
-            label.setToolTip(
-                f"Learned from {whole}. {in_words()}, weighted {status.weights}. Refit in {status.fit_ms:.0f} ms."
-                + (left_out or "")
-            )
+            tip = f"{in_words()}, weighted {status.weights}. Refit in {status.fit_ms:.0f} ms.{left_out or ''}"
+            names, counts = self.session.field_names, [status.learned, *self.session.field_learned()]
+            if len(names) > 1 and any(counts):  # each field learns from its own (W9: the queue's 1 said, 7 unsaid)
+                label.setText(f"Learned from {' + '.join(map(str, counts))} taught")
+                each = "; ".join(f"{name}: {counted(n, 'taught ticket')}" for name, n in zip(names, counts))
+                label.setToolTip(f"Each field learned from its own taught tickets ({each}). {tip}")
+                return
+            label.setText(f"Learned from {'the prompt' if whole.endswith(' and label descriptions') else whole}")
+            label.setToolTip(f"Learned from {whole}. {tip}")
         elif status.state == "failed":
             label.setText("Learning failed")
             label.setToolTip(status.message)
+
+    def taught_changed(self) -> None:
+        """A further field's teaching refits its own heads, not the first field's: the line counts it anew."""
+        if self._head is not None:
+            self.show_head(*self._head)
 
     def _learned_from(self, taught: int) -> str:
         """What the classifier was fitted on, as it is: with nothing taught, the prompt's examples and
