@@ -171,3 +171,44 @@ def test_teach_next_lists_the_suggestions_and_n_goes_to_the_next(qtbot, window):
     qtbot.keyClick(view, Qt.Key.Key_N)
     second = window.tickets.proxy.mapToSource(view.currentIndex()).row()
     assert second != first and table.taught_label(second) is None
+
+
+def test_an_estimate_from_checks_of_other_tickets_says_so():
+    """File › Open with Replace: the estimate stays with the prompt, but its checks were drawn from the other
+    file; shown bare over these tickets it read as their accuracy (W9: "~100% (51–100%), 4 checks")."""
+    table = labelled_table(30, set())
+    checks = RandomChecks(table, seed=3)
+    checks.record(checks.draw(4), None)
+    assert not checks.status.elsewhere and "other tickets" not in checks.status.short()
+    table.clear()
+    checks.clear()
+    assert not checks.status.elsewhere  # no tickets loaded: the prompt's estimate, as after a restart
+    table.add([NewRow({"text": f"another {i}"}, f"another {i}") for i in range(5)])
+    checks.refresh()
+    assert checks.status.elsewhere and checks.status.short().startswith("~100% (51–100%) of other tickets, 4 checks")
+    assert "from 4 random checks of tickets not loaded now" in checks.status.describe()
+    table.add([NewRow({"text": f"ticket {i}"}, f"ticket {i}") for i in range(30)])
+    checks.refresh()  # the checked file added to these: the estimate is of loaded tickets again
+    assert not checks.status.elsewhere and "other tickets" not in checks.status.short()
+
+
+def test_the_status_bar_says_an_estimate_is_of_other_tickets_after_replace(qtbot, tmp_path, monkeypatch, event_loop_qt):
+    from fake_engine import FakeEngine
+    from helpers import SAMPLE, banking_tickets, write_tickets
+    from window_fakes import close_fake, fake_window
+
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
+    window = fake_window(qtbot, FakeEngine(batch_seconds=0.01))
+    try:
+        session = window.session
+        session.open_file(SAMPLE)
+        qtbot.waitUntil(lambda: len(session.table) == 60 and session.run_status.state == "done", timeout=20_000)
+        window.teaching.accept(session.draw_checks(0)[:1], 0)  # one check answered: the label is right
+        qtbot.waitUntil(lambda: window.check_status.text().startswith("~100%"), timeout=5_000)
+        assert "other tickets" not in window.check_status.text()
+        week_2 = [text for text in banking_tickets(21) if text not in session.table.texts][:20]  # none checked
+        session.open_file(write_tickets(tmp_path / "week-2.csv", week_2), replace=True)
+        qtbot.waitUntil(lambda: "of other tickets" in window.check_status.text(), timeout=20_000)
+        assert "tickets not loaded now" in window.check_status.toolTip()
+    finally:
+        close_fake(window)

@@ -13,7 +13,8 @@ Checks are kept with the prompt (by ticket text, as the taught set: :mod:`engine
 the version and taught-set size it was made under and when, so the estimate comes back after File ›
 Open of the same tickets, reopening the prompt and a restart, and says what it describes ("~40% (22–61%),
 20 checks on v3 with 40 taught, 2 h ago") and whether a newer prompt version or teaching since may have
-changed it. Dropping the tickets drops the rows still to check, not the verdicts.
+changed it. Dropping the tickets drops the rows still to check, not the verdicts; over another file (none of
+the checked tickets loaded) the estimate says it is "of other tickets": shown bare, it read as that file's.
 Undoing the teach a verdict made takes the verdict back too (the ticket is to be checked again, first);
 redoing it gives the verdict again: an undone answer kept counting in the estimate.
 
@@ -48,6 +49,9 @@ NOT_ESTIMATED = "Accuracy: not estimated"  # the status bar before any random ch
 # random checks have (nothing yet); "Accuracy: not estimated" beside "Accuracy against gold 48.2%" read as
 # a contradiction.
 NO_CHECKS = "Random checks: none yet"
+# A sample's estimate describes the file it was drawn from: said of another file (File › Open with Replace) it
+# read as that file's accuracy (W9: "~100% (51–100%), 4 checks" over 150 tickets none of which was checked).
+ELSEWHERE = " of tickets not loaded now (another file: check a sample of these to estimate theirs)"
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,7 @@ class CheckStatus:
     since: str = ""  # what changed since the last check that may have changed the accuracy ("" nothing)
     first_pass: int = 0  # checks whose label was the classifier's first pass (the language model had not read it)
     field: str = ""  # a prompt with several fields: the field whose labels were checked ("": one field)
+    elsewhere: bool = False  # tickets are loaded and none of the checked ones is among them (another file)
 
     @property
     def accuracy(self) -> float | None:
@@ -88,7 +93,8 @@ class CheckStatus:
             return f"Random checks of {self.field}: none yet" if gold else f"Accuracy of {self.field}: not estimated"
         if not self.checked:
             return NO_CHECKS if gold else NOT_ESTIMATED
-        line = f"~{100 * self.correct / self.checked:.0f}% ({100 * self.low:.0f}–{100 * self.high:.0f}%), "
+        other = " of other tickets" if self.elsewhere else ""
+        line = f"~{100 * self.correct / self.checked:.0f}% ({100 * self.low:.0f}–{100 * self.high:.0f}%){other}, "
         named = f"{self.field} " if self.field else ""
         return named + line + self.what(now) + (" (may have changed)" if self.since else "")
 
@@ -102,7 +108,8 @@ class CheckStatus:
         checks = "random check" if self.checked == 1 else "random checks"
         text = (
             f"Accuracy{of} {100 * self.correct / self.checked:.0f}% (95% interval {100 * self.low:.0f}–"
-            f"{100 * self.high:.0f}%), from {self.checked} {checks}: {self.correct} "
+            f"{100 * self.high:.0f}%), from {self.checked} {checks}{ELSEWHERE if self.elsewhere else ''}: "
+            f"{self.correct} "
             f"{self.field + ' ' if self.field else ''}label{'s' if self.correct != 1 else ''} right ({self.what(now)})"
         )
         if self.since:
@@ -259,7 +266,8 @@ class RandomChecks:
             # cut in the status bar at 1366 px (tests/test_window_fields_left.py)
             first = sum(c.stage == Source.FIRST.shown for c in checks) if not self.field else 0
             since = self._since(versions[1], last.taught, together)
-            self.status = replace(status, since=since, first_pass=first, field=self.name)
+            elsewhere = table is not None and len(table) > 0 and not _any_loaded(checks, table)
+            self.status = replace(status, since=since, first_pass=first, field=self.name, elsewhere=elsewhere)
         self.changed.emit(self.status)
 
     def _on_these_labels(self, check: CheckRecord) -> bool:
@@ -286,6 +294,12 @@ class RandomChecks:
         elif taught < before:
             changes.append("taught tickets were taken back")
         return " and ".join(changes)
+
+
+def _any_loaded(checks: Sequence[CheckRecord], table: TicketTable) -> bool:
+    """Whether any checked ticket is among the loaded ones (by text, as checks are kept)."""
+    texts = set(table.texts)
+    return any(c.text in texts for c in checks)
 
 
 class FieldChecks:
