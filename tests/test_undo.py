@@ -102,3 +102,23 @@ async def test_forget_forget_all_accept_import_and_gold_each_undo_as_one_step(se
     teaching.history.undo()
     assert taught(session) == start
     await idle(session)
+
+
+@run
+async def test_a_teach_that_answers_random_checks_says_its_undo_takes_them_back(session, fake):
+    """W9: "Undo teach 1 ticket 'technical'" also took a random check back (the estimate went from 5 checks to 4)
+    without a word; the step names the checks it answered, and a teach outside the sample names none."""
+    await ready(session)
+    session.add_rows(rows(30))
+    await idle(session)
+    drawn = session.draw_checks(0)
+    outside = next(r for r in range(30) if r not in drawn and session.table.taught_label(r) is None)
+    session.teach([outside], "billing")
+    assert session.history.undo_text == "teach 1 ticket 'billing'"
+    session.teach(drawn[:1], "billing")
+    assert session.history.undo_text == "teach 1 ticket 'billing' with its random check"
+    session.accept(drawn[1:4])
+    assert session.history.undo_text.endswith(" with 3 random checks")
+    assert session.check_status.checked == 4
+    session.history.undo()
+    assert session.check_status.checked == 1  # what the step said it would take back

@@ -174,7 +174,8 @@ class Intents:
         """Teach these rows ``label`` (None: forget). Rows of the random sample count as checked first,
         against the label they showed; returns those rows."""
         checked = self.checks.record(rows, label) if label is not None else []
-        self.teaching.teach(rows, label)
+        with self.history.answering(len(checked)):
+            self.teaching.teach(rows, label)
         return checked
 
     def teach_field(self, field: int, rows: Sequence[int], label: str | None) -> list[int]:
@@ -187,7 +188,8 @@ class Intents:
         checked = checks.record(rows, label) if checks is not None and label is not None else []
         table = self.table
         texts = [table.texts[r] for r in rows if 0 <= r < len(table) and r not in table.problems]
-        self._teach_texts(field, texts, label)
+        with self.history.answering(len(checked)):
+            self._teach_texts(field, texts, label)
         return checked
 
     def _teach_texts(self, field: int, texts: Sequence[str], label: str | None) -> None:
@@ -212,7 +214,8 @@ class Intents:
         changes = {}
         for label, texts in by_label.items():
             changes.update(self.fields.teach(field, texts, label))
-        self.history.record("accept", changes, field, self.fields.names[field - 1])
+        with self.history.answering(len(checked)):
+            self.history.record("accept", changes, field, self.fields.names[field - 1])
         return {label: len(texts) for label, texts in by_label.items()}, checked
 
     def field_labels(self, field: int) -> list[str]:
@@ -235,7 +238,8 @@ class Intents:
         """Enter: teach each row the label it shows. Returns label -> rows accepted with it, and the rows
         of the random sample this checked (counted right)."""
         checked = self.checks.record(rows, None)
-        return self.teaching.accept(rows), checked
+        with self.history.answering(len(checked)):
+            return self.teaching.accept(rows), checked
 
     def add_taught(self, items: Sequence[tuple[str, str]]) -> int:
         """Teach tickets that need not be loaded (an import, another window's); returns how many changed."""

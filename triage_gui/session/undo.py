@@ -12,7 +12,8 @@ and triggers it (:mod:`gui.undo_actions`); prompt edits have their own stack in 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
@@ -76,6 +77,7 @@ class TaughtHistory:
         self.stepped: Event[[Step, bool]] = Event()  # a step undone (True) or redone (False), once applied
         self.recorded: Event[[Step]] = Event()  # a new step: every route of teaching ends here (the status bar)
         self.recording = False  # inside an undoable operation: the nested ones are part of its step
+        self._checks = 0  # random checks the step being recorded answers (:meth:`answering`)
 
     @property
     def undo_text(self) -> str:
@@ -91,12 +93,25 @@ class TaughtHistory:
             return  # nothing changed (accepting a label already taught): nothing to undo
         named = name if field else self.field_name
         what = describe(kind, changes) + (f" ({named})" if named else "")
+        if self._checks:  # an undo takes the verdicts back too: the menu says so
+            what += " with its random check" if self._checks == 1 else f" with {self._checks} random checks"
         step = Step(what, changes, field)
         self.done.append(step)
         del self.done[:-LIMIT]
         self.undone.clear()
         self.changed.emit()
         self.recorded.emit(step)
+
+    @contextmanager
+    def answering(self, checks: int) -> Iterator[None]:
+        """The teach recorded inside answers ``checks`` random checks, which its undo takes back: its name says so
+        ("Undo teach 1 ticket 'technical' with its random check"; W9: the undo named the teach, and the estimate
+        went from 5 checks to 4)."""
+        self._checks = checks
+        try:
+            yield
+        finally:
+            self._checks = 0
 
     def undo(self) -> Step | None:
         if not self.done:
