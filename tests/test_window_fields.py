@@ -289,3 +289,17 @@ def test_the_latency_chart_names_the_field_whose_times_it_draws(qtbot, window, t
         boxes = [rect for _, rect, _ in items]
         assert all(a.right() < b.left() - 12 for a, b in itertools.pairwise(boxes))
     assert legend(metrics, QRectF(48, 10, 600, 100))[0][0] == "ms per ticket"  # one field: as it was
+
+
+def test_a_further_fields_teach_repaints_its_from_cell_at_once(qtbot, window, tmp_path):
+    """W9: pressing 2 on a priority cell showed "✓ medium" beside From "first pass" for 1.5 s, until the field's
+    refit landed: the teach itself now tells the view every row changed, the From cell with them."""
+    open_two_fields(qtbot, window, tmp_path)
+    model = window.model
+    source = model.column_ids().index(FieldCol(1, "priority", source=True))
+    changed: list[tuple[int, int, int, int]] = []
+    model.dataChanged.connect(lambda a, b, *_: changed.append((a.row(), b.row(), a.column(), b.column())))
+    row = next(r for r in range(N) if cell(window, r, FieldCol(1, "priority", source=True)) != "taught")
+    window.session.teach_field(1, [row], "high")  # no event processed yet: the refit has not landed
+    assert any(r0 <= row <= r1 and c0 <= source <= c1 for r0, r1, c0, c1 in changed), changed
+    assert cell(window, row, FieldCol(1, "priority", source=True)) == "taught"

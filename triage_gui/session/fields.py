@@ -274,6 +274,8 @@ class FieldLabels:
             else:
                 taught[text] = label
         self.taught_changed.emit()
+        if len(self.table):  # the taught rows' ✓ and "taught" source at once (From showed "first pass" till the refit)
+            self.rows_changed.emit(0, len(self.table) - 1)
         self.refit()
 
     def rows_embedded(self) -> None:
