@@ -61,14 +61,15 @@ def test_frozen_classify_matches_the_source_run(tmp_path, loaded):
         workbook.active.append(row)
     book, book_out = tmp_path / "sample.xlsx", tmp_path / "frozen.xlsx"
     workbook.save(book)
-    run = subprocess.run(
-        [str(frozen), "classify", str(book), "--out", str(book_out)], env=env, capture_output=True, text=True
-    )
+    # The first pass (as the e5 runs above): reading and writing a workbook is what this checks, and a third run
+    # of the language model over the 60 tickets (the CSV runs above check its labels) adds nothing to that.
+    xlsx_fast = [str(book), "--fast", "--encoder", "e5-small", "--out", str(book_out)]
+    run = subprocess.run([str(frozen), "classify", *xlsx_fast], env=env, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-3000:]
     sheet = openpyxl.load_workbook(book_out, read_only=True).active
     table = [list(r) for r in sheet.iter_rows(values_only=True)]
     column = table[0].index("label")
-    assert [r[column] for r in table[1:]] == frozen_labels
+    assert [r[column] for r in table[1:]] == e5_labels
     version = subprocess.run([str(frozen), "--version"], capture_output=True, text=True)
     assert "Ticket Triage" in version.stdout and "torch" in version.stdout
     assert not list((ROOT / "dist" / "ticket-triage").rglob("libcudart*"))
