@@ -83,7 +83,9 @@ def test_the_status_bar_names_the_tables_heads(sixth, qapp):
 
     label = QLabel()
     status = HeadStatus("ready", 3, 5, describe({"encoder": 0.5, "hint": 0.5}), 12.0)
-    TeachActions.show_head(SimpleNamespace(_learned_from=lambda taught: "3 taught tickets"), status, label)
+    one_field = SimpleNamespace(field_names=[], field_learned=lambda: [])
+    actions = SimpleNamespace(_learned_from=lambda taught: "3 taught tickets", session=one_field)
+    TeachActions.show_head(actions, status, label)
     assert label.toolTip() == (  # the whole of what the status bar shortens first, then the heads
         "Learned from 3 taught tickets. Encoder, LLM-state, word, character and hint-column heads and the prompt, "
         "weighted hint column 0.5, encoder 0.5. Refit in 12 ms."
