@@ -96,7 +96,9 @@ def test_merge_split_drop_and_more_in_the_dialog(qtbot, event_loop_qt):
 def test_new_labels_for_poorly_fitted_tickets_say_what_they_take_over_and_are_added(window, qtbot):
     texts = loaded(window)
     table = window.session.table
-    qtbot.waitUntil(lambda: table.count_scored() == len(texts), timeout=20_000)
+    # settled: every row scored and nothing left to do (a refit landing after the last score moved two tickets'
+    # confidence across 0.5 between this list and the dialog's: 66 against 64, once in a full run)
+    qtbot.waitUntil(lambda: table.count_scored() == len(texts) and not window.session.busy, timeout=20_000)
     poor = [r for r in range(len(texts)) if (table.confidence(r) or 0) < 0.5]
     assert len(poor) >= 20  # the fake prompt's three labels fit these tickets badly
     before = window.prompt.editor.profile().label_names
