@@ -7,22 +7,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from fake_engine import FakeEngine
 from helpers import SAMPLE
-from window_fakes import close_fake, fake_window
 
 from triage_gui.commands import parse_args
 from triage_gui.engine.prompt import looks_like_prompt
 
 pytestmark = pytest.mark.timeout(120)
-
-
-@pytest.fixture
-def window(qtbot, tmp_path, monkeypatch, event_loop_qt):
-    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
-    win = fake_window(qtbot, FakeEngine(batch_seconds=0.01))
-    yield win
-    close_fake(win)
 
 
 def routing_prompt(window, path):
