@@ -176,7 +176,6 @@ class TeachActions:
             label.setText("Learning…")
         elif status.state == "ready":  # short words in the status bar (cut at 1366 px with two fields), all in the tip
             self._head = (status, label)
-            whole = self._learned_from(status.learned)
             left_out = status.stranded and (
                 f" {counted(status.stranded, 'taught ticket')} {'has' if status.stranded == 1 else 'have'} a label"
                 " this prompt does not have: left out."
@@ -188,6 +187,7 @@ class TeachActions:
                 each = "; ".join(f"{name}: {counted(n, 'taught ticket')}" for name, n in zip(names, counts))
                 label.setToolTip(f"Each field learned from its own taught tickets ({each}). {tip}")
                 return
+            whole = self._learned_from(status.learned)
             label.setText(f"Learned from {'the prompt' if whole.endswith(' and label descriptions') else whole}")
             label.setToolTip(f"Learned from {whole}. {tip}")
         elif status.state == "failed":
