@@ -212,3 +212,28 @@ def test_the_status_bar_says_an_estimate_is_of_other_tickets_after_replace(qtbot
         assert "tickets not loaded now" in window.check_status.toolTip()
     finally:
         close_fake(window)
+
+
+def test_a_further_fields_estimate_holds_on_a_version_that_is_the_checked_one_again():
+    """A priority's part reverted to its v1 is saved as its v3: checks made on v1 still describe it (no "(may
+    have changed)"), while its v2, another prompt, did change it."""
+    from triage_gui.engine.prompt import Field, Label, VersionRecord
+    from triage_gui.session.checks import FieldChecks
+
+    table = labelled_table(40, set())
+    checks = FieldChecks(lambda i: table, lambda i: {})
+    history = [VersionRecord(n, "2026-12-04 10:00", {}, content) for n, content in ((1, "x"), (2, "y"), (3, "x"))]
+    checks.history = lambda i: history
+    checks.set_fields([Field("priority", "How urgent?", [Label("a", ""), Label("b", "")])])
+    field = checks.of(1)
+    assert field is not None
+    in_use = {"number": 1}
+    checks.number = lambda i: in_use["number"]
+    field.record(field.draw(5), None)
+    assert field.status.checked == 5 and not field.status.since
+    in_use["number"] = 2
+    field.refresh()
+    assert field.status.since == "priority version 2 is in use"
+    in_use["number"] = 3
+    field.refresh()
+    assert not field.status.since and "(may have changed)" not in field.status.short()

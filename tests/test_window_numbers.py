@@ -157,6 +157,33 @@ def test_the_estimate_says_a_newer_prompt_version_may_have_changed_it(qtbot, win
     assert "Since then prompt version 2 is in use" in window.check_status.toolTip()
 
 
+def test_going_back_to_the_checked_version_is_not_said_to_have_changed_the_estimate(qtbot, window):
+    """Revert to v1 saves v3, the same prompt as the one checked: the estimate said "(may have changed)" since
+    "prompt version 3 is in use", and the versions list kept its highlight on the row clicked, now v2."""
+    session = window.session
+    window._closing = True
+    session.paste([NewRow({"text": f"ticket {i}"}, f"ticket {i}") for i in range(20)])
+    qtbot.waitUntil(lambda: settled(window), timeout=10_000)
+    window.trigger("check")
+    window.teaching.accept([session.checks.queue[0]])
+    qtbot.waitUntil(lambda: settled(window), timeout=10_000)
+    window.editor.instruction.setPlainText(window.editor.instruction.toPlainText() + " Be brief.")
+    window.trigger("save")
+    qtbot.waitUntil(lambda: session.prompt_status.version == 1 and settled(window), timeout=10_000)
+    assert window.check_status.text().endswith("(may have changed)")
+    window.refresh_stats()
+    versions = window.results.versions
+    assert [versions.item(r, 0).text() for r in range(versions.rowCount())] == ["2", "1"]
+    versions.selectRow(1)  # v1, as the lead clicks it before Revert
+    window.results.revert_button.click()
+    qtbot.waitUntil(lambda: session.prompt_status.version == 2 and settled(window), timeout=10_000)
+    window.refresh_stats()
+    assert [versions.item(r, 0).text() for r in range(versions.rowCount())] == ["3", "2", "1"]
+    assert "1 check on v1 with 0 taught" in window.check_status.text()
+    assert "(may have changed)" not in window.check_status.text()
+    assert [i.row() for i in versions.selectionModel().selectedRows()] == [2]  # still v1, not the v2 row
+
+
 def test_with_gold_the_window_does_not_say_accuracy_is_not_estimated(qtbot, window, tmp_path):
     """The Accuracy tab showed "Accuracy against gold 48.2%" with "Accuracy: not estimated" beside it:
     with gold the status bar says what the random checks have (none yet), and the tab names the estimate."""

@@ -45,8 +45,8 @@ ACCURACY = """<h3>What the accuracy figures mean</h3>
 <ul>
 <li><b>~88% (74–95%), 30 checks on v3 with 40 taught, 2 h ago</b> in the status bar: from <i>Teach › Check a
 random sample</i>. You confirm or correct randomly drawn untaught tickets; the figure is the share you confirmed,
-with a 95% interval, and the checks are kept with the prompt. "(may have changed)": a newer prompt version or
-more teaching is in use since; check a new sample to see.
+with a 95% interval, and the checks are kept with the prompt. "(may have changed)": a newer prompt version
+(not the checked one reverted to) or more teaching is in use since; check a new sample to see.
 It is the only estimate of how right the labels are on tickets nobody has looked at. The tickets you corrected
 by hand are not a fair sample (they are the wrong ones), so they never count.</li>
 <li><b>Accuracy against gold</b> (<i>Accuracy</i> tab, once a <i>Gold</i> column is chosen): the labels

@@ -37,7 +37,7 @@ from functools import partial
 
 import numpy as np
 
-from ..engine.prompt import CheckRecord, Field
+from ..engine.prompt import CheckRecord, Field, VersionRecord
 from ..engine.scoring import wilson_interval
 from ..engine.table import Source, TicketTable, decide
 from .events import Event
@@ -149,6 +149,9 @@ class RandomChecks:
         self.context: Callable[[], tuple[int, int]] = lambda: (
             (t.version + 1, len(t.taught_rows())) if (t := self.table) is not None else (1, 0)
         )
+        # Whether two numbered versions hold the same prompt: Revert to v1 saves v3, the prompt that was checked,
+        # which the estimate had called "prompt version 3 is in use ... (may have changed)".
+        self.same: Callable[[int, int], bool] = lambda a, b: False
         # The label names of the prompt version a check was made on, by its number (None: not known).
         self.labels_of: Callable[[int], Sequence[str] | None] = lambda version: None
         # The labels in use (a field after the first: its own, known before its first pass has a table).
@@ -286,7 +289,7 @@ class RandomChecks:
         tickets (one, or those answered at once), just after it is recorded."""
         version, taught = self.context()
         changes = []
-        if version > checked_version:  # a further field's: its own version (its own numbering), named
+        if version > checked_version and not self.same(version, checked_version):  # a further field's: named
             changes.append(f"{self.name or 'prompt'} version {version} is in use")
         more = taught - before - together
         if more > 0:
@@ -294,6 +297,12 @@ class RandomChecks:
         elif taught < before:
             changes.append("taught tickets were taken back")
         return " and ".join(changes)
+
+
+def same_content(history: Sequence[VersionRecord], a: int, b: int) -> bool:
+    """Whether versions ``a`` and ``b`` of ``history`` hold the same prompt (False: either is not in it)."""
+    content = {r.number: r.content for r in history if r.number in (a, b)}
+    return len(content) == 2 and content[a] == content[b]
 
 
 def _any_loaded(checks: Sequence[CheckRecord], table: TicketTable) -> bool:
@@ -316,6 +325,7 @@ class FieldChecks:
         self.table_of, self.taught_of = table_of, taught_of
         # field i's version in use (1: the second field), numbered in that field's own history in the prompt file
         self.number: Callable[[int], int] = lambda index: 1
+        self.history: Callable[[int], Sequence[VersionRecord]] = lambda index: ()  # field i's versions
         self.fields: list[RandomChecks] = []
         self._carried: dict[str, list[int]] = {}  # a field's rows still to check, by name, through a move
         self.changed: Event[[int, CheckStatus]] = Event()  # field index (1: the second field), its status
@@ -332,6 +342,7 @@ class FieldChecks:
             checks = held.pop(f.name, None) or self._made(f.name)
             checks.field, checks.source = index, partial(self.table_of, index)
             checks.context = partial(self._context, index)
+            checks.same = partial(self._same, index)
             checks.labels = partial(list, f.label_names)
             checks.taught = partial(self._taught, index)
             out.append(checks)
@@ -361,6 +372,9 @@ class FieldChecks:
 
     def _context(self, index: int) -> tuple[int, int]:
         return self.number(index), len(self.taught_of(index))
+
+    def _same(self, index: int, a: int, b: int) -> bool:
+        return same_content(self.history(index), a, b)
 
     def _taught(self, index: int, table: TicketTable, row: int) -> bool:
         return table.texts[row].strip() in self.taught_of(index)

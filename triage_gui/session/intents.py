@@ -15,6 +15,7 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
+from .checks import same_content
 from .field_versions import number_in
 
 if TYPE_CHECKING:
@@ -345,6 +346,8 @@ class Intents:
         self.checks.context = lambda: (number(self.prompt_status.version), len(self.teaching.taught))
         if field_history is not None:
             self.fields.checks.number = lambda i: number_in(field_history(i), self.profile, i)
+            self.fields.checks.history = field_history
+            self.checks.same = lambda a, b: same_content(field_history(0), a, b)
         if labels_of is not None:
             self.checks.labels_of = labels_of
 

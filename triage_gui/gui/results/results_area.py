@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -156,6 +156,7 @@ class ResultsArea(QTabWidget):
         box.addLayout(row)
         self.addTab(versions, "Versions")
         self._version_numbers: list[int] = []
+        self._versions_of = ""  # whose versions are listed ("": the first field's)
         self._labels: list[str] = []
         self._field = 0  # the field whose confusion matrix is shown
 
@@ -370,6 +371,9 @@ class ResultsArea(QTabWidget):
             if field
             else "Put this version back in the editor and save"
         )
+        # kept by number (a new version shifts every row down), for the same field's list
+        chosen = set(self._selected_versions()) if field == self._versions_of else set()
+        self._versions_of = field
         self.versions.setRowCount(len(rows))
         self._version_numbers = [r[0] for r in rows]
         for r, (version, saved, accuracy, summary, taught) in enumerate(rows):
@@ -379,6 +383,12 @@ class ResultsArea(QTabWidget):
                 item = QTableWidgetItem(value)
                 item.setToolTip(value if c == 4 else "")
                 self.versions.setItem(r, c, item)
+        # After Revert to v1 (row 2 of 2) the highlight stayed on row 2, then v2, under a Compare or Revert button.
+        picked = QItemSelection()
+        for r, number in enumerate(self._version_numbers):
+            if number in chosen:
+                picked.select(self.versions.model().index(r, 0), self.versions.model().index(r, 4))
+        self.versions.selectionModel().select(picked, QItemSelectionModel.SelectionFlag.ClearAndSelect)
 
     def _selected_versions(self) -> list[int]:
         rows = sorted({i.row() for i in self.versions.selectedIndexes()})
