@@ -15,9 +15,9 @@ STEPS = f"""<h3>Ticket Triage in five steps</h3>
 with Ctrl+O. Every ticket gets a label as it is read.</li>
 <li><b>Check:</b> pick the column of correct labels as <i>Gold</i> to see accuracy, per-label precision and recall,
 and the confusion matrix (click a cell to list its tickets).</li>
-<li><b>Teach:</b> where a label is wrong, double-click it and choose the right one, or select rows and press 1-9;
-Enter in the table accepts a right label, Ctrl+Z undoes. Every other ticket is relabelled from what you taught
-within a second. The <i>Teach next</i> filter (N) lists the tickets that teach the most.</li>
+<li><b>Teach:</b> where a label is wrong, double-click it and choose the right one, or select rows and press 1-9
+(0 the tenth label); Enter in the table accepts a right label, Ctrl+Z undoes. Every other ticket is relabelled
+from what you taught within a second. The <i>Teach next</i> filter (N) lists the tickets that teach the most.</li>
 <li><b>Prompt:</b> edit the instruction, labels and examples on the left and save (Ctrl+S); the previous labels stay
 visible, marked out of date, until the new ones arrive. Every saved version is kept with the prompt, with its
 accuracy, under <i>Versions</i>.</li>

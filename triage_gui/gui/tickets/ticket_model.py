@@ -63,7 +63,7 @@ TITLES = {
 }  # fmt: skip
 TEXT_HELP = {
     Col.LABEL: "The label: taught (✓) by you, learned from what you taught, or from the prompt. "
-    "Double-click or press 1-9 to teach; Enter accepts the shown label.",
+    "Double-click or press 1-9 (0: the tenth label) to teach; Enter accepts the shown label.",
     Col.FROM: "Where the label came from: first pass (the taught classifier, before the language model has read "
     "the ticket or while its reading is not used for labels), learned (the classifier with the language model's "
     "view), prompt, or taught (you).",
