@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 
 from triage_gui.engine.scoring import wilson_interval
 from triage_gui.engine.table import NewRow, TicketTable
-from triage_gui.session.checks import RandomChecks
+from triage_gui.session.checks import CheckStatus, RandomChecks
 
 
 def test_the_interval_of_30_random_checks_covers_the_true_accuracy_at_least_90_percent_of_the_time():
@@ -237,3 +237,22 @@ def test_a_further_fields_estimate_holds_on_a_version_that_is_the_checked_one_ag
     in_use["number"] = 3
     field.refresh()
     assert not field.status.since and "(may have changed)" not in field.status.short()
+
+
+def test_checks_made_on_other_labels_are_said_to_be_kept_and_not_counted():
+    """Suggest labels, then Save: "~100%, 6 checks" became "not estimated" without a word; the checks are kept
+    with the prompt (they count again if those labels come back), and the estimate says so."""
+    table = labelled_table(40, set())
+    checks = RandomChecks(table, seed=3)
+    checks.record(checks.draw(6), None)
+    assert checks.status.checked == 6
+    checks.labels_of = lambda version: ["billing", "access"]  # the version checked had other labels
+    checks.refresh()
+    assert checks.status.checked == 0
+    told = checks.status.describe()
+    assert told.startswith("Accuracy not estimated yet (6 checks were made on other labels")
+    assert "do not count" in told and "check a random sample" in told
+    assert (
+        "(1 check was made on other labels: kept with the prompt, it does not" in CheckStatus(other_labels=1).describe()
+    )
+    assert len(checks.records()) == 6  # still kept with the prompt

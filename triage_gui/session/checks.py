@@ -70,6 +70,9 @@ class CheckStatus:
     first_pass: int = 0  # checks whose label was the classifier's first pass (the language model had not read it)
     field: str = ""  # a prompt with several fields: the field whose labels were checked ("": one field)
     elsewhere: bool = False  # tickets are loaded and none of the checked ones is among them (another file)
+    # Checks kept that were made on other labels (Suggest labels, then Save): the estimate went from "~85%, 20
+    # checks" to "not estimated" and nothing said why.
+    other_labels: int = 0
 
     @property
     def accuracy(self) -> float | None:
@@ -100,11 +103,21 @@ class CheckStatus:
 
     def describe(self, now: float | None = None, gold: bool = False) -> str:
         of = f" of {self.field}" if self.field else ""
-        if not self.checked and gold:
-            return f"No random-check estimate{of} yet: check a random sample (Teach menu) for tickets without gold."
         if not self.checked:
+            kept = self.other_labels
+            why = (
+                f" ({kept} {'check was' if kept == 1 else 'checks were'} made on other labels: kept with the prompt, "
+                f"{'it does' if kept == 1 else 'they do'} not count for these)"
+                if kept
+                else ""
+            )
+            if gold:
+                return (
+                    f"No random-check estimate{of} yet{why}: check a random sample (Teach menu) for tickets without "
+                    "gold."
+                )
             column = " in its column" if self.field else ""
-            return f"Accuracy{of} not estimated yet: check a random sample (Teach menu){column}."
+            return f"Accuracy{of} not estimated yet{why}: check a random sample (Teach menu){column}."
         checks = "random check" if self.checked == 1 else "random checks"
         text = (
             f"Accuracy{of} {100 * self.correct / self.checked:.0f}% (95% interval {100 * self.low:.0f}–"
@@ -258,7 +271,7 @@ class RandomChecks:
         if table is not None:  # (a field's table between two fits: the rows to check wait for the next)
             self.queue = [r for r in self.queue if r < len(table) and not self._taught_now(table, r)]
         if not checks:
-            self.status = CheckStatus(tuple(self.queue), field=self.name)
+            self.status = CheckStatus(tuple(self.queue), field=self.name, other_labels=len(self.checks))
         else:
             last = checks[-1]  # the newest verdict (kept in the order given)
             versions = (min(c.version for c in checks), max(c.version for c in checks))
