@@ -1,0 +1,40 @@
+"""Hostile round W10: the app ended by a signal (a logout, a shutdown, ``kill -TERM``) keeps what was taught."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+from triage_gui.engine.prompt import PromptProfile
+from triage_gui.engine.table import NewRow
+
+
+def test_sigterm_just_after_a_teach_closes_the_window_and_the_taught_ticket_is_in_the_prompt_file(
+    qtbot, window, tmp_path
+):
+    """W10: a ticket taught, then ``kill -TERM`` of the app a tenth of a second later: the process died at
+    once (no handler), before the coalesced write of the taught set, and after a restart the ticket was
+    not taught, with nothing said."""
+    from triage_gui.gui.app import close_on_terminate
+
+    session = window.session
+    session.paste([NewRow({"text": f"ticket {i}"}, f"ticket {i}") for i in range(6)])
+    qtbot.waitUntil(lambda: session.table.count_scored() == 6, timeout=10_000)
+    assert window.prompt.save(tmp_path / "mine.json")  # a prompt file of the lead's own
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=10_000)
+    died = []
+    previous = signal.signal(signal.SIGTERM, lambda *_: died.append(True))  # the default would end pytest
+    try:
+        close_on_terminate(window.close_now)
+        label = session.table.labels[1]
+        session.teaching.teach([2], label)
+        os.kill(os.getpid(), signal.SIGTERM)  # before the taught set's write (0.25 s coalescing)
+        qtbot.waitUntil(lambda: not window.isVisible(), timeout=10_000)
+    finally:
+        loop = __import__("asyncio").get_event_loop()
+        loop.remove_signal_handler(signal.SIGTERM)
+        loop.remove_signal_handler(signal.SIGHUP)
+        signal.signal(signal.SIGTERM, previous)
+    assert not died
+    taught = [(e.text, e.label) for e in PromptProfile.load(tmp_path / "mine.json").taught]
+    assert taught == [("ticket 2", label)]
