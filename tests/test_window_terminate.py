@@ -38,3 +38,26 @@ def test_sigterm_just_after_a_teach_closes_the_window_and_the_taught_ticket_is_i
     assert not died
     taught = [(e.text, e.label) for e in PromptProfile.load(tmp_path / "mine.json").taught]
     assert taught == [("ticket 2", label)]
+
+
+def test_taught_tickets_a_read_only_prompt_file_could_not_take_are_not_said_to_be_kept_with_it(qtbot, window, tmp_path):
+    """W10: p.json made read-only, a ticket taught: the line under the editor said "Taught tickets: 11 (kept with
+    this prompt)" while they were only in the draft, the status bar's one sentence saying so cut at 1366 px and
+    gone after ten seconds."""
+    session = window.session
+    session.paste([NewRow({"text": f"ticket {i}"}, f"ticket {i}") for i in range(6)])
+    qtbot.waitUntil(lambda: session.table.count_scored() == 6, timeout=10_000)
+    path = tmp_path / "mine.json"
+    assert window.prompt.save(path)
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=10_000)
+    line = window.editor.taught_count
+    path.chmod(0o444)
+    session.teaching.teach([1], session.table.labels[0])
+    qtbot.waitUntil(lambda: window.document.stranded is not None and not window.document.busy, timeout=10_000)
+    assert "kept with this prompt" not in line.text()
+    assert "not written to mine.json: it is read-only" in line.text() and "kept in the draft" in line.text()
+    path.chmod(0o644)
+    session.teaching.teach([2], session.table.labels[0])  # the file takes them all again
+    qtbot.waitUntil(lambda: window.document.stranded is None and not window.document.busy, timeout=10_000)
+    assert "2 (kept with this prompt)" in line.text()
+    assert len(PromptProfile.load(path).taught) == 2

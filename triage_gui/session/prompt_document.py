@@ -67,6 +67,9 @@ class DocumentStatus:
     path: Path
     dirty: bool
     new: bool = False  # File › New prompt, never saved: the tickets keep the last saved prompt's labels till Save
+    # Why the taught set is not in the file, kept in the draft ("" when it is): a read-only file's taught tickets
+    # were counted "(kept with this prompt)" under the editor, the one line saying so gone from the status bar.
+    not_written: str = ""
 
     @property
     def name(self) -> str:
@@ -97,6 +100,7 @@ class PromptDocument:
         self.fields_moved: Event[[list[int | None]]] = Event()  # each field's place before the Save (None: new)
         self.unreadable = ""  # why the file in use cannot be read ("" when it can): it is never written
         self.stranded: list[tuple[str, str]] | None = None  # a taught set the file could not take: in the draft
+        self._why = ""  # why the file could not take it (the status's ``not_written``)
         self.draft_taught: list[tuple[str, str]] = []  # the taught set the draft held at start
         self.writer = WorkerThread("prompt-file", transient=True)
         self._taught: list[tuple[str, str]] | None = None  # a taught set waiting to be written
@@ -165,7 +169,8 @@ class PromptDocument:
 
     @property
     def status(self) -> DocumentStatus:
-        return DocumentStatus(self.path, self.dirty, not self.saved.labels)
+        why = self._why if self.stranded is not None else ""
+        return DocumentStatus(self.path, self.dirty, not self.saved.labels, why)
 
     def edit(self, profile: PromptProfile) -> None:
         """The editor's content changed: remember it, say whether it is dirty, autosave it soon."""
@@ -460,12 +465,12 @@ class PromptDocument:
         self.saved = replace(written, taught=taught, checks=ours.checks) if take else base
         if take:
             self.draft = None
-        if self.stranded is not None:
+        if was_stranded := self.stranded is not None:
             self.stranded = None  # the file took the taught set the draft was keeping
             self._drafting.start(self._write_draft_soon())
         if merged.from_them or merged.prompt_from_them:
             self.merged.emit(merged.from_them, merged.prompt_from_them)
-        if take:
+        if take or was_stranded:
             self._announce()
 
     def _strand(self, ours: PromptProfile, exc: Exception) -> None:
@@ -474,12 +479,15 @@ class PromptDocument:
         self.stranded = [(e.text, e.label) for e in ours.taught]
         if isinstance(exc, ValueError) and not self.unreadable:
             self.unreadable = str(exc)
+        why = (exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)).rstrip(".")
         if first:
-            why = (exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)).rstrip(".")
             self.failed.emit(
                 f"The taught tickets were not written to {self.path.name}: {why}; they are kept in the draft "
                 "and come back at the next start."
             )
+        if why != self._why or first:
+            self._why = why
+            self._announce()
 
     def _renumber(self, merged: Merged) -> None:
         """Versions of ours that the file had under other numbers were given the next free ones."""

@@ -147,7 +147,9 @@ class PromptActions:
     def _show_state(self, status: DocumentStatus) -> None:
         # The state first: at 1024 px the file name's end is what gives way ("Unsaved: new-prompt.j…").
         state = "Unsaved" if status.dirty else "New, not saved yet" if status.new else "Saved"
-        self.editor.show_state(f"{state}: {status.name}", new=status.new)
+        why = status.not_written  # a read-only file: the taught tickets are in the draft, not the file
+        kept = f"not written to {status.name}: {why}; kept in the draft meanwhile" if why else "kept with this prompt"
+        self.editor.show_state(f"{state}: {status.name}", new=status.new, kept=kept)
 
     # ------------------------------------------------------------- saving
 
