@@ -61,3 +61,30 @@ def test_taught_tickets_a_read_only_prompt_file_could_not_take_are_not_said_to_b
     qtbot.waitUntil(lambda: window.document.stranded is None and not window.document.busy, timeout=10_000)
     assert "2 (kept with this prompt)" in line.text()
     assert len(PromptProfile.load(path).taught) == 2
+
+
+def test_a_ticket_forgotten_in_another_window_is_forgotten_in_this_one_at_its_next_write(qtbot, window, tmp_path):
+    """W10, two windows on p.json: B forgot a ticket (the file no longer held it), A kept showing it taught (✓,
+    counted "16 (kept with this prompt)" against the file's 15, learned from) until a restart dropped it."""
+    import json
+
+    session = window.session
+    session.paste([NewRow({"text": f"ticket {i}"}, f"ticket {i}") for i in range(6)])
+    qtbot.waitUntil(lambda: session.table.count_scored() == 6, timeout=10_000)
+    path = tmp_path / "shared.json"
+    assert window.prompt.save(path)
+    label = session.table.labels[0]
+    session.teaching.teach([1, 2], label)
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=10_000)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert sorted(e["text"] for e in data["taught"]) == ["ticket 1", "ticket 2"]
+    data["taught"] = [e for e in data["taught"] if e["text"] != "ticket 1"]  # the other window forgets it
+    path.write_text(json.dumps(data), encoding="utf-8")
+    session.teaching.teach([3], label)  # this window's next write reads the file
+    qtbot.waitUntil(lambda: "ticket 1" not in dict(session.taught_items()), timeout=10_000)
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=10_000)
+    assert sorted(dict(session.taught_items())) == ["ticket 2", "ticket 3"]
+    assert session.table.taught_label(1) is None  # no longer marked ✓
+    assert "2 (kept with this prompt)" in window.editor.taught_count.text()
+    assert sorted(e.text for e in PromptProfile.load(path).taught) == ["ticket 2", "ticket 3"]
+    assert "forgotten in another window" in window.statusBar().currentMessage()

@@ -95,6 +95,9 @@ class PromptDocument:
         # must take them in: they are what this side now knows the file holds), and whether the prompt in
         # the file is now theirs (taken as saved when there were no unsaved edits here).
         self.merged: Event[[list[tuple[str, str]], bool]] = Event()
+        # ... and the tickets of ours the other side forgot, as this side held them: this window forgets them too (a
+        # ticket forgotten in one window stayed taught, marked and learned from, in the other, the file without it).
+        self.forgotten: Event[[list[tuple[str, str]]]] = Event()
         # A Save put a field at another place (moved in the editor, or one before it removed): the taught set,
         # versions and checks of the first field are another field's now (``saved``'s), for the window to use.
         self.fields_moved: Event[[list[int | None]]] = Event()  # each field's place before the Save (None: new)
@@ -273,6 +276,8 @@ class PromptDocument:
             self.fields_moved.emit(list(order))
         if merged.from_them or merged.prompt_from_them:
             self.merged.emit(merged.from_them, merged.prompt_from_them)
+        if merged.forgotten:
+            self.forgotten.emit(merged.forgotten)
         return note
 
     def adopt(self, path: str | Path, profile: PromptProfile) -> None:
@@ -470,6 +475,8 @@ class PromptDocument:
             self._drafting.start(self._write_draft_soon())
         if merged.from_them or merged.prompt_from_them:
             self.merged.emit(merged.from_them, merged.prompt_from_them)
+        if merged.forgotten:
+            self.forgotten.emit(merged.forgotten)
         if take or was_stranded:
             self._announce()
 

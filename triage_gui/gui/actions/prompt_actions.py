@@ -59,6 +59,7 @@ class PromptActions:
         document.changed.connect(self._show_state)
         document.failed.connect(lambda why: notify(why, 10000))
         document.merged.connect(self._merged)
+        document.forgotten.connect(self._forgotten)
         document.fields_moved.connect(self._fields_moved)
         evaluation.scored.connect(self._scored)
         evaluation.field_scored.connect(self._field_scored)
@@ -236,6 +237,13 @@ class PromptActions:
         elif theirs:
             were = plural(len(theirs), "was", "were")
             self.notify(f"{counted(len(theirs), 'ticket')} taught in another window {were} added from {name}.", 10000)
+
+    def _forgotten(self, held: list[tuple[str, str]]) -> None:
+        """A write found tickets forgotten in another window: forgotten here too unless taught again here since
+        (Ctrl+Z teaches them again)."""
+        now = dict(self.session.taught_items())
+        if forgot := self.session.add_taught([(text, None) for text, label in held if now.get(text) == label]):
+            self.notify(f"{counted(forgot, 'ticket')} forgotten in another window: forgotten here too.", 10000)
 
     def new_prompt(self) -> bool:
         """File › New prompt: unsaved edits first (Save, Discard or Cancel, as at Quit), then a blank
