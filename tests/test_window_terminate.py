@@ -88,3 +88,27 @@ def test_a_ticket_forgotten_in_another_window_is_forgotten_in_this_one_at_its_ne
     assert "2 (kept with this prompt)" in window.editor.taught_count.text()
     assert sorted(e.text for e in PromptProfile.load(path).taught) == ["ticket 2", "ticket 3"]
     assert "forgotten in another window" in window.statusBar().currentMessage()
+
+
+def test_opening_a_read_only_prompt_file_does_not_say_its_taught_tickets_were_not_written(qtbot, window, tmp_path):
+    """W10: File › Open prompt of a read-only p.json holding 15 taught tickets: "The taught tickets were not
+    written to p.json: it is read-only …" though nothing had changed, the 15 all in the file."""
+    session = window.session
+    session.paste([NewRow({"text": f"ticket {i}"}, f"ticket {i}") for i in range(6)])
+    qtbot.waitUntil(lambda: session.table.count_scored() == 6, timeout=10_000)
+    first, other = tmp_path / "first.json", tmp_path / "other.json"
+    assert window.prompt.save(first)
+    session.teaching.teach([1, 2], session.table.labels[0])
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=10_000)
+    assert window.prompt.save(other)
+    session.teaching.forget_all()
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=10_000)
+    first.chmod(0o444)
+    said = []
+    window.document.failed.connect(said.append)
+    assert window.prompt.open(str(first))
+    session.teaching.teach([1], session.table.labels[0])  # the label it has: the same set, a write all the same
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=10_000)
+    qtbot.wait(300)
+    assert window.document.stranded is None and not said
+    assert "2 (kept with this prompt)" in window.editor.taught_count.text()

@@ -481,8 +481,11 @@ class PromptDocument:
             self._announce()
 
     def _strand(self, ours: PromptProfile, exc: Exception) -> None:
-        """The file cannot take the taught set: keep it in the draft, and say so once."""
+        """The file cannot take the taught set: keep it in the draft, and say so once. A set the readable file
+        holds as it is loses nothing (opening a read-only prompt file said its 15 tickets were not written)."""
         first = self.stranded is None
+        if first and not isinstance(exc, ValueError) and _pairs(ours.taught) == _pairs(self.saved.taught):
+            return
         self.stranded = [(e.text, e.label) for e in ours.taught]
         if isinstance(exc, ValueError) and not self.unreadable:
             self.unreadable = str(exc)
@@ -564,6 +567,10 @@ class PromptDocument:
 
     def _announce(self) -> None:
         self.changed.emit(self.status)
+
+
+def _pairs(taught: Sequence[Example]) -> set[tuple[str, str]]:
+    return {(e.text.strip(), e.label) for e in taught}
 
 
 def _same(a: PromptProfile, b: PromptProfile) -> bool:
