@@ -142,8 +142,9 @@ class PromptDocument:
                 draft = PromptProfile.load(self.draft_path)
             except ValueError:
                 draft = None
-        self.draft_taught = [(e.text, e.label) for e in draft.taught] if draft is not None else []
-        self.stranded = list(self.draft_taught) or None
+        held = draft is not None and not self.unreadable and _pairs(draft.taught) == _pairs(self.saved.taught)
+        self.draft_taught = [(e.text, e.label) for e in draft.taught] if draft is not None and not held else []
+        self.stranded = list(self.draft_taught) or None  # (a set the file holds as it is: nothing to offer back)
         if draft is not None:
             unedited = draft.extra.get(UNEDITED) is True
             draft = replace(draft, taught=[], history=[], extra={})
