@@ -112,3 +112,29 @@ def test_opening_a_read_only_prompt_file_does_not_say_its_taught_tickets_were_no
     qtbot.wait(300)
     assert window.document.stranded is None and not said
     assert "2 (kept with this prompt)" in window.editor.taught_count.text()
+
+
+def test_a_checks_write_on_a_read_only_prompt_file_keeps_the_taught_tickets_in_the_draft(qtbot, window, tmp_path):
+    """W10: p.json read-only, two random checks answered (each teaches its ticket), Ctrl+Q: the draft held the
+    file's 15 taught tickets, not 17. The checks' own write carried the file's taught set and the draft took it."""
+    import time
+
+    from triage_gui.engine.prompt import CheckRecord
+
+    session = window.session
+    session.paste([NewRow({"text": f"ticket {i}"}, f"ticket {i}") for i in range(6)])
+    qtbot.waitUntil(lambda: session.table.count_scored() == 6, timeout=10_000)
+    path = tmp_path / "mine.json"
+    assert window.prompt.save(path)
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=10_000)
+    path.chmod(0o444)
+    label = session.table.labels[0]
+    session.teaching.teach([1], label)
+    qtbot.waitUntil(lambda: window.document.stranded is not None and not window.document.busy, timeout=10_000)
+    check = CheckRecord("ticket 1", label, label, 1, 0, time.time())
+    window.document.keep_checks([*window.document.checks, check])  # a write of the checks alone
+    qtbot.waitUntil(lambda: not window.document.busy, timeout=10_000)
+    qtbot.wait(300)
+    assert window.document.stranded == [("ticket 1", label)]
+    window.close_now()
+    assert [(e.text, e.label) for e in PromptProfile.load(window.document.draft_path).taught] == [("ticket 1", label)]

@@ -407,7 +407,10 @@ class PromptDocument:
         so the thread reads nothing shared."""
         assert self._taught is not None
         carried = self._taught
-        pairs = [(e.text, e.label) for e in self.saved.taught] if carried is AS_SAVED else carried
+        # As saved: the file's set, unless it could not take a newer one (kept in the draft): a checks-only write
+        # on a read-only file replaced the draft's taught tickets with the file's, two answered checks' lost.
+        held = self.stranded if self.stranded is not None else [(e.text, e.label) for e in self.saved.taught]
+        pairs = held if carried is AS_SAVED else carried
         taught = [Example(t, label) for t, label in pairs]
         self._taught = None
         more, self._fields = self._fields or self.saved.more_fields, None
