@@ -145,6 +145,8 @@ class PromptDocument:
         held = draft is not None and not self.unreadable and _pairs(draft.taught) == _pairs(self.saved.taught)
         self.draft_taught = [(e.text, e.label) for e in draft.taught] if draft is not None and not held else []
         self.stranded = list(self.draft_taught) or None  # (a set the file holds as it is: nothing to offer back)
+        if self.stranded and draft is not None:  # random checks answered where the file could not take them
+            self.checks += [c for c in draft.checks if c.text not in {k.text for k in self.checks}]
         if draft is not None:
             unedited = draft.extra.get(UNEDITED) is True
             draft = replace(draft, taught=[], history=[], extra={})
@@ -196,7 +198,9 @@ class PromptDocument:
             return lambda: path.unlink(missing_ok=True)
         prompt = self.draft if dirty and self.draft is not None else self.saved
         taught = [Example(t, label) for t, label in self.stranded or []]
-        text = replace(prompt, taught=taught, history=[], extra={} if dirty else {UNEDITED: True}).to_json()
+        checks = list(self.checks) if self.stranded else prompt.checks  # the verdicts the file could not take either
+        extra = {} if dirty else {UNEDITED: True}
+        text = replace(prompt, taught=taught, checks=checks, history=[], extra=extra).to_json()
         return lambda: atomic_write_text(path, text)
 
     def write_draft(self) -> None:

@@ -113,7 +113,7 @@ class PromptActions:
             self.document.draft = self.editor.profile()
             self.notify("Restored your unsaved prompt draft.", 10000)
         waiting = self.document.draft_taught  # taught where the file could not take them: offered back
-        self.session.restore_kept([*((e.text, e.label) for e in saved.taught), *waiting], saved.checks)
+        self.session.restore_kept([*((e.text, e.label) for e in saved.taught), *waiting], self.document.checks)
         if waiting:
             self.notify(f"Restored {counted(len(waiting), 'taught ticket')} kept in the draft.", 10000)
             self.keep_taught()
