@@ -138,3 +138,22 @@ def test_a_checks_write_on_a_read_only_prompt_file_keeps_the_taught_tickets_in_t
     assert window.document.stranded == [("ticket 1", label)]
     window.close_now()
     assert [(e.text, e.label) for e in PromptProfile.load(window.document.draft_path).taught] == [("ticket 1", label)]
+
+
+def test_at_1024_a_passing_message_is_read_whole_the_model_name_stepping_aside(qtbot, window):
+    """W10 at 1024x640: a teach said "Accepted…" and a read-only file "The taught tickets were not written to
+    p.json…" in the status bar, the estimate, the learning, the prompt state and the model's name taking the rest."""
+    window.resize(1024, 640)
+    qtbot.waitUntil(lambda: window.width() == 1024, timeout=2_000)
+    window.check_status.setText("~100% (34–100%), 2 checks (2 on first-pass labels) on v5 with 15 taught, just now")
+    window.model_status.setText("SmolLM2-135M-Instruct (bundled) · cpu")  # as the real window shows it
+    qtbot.wait(50)
+    bar = window.statusBar()
+    message = "Accepted 'technical' for 1 ticket: labels updating."
+    bar.showMessage(message, 10_000)
+    qtbot.wait(50)
+    assert bar.shown_message() == message
+    assert window.check_status.isVisible()  # the estimate stays
+    bar.clearMessage()
+    qtbot.wait(50)
+    assert window.model_status.isVisible() and window.prompt_status.isVisible()  # back once the message is gone
