@@ -88,6 +88,7 @@ def test_a_ticket_forgotten_in_another_window_is_forgotten_in_this_one_at_its_ne
     assert "2 (kept with this prompt)" in window.editor.taught_count.text()
     assert sorted(e.text for e in PromptProfile.load(path).taught) == ["ticket 2", "ticket 3"]
     assert "forgotten in another window" in window.statusBar().currentMessage()
+    assert session.history.undo_text == "forget 1 ticket forgotten in another window"  # Ctrl+Z teaches it again
 
 
 def test_opening_a_read_only_prompt_file_does_not_say_its_taught_tickets_were_not_written(qtbot, window, tmp_path):
