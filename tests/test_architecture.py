@@ -383,7 +383,7 @@ WINDOW_READS = {
     },
     "document": {
         "adopt", "applied", "changed", "close", "dirty", "draft", "draft_taught", "edit", "failed", "fields_moved",
-        "flush",
+        "flush", "forgotten", "checks",
         "history", "keep_checks", "keep_field_taught", "keep_taught", "merged", "new", "number", "path", "read",
         "save", "saved", "scored",
         "start", "status", "stranded", "version_profile", "write_draft",

@@ -228,3 +228,48 @@ def test_a_checks_write_during_a_taught_write_keeps_the_newest_taught_set(tmp_pa
     saved = PromptProfile.load(tmp_path / "prompt.json")
     assert [(e.text, e.label) for e in saved.taught] == taught
     assert saved.checks == [check]
+
+
+def test_a_draft_holding_the_taught_set_the_read_only_file_holds_offers_nothing_back(tmp_path):
+    """W10: after a session on a read-only p.json the draft kept its 15 taught tickets, all in the file; the next
+    start said "Restored 15 taught tickets kept in the draft" and, under the editor, that they were not written."""
+    from dataclasses import replace
+
+    from triage_gui.engine.prompt import Example, default_profile
+
+    taught = [Example("ticket one", "billing"), Example("ticket two", "technical")]
+    saved = replace(default_profile(), taught=taught)
+    (tmp_path / "prompt.json").write_text(saved.to_json(), encoding="utf-8")
+    (tmp_path / "prompt.json").chmod(0o444)
+    (tmp_path / "draft.json").write_text(replace(saved, taught=taught[::-1]).to_json(), encoding="utf-8")
+    doc = PromptDocument(tmp_path / "prompt.json", tmp_path / "draft.json")
+    doc.start()
+    assert doc.draft_taught == [] and doc.stranded is None and doc.status.not_written == ""
+    (tmp_path / "draft.json").write_text(replace(saved, taught=taught[:1]).to_json(), encoding="utf-8")
+    doc = PromptDocument(tmp_path / "prompt.json", tmp_path / "draft.json")
+    doc.start()  # a set the file does not hold is still offered back
+    assert doc.draft_taught == [("ticket one", "billing")] and doc.stranded == [("ticket one", "billing")]
+
+
+def test_random_checks_a_read_only_file_could_not_take_come_back_from_the_draft(tmp_path):
+    """W10: p.json read-only, two random checks answered, Ctrl+Q, restart: the checks' tickets were taught again
+    from the draft, but the two verdicts were gone ("Random checks: none yet")."""
+    import time
+    from dataclasses import replace
+
+    from triage_gui.engine.prompt import CheckRecord, Example, default_profile
+
+    old = CheckRecord("ticket one", "billing", "billing", 1, 0, time.time() - 60)
+    saved = replace(default_profile(), taught=[Example("ticket one", "billing")], checks=[old])
+    (tmp_path / "prompt.json").write_text(saved.to_json(), encoding="utf-8")
+    (tmp_path / "prompt.json").chmod(0o444)
+    doc = PromptDocument(tmp_path / "prompt.json", tmp_path / "draft.json")
+    doc.start()
+    new = CheckRecord("ticket two", "technical", "billing", 1, 1, time.time())
+    doc.checks = [old, new]  # as keep_checks leaves them when the file does not take them
+    doc.stranded = [("ticket one", "billing"), ("ticket two", "technical")]
+    doc.write_draft()  # the window closing
+    restarted = PromptDocument(tmp_path / "prompt.json", tmp_path / "draft.json")
+    restarted.start()
+    assert restarted.draft_taught == [("ticket one", "billing"), ("ticket two", "technical")]
+    assert [c.text for c in restarted.checks] == ["ticket one", "ticket two"]

@@ -7,7 +7,9 @@ import contextlib
 import ctypes.util
 import logging
 import os
+import signal
 import sys
+from collections.abc import Callable
 
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
@@ -64,6 +66,20 @@ def make_application(argv: list[str] | None = None) -> QApplication:
     return app
 
 
+# A logout, a shutdown or ``kill`` ends the app with one of these: by default the process died at once, and a
+# ticket taught in the quarter second before (its write still coalescing) was gone without a word.
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+def close_on_terminate(close_now: Callable[[], object]) -> None:
+    """On the running loop: SIGTERM or SIGHUP calls ``close_now``, the window's close as the end of a session
+    (what was taught is written, unsaved prompt edits go to the draft the next start offers back)."""
+    loop = asyncio.get_running_loop()
+    for number in ENDING_SIGNALS:
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread, Windows
+            loop.add_signal_handler(number, close_now)
+
+
 def run_app(
     model: str | None = None, device: str = "auto", encoder: str | None = None, files: list[str] | None = None
 ) -> int:
@@ -85,6 +101,7 @@ def run_app(
         app.aboutToQuit.connect(closed.set)
         window = MainWindow(model, device, freeze_gc=True, encoder=encoder)
         window.show()
+        close_on_terminate(window.close_now)
         if files:
             window.ticket_actions.open_given(files)
         await closed.wait()

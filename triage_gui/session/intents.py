@@ -242,8 +242,9 @@ class Intents:
         with self.history.answering(len(checked)):
             return self.teaching.accept(rows), checked
 
-    def add_taught(self, items: Sequence[tuple[str, str]]) -> int:
-        """Teach tickets that need not be loaded (an import, another window's); returns how many changed."""
+    def add_taught(self, items: Sequence[tuple[str, str | None]]) -> int:
+        """Teach tickets that need not be loaded (an import, another window's; None: forget, as another window
+        did); returns how many changed."""
         return self.teaching.add_items(items)
 
     def learn_from(self, gold: GoldColumn) -> int:

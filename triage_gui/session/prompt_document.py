@@ -67,6 +67,9 @@ class DocumentStatus:
     path: Path
     dirty: bool
     new: bool = False  # File › New prompt, never saved: the tickets keep the last saved prompt's labels till Save
+    # Why the taught set is not in the file, kept in the draft ("" when it is): a read-only file's taught tickets
+    # were counted "(kept with this prompt)" under the editor, the one line saying so gone from the status bar.
+    not_written: str = ""
 
     @property
     def name(self) -> str:
@@ -92,11 +95,15 @@ class PromptDocument:
         # must take them in: they are what this side now knows the file holds), and whether the prompt in
         # the file is now theirs (taken as saved when there were no unsaved edits here).
         self.merged: Event[[list[tuple[str, str]], bool]] = Event()
+        # ... and the tickets of ours the other side forgot, as this side held them: this window forgets them too (a
+        # ticket forgotten in one window stayed taught, marked and learned from, in the other, the file without it).
+        self.forgotten: Event[[list[tuple[str, str]]]] = Event()
         # A Save put a field at another place (moved in the editor, or one before it removed): the taught set,
         # versions and checks of the first field are another field's now (``saved``'s), for the window to use.
         self.fields_moved: Event[[list[int | None]]] = Event()  # each field's place before the Save (None: new)
         self.unreadable = ""  # why the file in use cannot be read ("" when it can): it is never written
         self.stranded: list[tuple[str, str]] | None = None  # a taught set the file could not take: in the draft
+        self._why = ""  # why the file could not take it (the status's ``not_written``)
         self.draft_taught: list[tuple[str, str]] = []  # the taught set the draft held at start
         self.writer = WorkerThread("prompt-file", transient=True)
         self._taught: list[tuple[str, str]] | None = None  # a taught set waiting to be written
@@ -135,8 +142,11 @@ class PromptDocument:
                 draft = PromptProfile.load(self.draft_path)
             except ValueError:
                 draft = None
-        self.draft_taught = [(e.text, e.label) for e in draft.taught] if draft is not None else []
-        self.stranded = list(self.draft_taught) or None
+        held = draft is not None and not self.unreadable and _pairs(draft.taught) == _pairs(self.saved.taught)
+        self.draft_taught = [(e.text, e.label) for e in draft.taught] if draft is not None and not held else []
+        self.stranded = list(self.draft_taught) or None  # (a set the file holds as it is: nothing to offer back)
+        if self.stranded and draft is not None:  # random checks answered where the file could not take them
+            self.checks += [c for c in draft.checks if c.text not in {k.text for k in self.checks}]
         if draft is not None:
             unedited = draft.extra.get(UNEDITED) is True
             draft = replace(draft, taught=[], history=[], extra={})
@@ -165,7 +175,8 @@ class PromptDocument:
 
     @property
     def status(self) -> DocumentStatus:
-        return DocumentStatus(self.path, self.dirty, not self.saved.labels)
+        why = self._why if self.stranded is not None else ""
+        return DocumentStatus(self.path, self.dirty, not self.saved.labels, why)
 
     def edit(self, profile: PromptProfile) -> None:
         """The editor's content changed: remember it, say whether it is dirty, autosave it soon."""
@@ -187,7 +198,9 @@ class PromptDocument:
             return lambda: path.unlink(missing_ok=True)
         prompt = self.draft if dirty and self.draft is not None else self.saved
         taught = [Example(t, label) for t, label in self.stranded or []]
-        text = replace(prompt, taught=taught, history=[], extra={} if dirty else {UNEDITED: True}).to_json()
+        checks = list(self.checks) if self.stranded else prompt.checks  # the verdicts the file could not take either
+        extra = {} if dirty else {UNEDITED: True}
+        text = replace(prompt, taught=taught, checks=checks, history=[], extra=extra).to_json()
         return lambda: atomic_write_text(path, text)
 
     def write_draft(self) -> None:
@@ -268,6 +281,8 @@ class PromptDocument:
             self.fields_moved.emit(list(order))
         if merged.from_them or merged.prompt_from_them:
             self.merged.emit(merged.from_them, merged.prompt_from_them)
+        if merged.forgotten:
+            self.forgotten.emit(merged.forgotten)
         return note
 
     def adopt(self, path: str | Path, profile: PromptProfile) -> None:
@@ -396,7 +411,10 @@ class PromptDocument:
         so the thread reads nothing shared."""
         assert self._taught is not None
         carried = self._taught
-        pairs = [(e.text, e.label) for e in self.saved.taught] if carried is AS_SAVED else carried
+        # As saved: the file's set, unless it could not take a newer one (kept in the draft): a checks-only write
+        # on a read-only file replaced the draft's taught tickets with the file's, two answered checks' lost.
+        held = self.stranded if self.stranded is not None else [(e.text, e.label) for e in self.saved.taught]
+        pairs = held if carried is AS_SAVED else carried
         taught = [Example(t, label) for t, label in pairs]
         self._taught = None
         more, self._fields = self._fields or self.saved.more_fields, None
@@ -460,26 +478,34 @@ class PromptDocument:
         self.saved = replace(written, taught=taught, checks=ours.checks) if take else base
         if take:
             self.draft = None
-        if self.stranded is not None:
+        if was_stranded := self.stranded is not None:
             self.stranded = None  # the file took the taught set the draft was keeping
             self._drafting.start(self._write_draft_soon())
         if merged.from_them or merged.prompt_from_them:
             self.merged.emit(merged.from_them, merged.prompt_from_them)
-        if take:
+        if merged.forgotten:
+            self.forgotten.emit(merged.forgotten)
+        if take or was_stranded:
             self._announce()
 
     def _strand(self, ours: PromptProfile, exc: Exception) -> None:
-        """The file cannot take the taught set: keep it in the draft, and say so once."""
+        """The file cannot take the taught set: keep it in the draft, and say so once. A set the readable file
+        holds as it is loses nothing (opening a read-only prompt file said its 15 tickets were not written)."""
         first = self.stranded is None
+        if first and not isinstance(exc, ValueError) and _pairs(ours.taught) == _pairs(self.saved.taught):
+            return
         self.stranded = [(e.text, e.label) for e in ours.taught]
         if isinstance(exc, ValueError) and not self.unreadable:
             self.unreadable = str(exc)
+        why = (exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)).rstrip(".")
         if first:
-            why = (exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)).rstrip(".")
             self.failed.emit(
                 f"The taught tickets were not written to {self.path.name}: {why}; they are kept in the draft "
                 "and come back at the next start."
             )
+        if why != self._why or first:
+            self._why = why
+            self._announce()
 
     def _renumber(self, merged: Merged) -> None:
         """Versions of ours that the file had under other numbers were given the next free ones."""
@@ -549,6 +575,10 @@ class PromptDocument:
 
     def _announce(self) -> None:
         self.changed.emit(self.status)
+
+
+def _pairs(taught: Sequence[Example]) -> set[tuple[str, str]]:
+    return {(e.text.strip(), e.label) for e in taught}
 
 
 def _same(a: PromptProfile, b: PromptProfile) -> bool:

@@ -175,12 +175,15 @@ class Teaching:
         self._refit_soon()
 
     @undoable("import")
-    def add_items(self, items: Sequence[tuple[str, str]]) -> int:
-        """Teach tickets that need not be loaded (an imported CSV)."""
+    def add_items(self, items: Sequence[tuple[str, str | None]]) -> int:
+        """Teach tickets that need not be loaded (an imported CSV; None: forget, as another window did)."""
         added = 0
         for text, label in items:
             if text.strip() and self.taught.get(text.strip()) != label:
-                self.taught[text.strip()] = label
+                if label is None:
+                    del self.taught[text.strip()]
+                else:
+                    self.taught[text.strip()] = label
                 added += 1
         self._mark_rows(range(len(self.table)))
         self._changed()

@@ -56,6 +56,8 @@ def describe(kind: str, changes: Changes) -> str:
         return f"accept '{one}' for {tickets(n)}" if one is not None else f"accept {tickets(n)}"
     if kind == "gold":
         return f"learn {tickets(n)} from the gold column"
+    if kind == "import" and labels == {None}:  # another window forgot them (the prompt file's merge)
+        return f"forget {tickets(n)} forgotten in another window"
     if kind == "forget_all":
         return f"forget all {tickets(n)}"
     return f"import {tickets(n)}"

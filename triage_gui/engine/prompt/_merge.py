@@ -54,6 +54,7 @@ class Merged:
     from_them: list[tuple[str, str]] = field(default_factory=list)  # their taught tickets ours lacks
     renumbered: dict[int, int] = field(default_factory=dict)  # our version number -> its number now
     prompt_from_them: bool = False  # the prompt written is the other side's, not ours
+    forgotten: list[tuple[str, str]] = field(default_factory=list)  # our taught tickets the other side forgot
 
 
 def prompt_part(profile: PromptProfile) -> tuple:
@@ -98,7 +99,9 @@ def merge(
         if f.name not in MERGED_FIELDS
     }
     profile = replace(prompt_source, taught=taught, history=history, checks=checks, extra=extra, **others)
-    return Merged(profile, from_them, renumbered, prompt_source is theirs and other != mine)
+    kept = {e.text.strip() for e in taught}
+    forgotten = [(e.text.strip(), e.label) for e in ours.taught if e.text.strip() and e.text.strip() not in kept]
+    return Merged(profile, from_them, renumbered, prompt_source is theirs and other != mine, forgotten)
 
 
 def _ours_onto_theirs(before: dict[str, V], mine: dict[str, V], theirs: dict[str, V]) -> dict[str, V]:

@@ -13,7 +13,9 @@ the language model it ships.
 Unknown is ``""``: a text with fewer than :data:`MIN_LETTERS` letters ("ok", "ATM", an order number), or
 whose best language has a probability under :data:`MIN_CONFIDENCE` (py3langid's length-normalised
 probability: "Karte gesperrt" 0.25, "Mein Passwort geht nicht" 0.99). A guess on such a text is a coin
-toss, and an empty cell says so.
+toss, and an empty cell says so. So is a text whose letters are mostly of another script than the Latin
+alphabet all fourteen are written in (:data:`LATIN_END`): restricted to them, the detector still named one,
+sure enough to be shown: "Какая погода будет завтра в Москве?" Turkish, a Hebrew sentence Czech.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ LANGUAGES: dict[str, str] = {
 UNKNOWN = ""
 MIN_LETTERS = 8
 MIN_CONFIDENCE = 0.5
+LATIN_END = "\u024f"  # the last letter of Latin Extended-B: ASCII, Latin-1 and Extended-A/B hold all fourteen
 LANGUAGE_SAMPLE = 500  # tickets detected to say what a set is written in (the group names' stop words)
 DETECT_CHARS = 2000  # the start of a long ticket says its language; the whole of a 20 MB one took seconds
 
@@ -67,8 +70,9 @@ def _detector():
 def detect_language(text: str) -> str:
     """The text's language code (a key of :data:`LANGUAGES`), or ``""`` when too short or unsure."""
     text = text[:DETECT_CHARS]
-    if sum(c.isalpha() for c in text) < MIN_LETTERS:
-        return UNKNOWN
+    letters = sum(c.isalpha() for c in text)
+    if letters < MIN_LETTERS or 2 * sum(c.isalpha() for c in text if c <= LATIN_END) <= letters:
+        return UNKNOWN  # too short, or another script (Cyrillic, Greek, Hebrew, Arabic, CJK): not one of these
     code, confidence = _detector().classify(text)
     return str(code) if confidence >= MIN_CONFIDENCE else UNKNOWN
 

@@ -59,6 +59,7 @@ class PromptActions:
         document.changed.connect(self._show_state)
         document.failed.connect(lambda why: notify(why, 10000))
         document.merged.connect(self._merged)
+        document.forgotten.connect(self._forgotten)
         document.fields_moved.connect(self._fields_moved)
         evaluation.scored.connect(self._scored)
         evaluation.field_scored.connect(self._field_scored)
@@ -112,7 +113,7 @@ class PromptActions:
             self.document.draft = self.editor.profile()
             self.notify("Restored your unsaved prompt draft.", 10000)
         waiting = self.document.draft_taught  # taught where the file could not take them: offered back
-        self.session.restore_kept([*((e.text, e.label) for e in saved.taught), *waiting], saved.checks)
+        self.session.restore_kept([*((e.text, e.label) for e in saved.taught), *waiting], self.document.checks)
         if waiting:
             self.notify(f"Restored {counted(len(waiting), 'taught ticket')} kept in the draft.", 10000)
             self.keep_taught()
@@ -147,7 +148,9 @@ class PromptActions:
     def _show_state(self, status: DocumentStatus) -> None:
         # The state first: at 1024 px the file name's end is what gives way ("Unsaved: new-prompt.j…").
         state = "Unsaved" if status.dirty else "New, not saved yet" if status.new else "Saved"
-        self.editor.show_state(f"{state}: {status.name}", new=status.new)
+        why = status.not_written  # a read-only file: the taught tickets are in the draft, not the file
+        kept = f"not written to {status.name}: {why}; kept in the draft meanwhile" if why else "kept with this prompt"
+        self.editor.show_state(f"{state}: {status.name}", new=status.new, kept=kept)
 
     # ------------------------------------------------------------- saving
 
@@ -234,6 +237,13 @@ class PromptActions:
         elif theirs:
             were = plural(len(theirs), "was", "were")
             self.notify(f"{counted(len(theirs), 'ticket')} taught in another window {were} added from {name}.", 10000)
+
+    def _forgotten(self, held: list[tuple[str, str]]) -> None:
+        """A write found tickets forgotten in another window: forgotten here too unless taught again here since
+        (Ctrl+Z teaches them again)."""
+        now = dict(self.session.taught_items())
+        if forgot := self.session.add_taught([(text, None) for text, label in held if now.get(text) == label]):
+            self.notify(f"{counted(forgot, 'ticket')} forgotten in another window: forgotten here too.", 10000)
 
     def new_prompt(self) -> bool:
         """File › New prompt: unsaved edits first (Save, Discard or Cancel, as at Quit), then a blank

@@ -211,10 +211,10 @@ class PromptEditor(QWidget):
     def focus_instruction(self) -> None:
         self.instruction.setFocus()
 
-    def show_state(self, text: str, new: bool = False) -> None:
-        """The prompt's name and whether it has unsaved changes (``new``: never saved, nothing taught or checked)."""
+    def show_state(self, text: str, new: bool = False, kept: str = "kept with this prompt") -> None:
+        """The prompt's name, whether it has unsaved changes (``new``: never saved), where the taught tickets are."""
         self.state_label.setText(text)
-        self._new = new
+        self._new, self._kept = new, kept
         self._show_taught()
 
     def undo_edit(self) -> None:
@@ -237,7 +237,7 @@ class PromptEditor(QWidget):
     def _show_taught(self) -> None:
         # The estimate's line is there from the start, so the tables do not shrink when the first check
         # status arrives during a run.
-        new = getattr(self, "_new", False)  # (a new prompt's: whatever the labels in use learned from)
+        new, kept = getattr(self, "_new", False), getattr(self, "_kept", "kept with this prompt")  # (show_state's)
         count, estimates = (0, {}) if new else (getattr(self, "_taught", 0), getattr(self, "_estimates", {}))
         field, further = getattr(self, "_field", 0), getattr(self, "_field_taught", [])
         fields, saved = getattr(self, "_fields", []), getattr(self, "_saved_names", [])
@@ -249,7 +249,7 @@ class PromptEditor(QWidget):
         key = named if len(saved) > 1 or at > 0 else ""  # (a one-field prompt in use: its estimate says "")
         estimate = estimates.get(key) or CheckStatus(field=named).describe()
         title = f"Taught tickets ({fields[field].name})" if several else "Taught tickets"
-        taught = f"{count} (kept with this prompt)" if count else "none yet. Correct a label in the table to teach."
+        taught = f"{count} ({kept})" if count else "none yet. Correct a label in the table to teach."
         self.taught_count.setText(f"<b>{title}:</b> {taught}" + (f"<br>{estimate}" if estimate else ""))
 
     # ---------------------------------------------------------------- building

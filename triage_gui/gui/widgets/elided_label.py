@@ -112,7 +112,27 @@ class WordStatusBar(QStatusBar):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._aside: list[QLabel] = []  # permanent labels stepped aside for the message shown
+        self.messageChanged.connect(self._make_room)
         self.messageChanged.connect(lambda _m: self._sync_tooltip())
+
+    def _make_room(self, message: str) -> None:
+        """A message that does not fit: the permanent labels step aside from the right (the model's name, then
+        the prompt's state, …; never the first, the estimate) while it shows, and come back with it gone. At
+        1024 px "Accepted…" and "The taught tickets were not written to p.json…" were all a lead could read."""
+        for widget in self._aside:
+            widget.show()
+        self._aside = []
+        permanent = sorted(
+            (w for w in self.findChildren(QLabel) if w.parent() is self and w.isVisible() and w.geometry().left() > 0),
+            key=lambda w: w.geometry().left(),
+        )
+        while message and len(permanent) > 1 and self.shown_message() != message:
+            widget = permanent.pop()
+            widget.hide()
+            self._aside.append(widget)
+            if (layout := self.layout()) is not None:
+                layout.activate()
 
     def message_width(self) -> int:
         """The room the message has: up to the first permanent widget shown."""
