@@ -6,11 +6,20 @@ from __future__ import annotations
 
 import csv
 import io
+from collections import Counter
 
 import numpy as np
 import pytest
 
-from triage_gui.engine.table import NewRow, TicketTable, detect_language, fill_languages, language_summary
+from triage_gui.engine.table import (
+    NewRow,
+    TicketTable,
+    detect_language,
+    detect_languages,
+    fill_languages,
+    language_name,
+    language_summary,
+)
 
 SHORT = {  # 5-12 words each, as a ticket's subject line is
     "en": "My card has not arrived and I need it for my trip",
@@ -36,20 +45,31 @@ def test_a_text_too_short_to_tell_is_unknown(text):
 
 
 @pytest.mark.parametrize(
-    "text",
+    ("text", "name"),
     [
-        "Какая погода будет завтра в Москве?",  # was Turkish (W10: the Language column said "tr")
-        "Моя карта заблокирована, помогите пожалуйста",
-        "שלום, הכרטיס שלי חסום",  # was Czech
-        "Βάλε ξυπνητήρι για τις επτά το πρωί",
-        "明日の朝七時にアラームを設定してください",
-        "ما هي حالة الطقس اليوم في القاهرة؟",
+        ("Какая погода будет завтра в Москве?", "Cyrillic script"),  # was Turkish (W10: the column said "tr")
+        ("Моя карта заблокирована, помогите пожалуйста", "Cyrillic script"),
+        ("שלום, הכרטיס שלי חסום", "Hebrew script"),  # was Czech
+        ("Βάλε ξυπνητήρι για τις επτά το πρωί", "Greek script"),
+        ("明日の朝七時にアラームを設定してください", "Japanese kana"),
+        ("ما هي حالة الطقس اليوم في القاهرة؟", "Arabic script"),
+        ("请帮我重置我的账户密码谢谢", "Chinese characters"),
     ],
 )
-def test_a_ticket_in_another_script_is_unknown_not_one_of_the_fourteen(text):
+def test_a_ticket_in_another_script_is_named_by_its_script_not_one_of_the_fourteen(text, name):
     """W10: a Russian ticket added to a multilingual backlog showed "tr" (and was counted in Turkish (26) in the
     filter): restricted to fourteen Latin-script languages, the detector names one of them whatever the script."""
-    assert detect_language(text) == ""
+    assert language_name(detect_language(text)) == name
+
+
+def test_a_backlog_in_another_script_is_offered_the_multilingual_encoder():
+    """Unknown, a Russian backlog's tickets would not count as "not English", and the window and classify would no
+    longer offer the multilingual encoder where it helps most."""
+    from triage_gui.engine.table import mostly_not_english
+
+    codes = detect_languages(["Моя карта заблокирована, помогите пожалуйста", "Где мой перевод? Прошло три дня"])
+    assert codes == ["Cyrl", "Cyrl"]
+    assert mostly_not_english(Counter(codes)) and not mostly_not_english(Counter(["en", "en", "Cyrl"]))
 
 
 def test_a_latin_ticket_with_a_word_of_another_script_keeps_its_language():

@@ -13,15 +13,19 @@ the language model it ships.
 Unknown is ``""``: a text with fewer than :data:`MIN_LETTERS` letters ("ok", "ATM", an order number), or
 whose best language has a probability under :data:`MIN_CONFIDENCE` (py3langid's length-normalised
 probability: "Karte gesperrt" 0.25, "Mein Passwort geht nicht" 0.99). A guess on such a text is a coin
-toss, and an empty cell says so. So is a text whose letters are mostly of another script than the Latin
-alphabet all fourteen are written in (:data:`LATIN_END`): restricted to them, the detector still named one,
-sure enough to be shown: "Какая погода будет завтра в Москве?" Turkish, a Hebrew sentence Czech.
+toss, and an empty cell says so. A text whose letters are mostly of another script than the Latin alphabet
+all fourteen are written in (:data:`LATIN_END`) is named by its script (:data:`SCRIPTS`: "Cyrillic script"):
+restricted to the fourteen, the detector still named one of them, sure enough to be shown ("Какая погода
+будет завтра в Москве?" Turkish, a Hebrew sentence Czech; W10), and an empty cell would not count it as
+"not English", which the multilingual encoder's offer reads (:func:`mostly_not_english`).
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 
@@ -42,6 +46,24 @@ LANGUAGES: dict[str, str] = {
     "cs": "Czech",
     "tr": "Turkish",
 }
+# Code -> name of a script the detector's fourteen are not written in: its ISO 15924 code, by the first word of
+# the Unicode names of most of the text's letters of that script (CJK ideographs: Chinese or Japanese).
+SCRIPTS: dict[str, str] = {
+    "Cyrl": "Cyrillic script",
+    "Grek": "Greek script",
+    "Arab": "Arabic script",
+    "Hebr": "Hebrew script",
+    "Hani": "Chinese characters",
+    "Kana": "Japanese kana",
+    "Hang": "Korean Hangul",
+    "Deva": "Devanagari script",
+    "Thai": "Thai script",
+    "Zyyy": "Another script",
+}
+_SCRIPT_OF = {
+    "CYRILLIC": "Cyrl", "GREEK": "Grek", "ARABIC": "Arab", "HEBREW": "Hebr", "CJK": "Hani", "HIRAGANA": "Kana",
+    "KATAKANA": "Kana", "HANGUL": "Hang", "DEVANAGARI": "Deva", "THAI": "Thai",
+}  # fmt: skip
 UNKNOWN = ""
 MIN_LETTERS = 8
 MIN_CONFIDENCE = 0.5
@@ -71,10 +93,20 @@ def detect_language(text: str) -> str:
     """The text's language code (a key of :data:`LANGUAGES`), or ``""`` when too short or unsure."""
     text = text[:DETECT_CHARS]
     letters = sum(c.isalpha() for c in text)
-    if letters < MIN_LETTERS or 2 * sum(c.isalpha() for c in text if c <= LATIN_END) <= letters:
-        return UNKNOWN  # too short, or another script (Cyrillic, Greek, Hebrew, Arabic, CJK): not one of these
+    if letters < MIN_LETTERS:
+        return UNKNOWN
+    if 2 * sum(c.isalpha() for c in text if c <= LATIN_END) <= letters:
+        return script_of(text)  # Cyrillic, Greek, Hebrew, Arabic, CJK: none of the fourteen
     code, confidence = _detector().classify(text)
     return str(code) if confidence >= MIN_CONFIDENCE else UNKNOWN
+
+
+def script_of(text: str) -> str:
+    """The :data:`SCRIPTS` code of the script most of ``text``'s letters past the Latin alphabet are in."""
+    counts = Counter(
+        _SCRIPT_OF.get(unicodedata.name(c, "").split(" ", 1)[0], "Zyyy") for c in text if c.isalpha() and c > LATIN_END
+    )
+    return counts.most_common(1)[0][0] if counts else "Zyyy"
 
 
 def detect_languages(texts: Iterable[str]) -> list[str]:
@@ -102,8 +134,8 @@ def mostly_not_english(counts: Mapping[str, int]) -> bool:
 
 
 def language_name(code: str) -> str:
-    """English name of a code ("de" -> "German"); ``""`` for unknown."""
-    return LANGUAGES.get(code, code)
+    """English name of a code ("de" -> "German", "Cyrl" -> "Cyrillic script"); ``""`` for unknown."""
+    return LANGUAGES.get(code) or SCRIPTS.get(code, code)
 
 
 def language_summary(counts: dict[str, int], most: int = 3, unknown: bool = False) -> str:

@@ -17,7 +17,7 @@ import numpy as np
 from ...defaults import LOW_CONFIDENCE
 from ._decision import Decision
 from ._features import FeatureStore, roundtrip
-from ._language import LANGUAGES, detect_languages
+from ._language import LANGUAGES, SCRIPTS, detect_languages
 from ._results import TicketScore, calibrated_probs
 from ._rows import BLANK, JOIN, NONE, SOURCE_NAMES, SOURCES, Grow, NewRow, Source, text_parts
 
@@ -154,7 +154,7 @@ class TicketTable:
         return np.flatnonzero(self._language.data[: self._n] == NONE)
 
     def set_languages(self, rows: Sequence[int] | np.ndarray, codes: Sequence[str]) -> None:
-        """Store detected language codes (keys of ``LANGUAGES``, or "" for unknown)."""
+        """Store detected language codes (keys of ``LANGUAGES`` or ``SCRIPTS``, or "" for unknown)."""
         self._language.data[np.asarray(rows, dtype=np.int64)] = [CODES.index(c) for c in codes]
 
     def language(self, row: int) -> str:
@@ -582,7 +582,7 @@ def decide(table: TicketTable, row: int, low: float = LOW_CONFIDENCE) -> Decisio
     )
 
 
-CODES = ("", *LANGUAGES)  # the language column's values by stored code
+CODES = ("", *LANGUAGES, *SCRIPTS)  # the language column's values by stored code
 
 
 def fill_languages(table: TicketTable, block: int = 4096) -> None:
