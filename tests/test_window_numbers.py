@@ -147,15 +147,15 @@ def test_the_estimate_says_a_newer_prompt_version_may_have_changed_it_and_not_th
     session = window.session
     window._closing = True
     session.paste([NewRow({"text": f"ticket {i}"}, f"ticket {i}") for i in range(20)])
-    qtbot.waitUntil(lambda: settled(window), timeout=10_000)
+    qtbot.waitUntil(lambda: settled(window), timeout=30_000)
     window.trigger("check")
     window.teaching.accept([session.checks.queue[0]])
-    qtbot.waitUntil(lambda: settled(window), timeout=10_000)
+    qtbot.waitUntil(lambda: settled(window), timeout=30_000)
     assert "1 check on v1 with 0 taught" in window.check_status.text()
     assert "(may have changed)" not in window.check_status.text()
     window.editor.instruction.setPlainText(window.editor.instruction.toPlainText() + " Be brief.")
     window.trigger("save")
-    qtbot.waitUntil(lambda: session.prompt_status.version == 1 and settled(window), timeout=10_000)
+    qtbot.waitUntil(lambda: session.prompt_status.version == 1 and settled(window), timeout=30_000)
     assert window.check_status.text().endswith("(may have changed)")
     assert "Since then prompt version 2 is in use" in window.check_status.toolTip()
     window.refresh_stats()
@@ -163,7 +163,7 @@ def test_the_estimate_says_a_newer_prompt_version_may_have_changed_it_and_not_th
     assert [versions.item(r, 0).text() for r in range(versions.rowCount())] == ["2", "1"]
     versions.selectRow(1)  # v1, as the lead clicks it before Revert
     window.results.revert_button.click()
-    qtbot.waitUntil(lambda: session.prompt_status.version == 2 and settled(window), timeout=10_000)
+    qtbot.waitUntil(lambda: session.prompt_status.version == 2 and settled(window), timeout=30_000)
     window.refresh_stats()
     assert [versions.item(r, 0).text() for r in range(versions.rowCount())] == ["3", "2", "1"]
     assert "1 check on v1 with 0 taught" in window.check_status.text()

@@ -9,6 +9,15 @@ from triage_gui.engine.prompt import PromptProfile
 from triage_gui.engine.table import NewRow
 
 
+def six_tickets_saved_to(qtbot, window, path) -> None:
+    """Six tickets labelled under a prompt saved as the lead's own file ``path``, every write done."""
+    session = window.session
+    session.paste([NewRow({"text": f"ticket {i}"}, f"ticket {i}") for i in range(6)])
+    qtbot.waitUntil(lambda: session.table.count_scored() == 6, timeout=10_000)
+    assert window.prompt.save(path)
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=10_000)
+
+
 def test_sigterm_just_after_a_teach_closes_the_window_and_the_taught_ticket_is_in_the_prompt_file(
     qtbot, window, tmp_path
 ):
@@ -18,10 +27,7 @@ def test_sigterm_just_after_a_teach_closes_the_window_and_the_taught_ticket_is_i
     from triage_gui.gui.app import close_on_terminate
 
     session = window.session
-    session.paste([NewRow({"text": f"ticket {i}"}, f"ticket {i}") for i in range(6)])
-    qtbot.waitUntil(lambda: session.table.count_scored() == 6, timeout=10_000)
-    assert window.prompt.save(tmp_path / "mine.json")  # a prompt file of the lead's own
-    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=10_000)
+    six_tickets_saved_to(qtbot, window, tmp_path / "mine.json")  # a prompt file of the lead's own
     died = []
     previous = signal.signal(signal.SIGTERM, lambda *_: died.append(True))  # the default would end pytest
     try:
@@ -45,11 +51,8 @@ def test_taught_tickets_a_read_only_prompt_file_could_not_take_are_not_said_to_b
     this prompt)" while they were only in the draft, the status bar's one sentence saying so cut at 1366 px and
     gone after ten seconds."""
     session = window.session
-    session.paste([NewRow({"text": f"ticket {i}"}, f"ticket {i}") for i in range(6)])
-    qtbot.waitUntil(lambda: session.table.count_scored() == 6, timeout=10_000)
     path = tmp_path / "mine.json"
-    assert window.prompt.save(path)
-    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=10_000)
+    six_tickets_saved_to(qtbot, window, path)
     line = window.editor.taught_count
     path.chmod(0o444)
     session.teaching.teach([1], session.table.labels[0])
@@ -123,11 +126,8 @@ def test_a_checks_write_on_a_read_only_prompt_file_keeps_the_taught_tickets_in_t
     from triage_gui.engine.prompt import CheckRecord
 
     session = window.session
-    session.paste([NewRow({"text": f"ticket {i}"}, f"ticket {i}") for i in range(6)])
-    qtbot.waitUntil(lambda: session.table.count_scored() == 6, timeout=10_000)
     path = tmp_path / "mine.json"
-    assert window.prompt.save(path)
-    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=10_000)
+    six_tickets_saved_to(qtbot, window, path)
     path.chmod(0o444)
     label = session.table.labels[0]
     session.teaching.teach([1], label)
