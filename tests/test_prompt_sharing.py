@@ -122,7 +122,7 @@ def test_both_windows_editing_the_prompt_asks_before_saving(tmp_path):
         a, b = window(tmp_path, "a"), window(tmp_path, "b")
         a.save(PromptProfile("A's instruction.", GOOD.labels), [("a ticket", "billing")])
         before = (tmp_path / "prompt.json").read_bytes()
-        with pytest.raises(PromptConflict, match="changed in another window") as caught:
+        with pytest.raises(PromptConflict, match="changed outside this window") as caught:
             b.save(PromptProfile("B's instruction.", GOOD.labels), [("b ticket", "technical")])
         assert caught.value.theirs.instruction == "A's instruction."
         assert (tmp_path / "prompt.json").read_bytes() == before  # nothing written until the lead answers

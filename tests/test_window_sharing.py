@@ -30,7 +30,7 @@ def test_saving_over_the_other_windows_prompt_asks_and_keeps_both_taught_sets(qt
     asked = []
     monkeypatch.setattr(prompt_actions, "ask_conflict", lambda parent, exc: asked.append(exc) or None)
     assert not window.prompt.save()  # cancelled: nothing written
-    assert asked and "changed in another window" in str(asked[0])
+    assert asked and "changed outside this window" in str(asked[0])
     assert json.loads(path.read_text())["instruction"] == "The other window's instruction."
     monkeypatch.setattr(prompt_actions, "ask_conflict", lambda parent, exc: "mine")
     assert window.prompt.save()

@@ -90,8 +90,8 @@ def test_a_ticket_forgotten_in_another_window_is_forgotten_in_this_one_at_its_ne
     assert session.table.taught_label(1) is None  # no longer marked ✓
     assert "2 (kept with this prompt)" in window.editor.taught_count.text()
     assert sorted(e.text for e in PromptProfile.load(path).taught) == ["ticket 2", "ticket 3"]
-    assert "forgotten in another window" in window.statusBar().currentMessage()
-    assert session.history.undo_text == "forget 1 ticket forgotten in another window"  # Ctrl+Z teaches it again
+    assert "forgotten outside this window" in window.statusBar().currentMessage()
+    assert session.history.undo_text == "forget 1 ticket forgotten outside this window"  # Ctrl+Z teaches it again
 
 
 def test_opening_a_read_only_prompt_file_does_not_say_its_taught_tickets_were_not_written(qtbot, window, tmp_path):

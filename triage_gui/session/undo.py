@@ -57,7 +57,7 @@ def describe(kind: str, changes: Changes) -> str:
     if kind == "gold":
         return f"learn {tickets(n)} from the gold column"
     if kind == "import" and labels == {None}:  # another window forgot them (the prompt file's merge)
-        return f"forget {tickets(n)} forgotten in another window"
+        return f"forget {tickets(n)} forgotten outside this window"
     if kind == "forget_all":
         return f"forget all {tickets(n)}"
     return f"import {tickets(n)}"

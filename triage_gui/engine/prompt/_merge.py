@@ -45,7 +45,9 @@ class PromptConflict(Exception):
 
     def __init__(self, path: Path, theirs: PromptProfile) -> None:
         self.path, self.theirs = path, theirs
-        super().__init__(f"{path.name} was changed in another window since you opened it.")
+        # "outside this window": another window or another program (an editor, a sync client); which, the file
+        # does not say (W10: an edit in a text editor was called "another window's")
+        super().__init__(f"{path.name} was changed outside this window since you opened it.")
 
 
 @dataclass

@@ -231,19 +231,19 @@ class PromptActions:
         if prompt_changed and not self.document.dirty:
             self.editor.set_profile(self.document.saved, clear_undo=False)
             self.session.set_prompt(self.document.saved)
-            self.notify(f"{name} was changed in another window: its prompt is in the editor now.", 15000)
+            self.notify(f"{name} was changed outside this window: its prompt is in the editor now.", 15000)
         elif prompt_changed:
-            self.notify(f"{name} was changed in another window; Save will ask which prompt to keep.", 15000)
+            self.notify(f"{name} was changed outside this window; Save will ask which prompt to keep.", 15000)
         elif theirs:
             were = plural(len(theirs), "was", "were")
-            self.notify(f"{counted(len(theirs), 'ticket')} taught in another window {were} added from {name}.", 10000)
+            self.notify(f"{counted(len(theirs), 'ticket')} taught outside this window {were} added from {name}.", 10000)
 
     def _forgotten(self, held: list[tuple[str, str]]) -> None:
         """A write found tickets forgotten in another window: forgotten here too unless taught again here since
         (Ctrl+Z teaches them again)."""
         now = dict(self.session.taught_items())
         if forgot := self.session.add_taught([(text, None) for text, label in held if now.get(text) == label]):
-            self.notify(f"{counted(forgot, 'ticket')} forgotten in another window: forgotten here too.", 10000)
+            self.notify(f"{counted(forgot, 'ticket')} forgotten outside this window: forgotten here too.", 10000)
 
     def new_prompt(self) -> bool:
         """File › New prompt: unsaved edits first (Save, Discard or Cancel, as at Quit), then a blank
@@ -437,7 +437,7 @@ class PromptActions:
 
 def ask_conflict(parent: QWidget, exc: PromptConflict) -> str | None:
     """ "mine", "theirs" or None (cancel): whose prompt to keep when both windows changed it."""
-    box = QMessageBox(QMessageBox.Icon.Question, "Prompt changed in another window", str(exc), parent=parent)
+    box = QMessageBox(QMessageBox.Icon.Question, "Prompt changed outside this window", str(exc), parent=parent)
     box.setInformativeText(
         f"Its instruction now begins “{exc.theirs.instruction[:80]}”. Keep your prompt (the taught tickets "
         "of both are kept), or load the other window's and drop your edits?"
