@@ -146,7 +146,8 @@ class PromptDocument:
         self.draft_taught = [(e.text, e.label) for e in draft.taught] if draft is not None and not held else []
         self.stranded = list(self.draft_taught) or None  # (a set the file holds as it is: nothing to offer back)
         if self.stranded and draft is not None:  # random checks answered where the file could not take them
-            self.checks += [c for c in draft.checks if c.text not in {k.text for k in self.checks}]
+            known = {c.text for c in self.checks}
+            self.checks += [c for c in draft.checks if c.text not in known]
         if draft is not None:
             unedited = draft.extra.get(UNEDITED) is True
             draft = replace(draft, taught=[], history=[], extra={})

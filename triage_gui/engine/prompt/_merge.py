@@ -85,7 +85,7 @@ def merge(
     if mine != before and other != before and mine != other and not force:
         raise PromptConflict(path, theirs)
     prompt_source = ours if mine != before or other == before else theirs
-    taught, from_them = merge_taught(base.taught, ours.taught, theirs.taught)
+    taught, from_them, forgotten = merge_taught(base.taught, ours.taught, theirs.taught)
     history, renumbered = merge_history(base.history, ours.history, theirs.history)
     checks = merge_checks(base.checks, ours.checks, theirs.checks)
     extra = dict(theirs.extra)
@@ -101,8 +101,6 @@ def merge(
         if f.name not in MERGED_FIELDS
     }
     profile = replace(prompt_source, taught=taught, history=history, checks=checks, extra=extra, **others)
-    kept = {e.text.strip() for e in taught}
-    forgotten = [(e.text.strip(), e.label) for e in ours.taught if e.text.strip() and e.text.strip() not in kept]
     return Merged(profile, from_them, renumbered, prompt_source is theirs and other != mine, forgotten)
 
 
@@ -120,15 +118,16 @@ def _ours_onto_theirs(before: dict[str, V], mine: dict[str, V], theirs: dict[str
 
 def merge_taught(
     base: list[Example], ours: list[Example], theirs: list[Example]
-) -> tuple[list[Example], list[tuple[str, str]]]:
-    """Theirs with our changes since ``base`` applied (by text), and the tickets of the result that ours
-    lacks or labels otherwise (for the window to take in)."""
+) -> tuple[list[Example], list[tuple[str, str]], list[tuple[str, str]]]:
+    """Theirs with our changes since ``base`` applied (by text), the tickets of the result that ours
+    lacks or labels otherwise (for the window to take in), and ours the result lacks (forgotten there)."""
     mine = {e.text.strip(): e.label for e in ours}
     result = _ours_onto_theirs(
         {e.text.strip(): e.label for e in base}, mine, {e.text.strip(): e.label for e in theirs if e.text.strip()}
     )
     from_them = [(text, label) for text, label in result.items() if mine.get(text) != label]
-    return [Example(text, label) for text, label in result.items()], from_them
+    forgotten = [(text, label) for text, label in mine.items() if text and text not in result]
+    return [Example(text, label) for text, label in result.items()], from_them, forgotten
 
 
 def merge_checks(base: list[CheckRecord], ours: list[CheckRecord], theirs: list[CheckRecord]) -> list[CheckRecord]:

@@ -90,22 +90,21 @@ def _detector():
 
 
 def detect_language(text: str) -> str:
-    """The text's language code (a key of :data:`LANGUAGES`), or ``""`` when too short or unsure."""
+    """The text's language code (a key of :data:`LANGUAGES`, or of :data:`SCRIPTS` for another script), or ``""``
+    when too short or unsure."""
     text = text[:DETECT_CHARS]
-    letters = sum(c.isalpha() for c in text)
-    if letters < MIN_LETTERS:
+    letters = [c for c in text if c.isalpha()]
+    if len(letters) < MIN_LETTERS:
         return UNKNOWN
-    if 2 * sum(c.isalpha() for c in text if c <= LATIN_END) <= letters:
-        return script_of(text)  # Cyrillic, Greek, Hebrew, Arabic, CJK: none of the fourteen
+    if 2 * sum(c <= LATIN_END for c in letters) <= len(letters):
+        return script_of(letters)  # Cyrillic, Greek, Hebrew, Arabic, CJK: none of the fourteen
     code, confidence = _detector().classify(text)
     return str(code) if confidence >= MIN_CONFIDENCE else UNKNOWN
 
 
-def script_of(text: str) -> str:
-    """The :data:`SCRIPTS` code of the script most of ``text``'s letters past the Latin alphabet are in."""
-    counts = Counter(
-        _SCRIPT_OF.get(unicodedata.name(c, "").split(" ", 1)[0], "Zyyy") for c in text if c.isalpha() and c > LATIN_END
-    )
+def script_of(letters: Iterable[str]) -> str:
+    """The :data:`SCRIPTS` code of the script most of these letters past the Latin alphabet are in."""
+    counts = Counter(_SCRIPT_OF.get(unicodedata.name(c, "").split(" ", 1)[0], "Zyyy") for c in letters if c > LATIN_END)
     return counts.most_common(1)[0][0] if counts else "Zyyy"
 
 

@@ -239,7 +239,7 @@ class PromptActions:
             self.notify(f"{counted(len(theirs), 'ticket')} taught outside this window {were} added from {name}.", 10000)
 
     def _forgotten(self, held: list[tuple[str, str]]) -> None:
-        """A write found tickets forgotten in another window: forgotten here too unless taught again here since
+        """A write found tickets forgotten outside this window: forgotten here too unless taught again here since
         (Ctrl+Z teaches them again)."""
         now = dict(self.session.taught_items())
         if forgot := self.session.add_taught([(text, None) for text, label in held if now.get(text) == label]):
