@@ -377,7 +377,7 @@ WINDOW_READS = {
         "rows_changed", "run_changed", "run_status", "running", "save_taught", "set_baseline",
         "set_calibration", "set_encoder", "set_prompt", "set_text_column", "shutdown", "stop", "suggest_groups",
         "suggested", "table", "table_reset", "taught", "taught_items", "text_column",
-        "ticket_count",
+        "ticket_count", "ticket_files",
         "field_check_records", "field_check_status", "field_checks_changed",  # random checks per field
         "field_learned",  # each further field's taught tickets its fit learns from
     },

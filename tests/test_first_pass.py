@@ -168,3 +168,20 @@ async def test_resume_while_the_first_pass_runs_after_a_stop_brings_the_language
     await idle(session)
     table = session.table
     assert table.count_scored() == 2000 and session.run_status.state == "done"
+
+
+def test_the_run_counts_the_rows_the_first_pass_has_still_to_embed():
+    """With every ticket's language-model score kept from an earlier run, embedding the rows for the classifier is
+    what a run does: the run status counts them (the run line said "0.0 tickets/s" beside 154 / 154 labelled)."""
+    from triage_gui.session.labelling import run_status
+
+    table = TicketTable()
+    table.add(topical(150))
+    table.start_version(0, PROFILE.label_names, [])
+    encoder = FakeEncoder(FakeEngine())
+    assert run_status(table, "running", False, Throughput(), embedding=True).first_pass_left == 150
+    texts = [table.texts[r] for r in range(64)]
+    table.apply_embeddings(list(range(64)), encoder.encode(texts), "fake")
+    assert run_status(table, "running", False, Throughput(), embedding=True).first_pass_left == 86
+    assert run_status(table, "running", False, Throughput()).first_pass_left == 0  # no sentence encoder in use
+    assert run_status(table, "done", False, Throughput(), embedding=True).first_pass_left == 0

@@ -262,3 +262,32 @@ def test_the_teach_box_is_empty_for_a_ticket_not_labelled_yet(qtbot, window):
     qtbot.waitUntil(lambda: len(window.session.table) == 2, timeout=10_000)
     window.detail.show_row(1)  # a blank ticket: never labelled
     assert window.session.table.label(1) is None and window.detail.teach_box.currentText() == ""
+
+
+def test_an_export_onto_the_open_ticket_file_or_the_prompt_file_is_refused_and_nothing_is_written(
+    qtbot, window, tmp_path
+):
+    """An export over the ticket file it was read from got only the file dialog's generic Replace question, then
+    replaced the lead's tickets with the export; over the prompt file it wrote a CSV where the prompt was.
+    Refused in one sentence, as classify's --out is, and both files are as they were."""
+    source = tmp_path / "week-12.csv"
+    source.write_text("text\nwhere is my parcel\nrefund please\n", encoding="utf-8")
+    window.ticket_actions.open_files([str(source)])
+    qtbot.waitUntil(lambda: window.session.table.count_scored() == 2, timeout=10_000)
+    before = source.read_bytes()
+    assert not window.ticket_actions.export(str(source))
+    assert window.last_message.windowTitle() == "Export refused"
+    text = window.last_message.text()
+    assert text.startswith("The file ") and text.endswith(
+        "week-12.csv is the ticket file open in this window itself; write the results to another file."
+    )
+    assert source.read_bytes() == before
+    prompt = window.document.path
+    kept = prompt.read_bytes() if prompt.exists() else None
+    assert not window.ticket_actions.export(str(prompt))
+    assert "prompt file in use" in window.last_message.text()
+    assert (prompt.read_bytes() if prompt.exists() else None) == kept
+    out = tmp_path / "week-12-labelled.csv"
+    assert window.ticket_actions.export(str(out)) and out.read_text(encoding="utf-8").count("\n") == 3
+    window.session.clear()  # the tickets gone, their file is one the window no longer reads
+    assert window.session.ticket_files == []

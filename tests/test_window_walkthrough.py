@@ -151,3 +151,18 @@ def test_the_baseline_after_the_run_is_counted_not_shown_as_a_stalled_rate(qtbot
     assert line == "The language model has read every ticket · baseline (full re-encode) 7 / 150"
     area.show_run(RunStatus("running", 40, 150, baseline_done=7, baseline_total=150, rate=2.5, classified=40))
     assert "2.5 tickets/s" in area.rate_label.text() and "baseline 7/150" in area.rate_label.text()  # as it was
+
+
+def test_a_run_embedding_tickets_whose_scores_were_kept_says_so_not_a_stalled_rate(qtbot, window):
+    """At a start with every ticket's language-model score kept and the e5 encoder, the run line read "0.0 tickets/s"
+    beside 154 / 154 labelled, Stop enabled, for up to a minute: the first pass was embedding the tickets."""
+    _shown(qtbot, window)
+    area = window.tickets
+    area.show_run(RunStatus("running", 154, 154, rate=0.0, classified=154, first_pass_left=90))
+    line = area.rate_label.text()
+    assert "0.0 tickets/s" not in line
+    assert line == "The language model has read every ticket · classifier's first pass 64 / 154"
+    area.show_run(RunStatus("running", 154, 154, rate=0.0, classified=154))
+    assert area.rate_label.text() == "The language model has read every ticket · finishing"
+    area.show_run(RunStatus("running", 40, 154, rate=2.5, classified=154, first_pass_left=0))
+    assert area.rate_label.text().endswith("2.5 tickets/s")  # the language model still reading: as it was

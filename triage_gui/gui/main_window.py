@@ -61,9 +61,8 @@ class MainWindow(QMainWindow):
         self.settings = AppSettings()
         # The encoder given on the command line, else the one chosen in the model dialog (kept in the settings).
         self.session = session or Session(device=device, encoder=encoder or self.settings.get_encoder())
-        self.document = PromptDocument(
-            self.settings.get_path("prompt_path") or self.settings.default_prompt_path, self.settings.draft_path
-        )
+        prompt_path = self.settings.get_path("prompt_path") or self.settings.default_prompt_path
+        self.document = PromptDocument(prompt_path, self.settings.draft_path)
         self.evaluation = Evaluation(self.session.table, self.settings.get_dict("gold_mappings"))
         self.last_message: QMessageBox | None = None
         self._closing = self._closed = False
@@ -73,8 +72,9 @@ class MainWindow(QMainWindow):
             self.document, self.evaluation, self.session, self.editor, self.results, self, notify, warn
         )
         self.ticket_actions = TicketActions(
-            self.session, self.evaluation, self.tickets, self.settings, self, notify, warn, self.prompt.open
-        )
+            self.session, self.evaluation, self.tickets, self.settings, self, notify, warn, self.prompt.open,
+            lambda: self.document.path,  # an export never writes over the prompt file in use
+        )  # fmt: skip
         self.teaching = TeachActions(self.session, self.tickets, self.editor, self.check_status, notify)
         self.model.teach_field = self.teaching.teach_field  # the picker in a further field's column
         self.app_actions = AppActions(self.session, self.settings, self, self._repaint, notify)

@@ -199,11 +199,14 @@ class Throughput:
         return None
 
 
-def run_status(table: TicketTable, state: str, baseline: bool, throughput: Throughput, finishing: int = 0) -> RunStatus:
+def run_status(
+    table: TicketTable, state: str, baseline: bool, throughput: Throughput, finishing: int = 0, embedding: bool = False
+) -> RunStatus:
     """The run's progress now: rows with a usable label (first pass or better), scored by the language model
     of labellable, baseline done, and while running this run's rate and the time left (from
     :meth:`Throughput.rate`; none while the run warms up); ``finishing``: stopped, the tickets the language
-    model still reads in the batch in flight (:attr:`RunStatus.finishing`)."""
+    model still reads in the batch in flight (:attr:`RunStatus.finishing`); ``embedding``: a sentence encoder is
+    in use, and the rows it has still to embed are counted (:attr:`RunStatus.first_pass_left`)."""
     labelled, total = table.count_scored(), table.count_scorable()
     base_done = len(table.baseline) if baseline else 0
     rate, eta = 0.0, None
@@ -214,4 +217,5 @@ def run_status(table: TicketTable, state: str, baseline: bool, throughput: Throu
         eta = left / promised if promised else None
     finishing = finishing if state == "stopped" else 0
     current = table.count_current()
-    return RunStatus(state, labelled, total, base_done, total if baseline else 0, rate, eta, current, finishing)
+    left = len(table.unembedded()) if embedding and state == "running" else 0
+    return RunStatus(state, labelled, total, base_done, total if baseline else 0, rate, eta, current, finishing, left)

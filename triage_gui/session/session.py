@@ -89,6 +89,7 @@ class Session(Intents):
         self._rebuilding = LatestTask("rebuild prompt")
         self._labelling = LatestTask("label")
         self._file_tasks: set[asyncio.Task] = set()
+        self._ticket_files: list[Path] = []  # where the loaded tickets were read from (no export replaces one)
         self._queue, self._stop = WorkQueue(self.table), threading.Event()
         self._reading = 0  # tickets the language model reads in the batch on the engine thread (label_stream)
         self._throughput = Throughput()
@@ -334,6 +335,7 @@ class Session(Intents):
         if replace:
             self.clear()
         self.user_stopped = False
+        self._ticket_files.append(Path(path))
         task = asyncio.get_running_loop().create_task(self._read(Path(path), sheet), name=f"read {Path(path).name}")
         self._file_tasks.add(task)
         task.add_done_callback(self._file_tasks.discard)
@@ -365,6 +367,11 @@ class Session(Intents):
         self.file_changed.emit(FileStatus("done", name, rows, source.summary()))
 
     @property
+    def ticket_files(self) -> list[Path]:
+        """The files the loaded tickets were read from, in the order opened (an export may not replace one)."""
+        return list(self._ticket_files)
+
+    @property
     def reading(self) -> bool:
         return bool(self._file_tasks)
 
@@ -374,6 +381,7 @@ class Session(Intents):
             task.cancel()  # a finished one ignores it
         self._labelling.cancel()
         self.table.clear()
+        self._ticket_files = []
         self.text_column = ""
         self.teaching.cleared()
         self.fields.cleared()
@@ -518,7 +526,7 @@ class Session(Intents):
 
     def _status(self, state: str) -> RunStatus:
         finishing = self._reading if self.running else 0
-        return run_status(self.table, state, self.baseline, self._throughput, finishing)
+        return run_status(self.table, state, self.baseline, self._throughput, finishing, self.encoder is not None)
 
     def _set_run(self, status: RunStatus) -> None:
         self.run_status = status

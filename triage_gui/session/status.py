@@ -49,6 +49,10 @@ class RunStatus:
     # Stopped, the tickets the language model still reads in the batch it had started (its labels land, the
     # counts above move once more): the run line says "Stopping", and "Stopped: N not read" only once 0
     finishing: int = 0
+    # Rows the classifier's first pass has still to embed (0 without a sentence encoder). With every ticket's
+    # language-model score kept from an earlier run, embedding them is what a run does, and the line said
+    # "0.0 tickets/s" beside 154/154 labelled for as long as it took (walkthrough, e5-small).
+    first_pass_left: int = 0
 
     @property
     def remaining(self) -> int:

@@ -21,7 +21,7 @@ import csv
 import errno
 import os
 import stat
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO
 
@@ -204,15 +204,17 @@ class ExcelExport:
 STDOUT = "-"
 
 
-def check_output(path: str, inputs: dict[str, str | os.PathLike[str] | None], flag: str = "--out") -> str | None:
+def check_output(
+    path: str, inputs: Mapping[str, str | os.PathLike[str] | Sequence[os.PathLike[str]] | None], flag: str = "--out"
+) -> str | None:
     """Where to write the results, checked before any scoring: the real path (a symlink's target), or
     None for standard output (``-``, or a name that is standard output itself, such as /dev/stdout).
 
-    Refused in one sentence: any file the run reads (``inputs``: what it is -> its path, compared by real
-    path, so a link or another spelling of it counts), a folder, a device or FIFO (replacing one with a
-    regular file would break the system's node), a name too long for the file system, a missing or
-    unwritable folder. ``flag`` is the option the sentences name (``discover --prompt-out`` was told about
-    "--out").
+    Refused in one sentence: any file the run reads (``inputs``: what it is -> its path, or a list of paths, any
+    of them; compared by real path, so a link or another spelling of it counts), a folder, a device or FIFO
+    (replacing one with a regular file would break the system's node), a name too long for the file system, a
+    missing or unwritable folder. ``flag`` is the option the sentences name (``discover --prompt-out`` was told
+    about "--out"); the window's export gives "The file" and, as inputs, its ticket files and its prompt file.
     """
     if path == STDOUT:
         return None
@@ -239,9 +241,10 @@ def check_output(path: str, inputs: dict[str, str | os.PathLike[str] | None], fl
     if path.endswith(("/", os.sep)):  # realpath drops the slash: x.csv/ was written as the file x.csv
         raise ValueError(f"{flag} {name} ends in a slash, as a folder's name does; give a file name.")
     target = os.path.realpath(path)
-    for what, source in inputs.items():
-        if source and info is not None and os.path.exists(source) and os.path.samefile(source, target):
-            raise ValueError(f"{flag} {name} is the {what} itself; write the results to another file.")
+    for what, sources in inputs.items():
+        for source in [sources] if sources is None or isinstance(sources, str | os.PathLike) else sources:
+            if source and _same_file(source, target, info is not None):
+                raise ValueError(f"{flag} {name} is the {what} itself; write the results to another file.")
     folder = os.path.dirname(target) or "."
     if not os.path.isdir(folder):
         raise ValueError(f"Cannot write {name}: the folder {shown(folder)} does not exist.")
@@ -254,6 +257,14 @@ def check_output(path: str, inputs: dict[str, str | os.PathLike[str] | None], fl
     if not os.access(folder, os.W_OK) or (info is not None and not os.access(target, os.W_OK)):
         raise ValueError(f"Cannot write {name}: permission denied.")
     return target
+
+
+def _same_file(source: str | os.PathLike[str], target: str, exists: bool) -> bool:
+    """Whether writing ``target`` (a real path; ``exists``: there now) would replace ``source``: the same file, or,
+    neither there yet, the same name (the window's prompt file before its first write)."""
+    if exists:
+        return os.path.exists(source) and os.path.samefile(source, target)
+    return os.path.realpath(source) == target
 
 
 def _is_stdout(info: os.stat_result) -> bool:

@@ -25,6 +25,7 @@ from ...engine.tickets import (
     ExportCounts,
     TicketFileError,
     check_file,
+    check_output,
     export_counts,
     field_cells,
     fields_workbook,
@@ -61,10 +62,12 @@ class TicketActions:
         notify: Callable[[str, int], None],
         warn: Callable[[str, str], None],
         open_prompt: Callable[[str], bool] = lambda path: False,
+        prompt_file: Callable[[], Path | None] = lambda: None,
     ) -> None:
         self.session, self.evaluation, self.tickets, self.settings = session, evaluation, tickets, settings
         self.parent, self.notify, self.warn = parent, notify, warn
         self.open_prompt = open_prompt  # a prompt file among those given or dropped: the prompt side opens it
+        self.prompt_file = prompt_file  # the prompt file in use: an export never writes over it
         self.recent_menu: QMenu | None = None
         self.last_opened = ""  # the last file opened: exports are offered beside it
         self.last_sheet = ""  # its sheet, where it was a workbook: a workbook export keeps the sheet's name
@@ -309,6 +312,16 @@ class TicketActions:
         written on the file thread from a snapshot of the rows (seconds for 100,000 rows); the status bar
         says when it is done. False: refused or failed at once (said)."""
         table, profile = self.session.table, self.session.prompt_in_use
+        read = {"ticket file open in this window": self.session.ticket_files, "prompt file in use": self.prompt_file()}
+        try:  # as classify's --out: never a file the window reads (the tickets, the prompt), a folder or a device
+            if check_output(path, read, "The file") is None:
+                raise ValueError(f"{shown(path)} is standard output, not a file; give a file name.")
+        except ValueError as exc:
+            self.warn("Export refused", str(exc))
+            return False
+        except OSError as exc:  # a link another user planted in a shared folder
+            self._failed(path, exc)
+            return False
         prompt_hash = profile.content_hash() if profile else ""
         names = self.session.field_names  # a prompt with several fields: <field>_label and so on, as classify
         columns = [field_cells(self.session.field_table(i), len(table)) for i in range(len(names))]

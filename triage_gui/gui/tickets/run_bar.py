@@ -145,6 +145,11 @@ class RunBar(QObject):
                 # language model's; a walkthrough read "0.0 tickets/s · baseline 7/150" as a stalled run
                 done = f"baseline (full re-encode) {status.baseline_done:,} / {status.baseline_total:,}"
                 return f"The language model has read every ticket · {done}", done
+            if not first and status.total and status.labelled >= status.total:
+                # every ticket's score kept from an earlier run: embedding them for the classifier is what runs
+                left = status.first_pass_left
+                done = f"classifier's first pass {status.total - left:,} / {status.total:,}" if left else "finishing"
+                return f"The language model has read every ticket · {done}", done
             if status.classified < status.total:  # the first pass is still going: no "0.0 tickets/s" meanwhile
                 classified = brief = f"first pass {status.classified:,} / {status.total:,} · "
             rate = f"{status.rate:.1f} tickets/s" if status.rate or not first else "the language model starts"
