@@ -83,10 +83,12 @@ def test_bundled_smollm2_long_ticket_truncated(loaded, profile):
 
 
 def test_bundled_smollm2_labels_sharing_first_tokens(loaded):
+    """Three tickets (six took 39 s of a 2-core run): the label trie's shared first tokens on the bundled
+    tokenizer; the tiny models below run the same prompt on six tickets and the edge cases."""
     scorer = Scorer(loaded, SHARED_FIRST_TOKEN)
     firsts = [seq[0] for seq in scorer.layout.label_sequences]
     assert len(set(firsts)) < len(firsts)  # the point of the test: shared first tokens
-    check_all_paths(scorer, banking_tickets(6))
+    check_all_paths(scorer, banking_tickets(3))
 
 
 def test_tiny_models_all_paths(tiny, profile):
