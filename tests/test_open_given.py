@@ -92,3 +92,15 @@ def test_files_named_from_the_working_folder_are_remembered_by_their_full_path(q
     window._save_settings()
     assert window.settings.get_str("prompt_path") == str(work / "routing.json")
     assert window.settings.recent_files()[0] == str(work / "tickets.csv")
+
+
+def test_the_windows_options_work_without_naming_the_window(capsys):
+    """W11: ``python -m triage_gui --encoder e5-small prompt.json tickets.csv`` (the files alone open the window)
+    was refused with "argument command: invalid choice: 'e5-small'"; the window's own options open it too."""
+    args = parse_args(["--encoder", "e5-small", str(SAMPLE)])
+    assert args.command == "gui" and args.encoder == "e5-small" and args.files == [str(SAMPLE)]
+    assert parse_args(["--encoder=e5-small"]).encoder == "e5-small"
+    assert parse_args(["--device", "cpu", "--model", "bundled"]).command == "gui"
+    assert parse_args(["--version"]).version and parse_args(["--version"]).command is None
+    with pytest.raises(SystemExit):  # a command's own option before the command is still refused
+        parse_args(["--out", "x.csv", "classify", str(SAMPLE)])
