@@ -8,7 +8,7 @@ import json
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QScrollArea, QToolButton
+from PySide6.QtWidgets import QScrollArea, QStyle, QToolButton
 from test_window_fields import N, check_row_0, open_two_fields, press
 
 from triage_gui.gui.tickets.ticket_model import Col, FieldCol
@@ -264,3 +264,31 @@ def test_ctrl_o_opens_the_ticket_dialog_from_every_prompt_editor_cell(qtbot, win
             assert len(opened) == 1 and opened.pop()[1] == "Open ticket files"
             table.setFocus()  # (closes an editor: its text as it was, nothing typed into it)
             assert table.item(0, column).text() == text
+
+
+def test_a_field_added_later_is_named_whole_in_the_editors_field_selector(qtbot, window, tmp_path):
+    """W11: *Add field…* "sentiment" showed "sentime" in the selector at 1366 and at 1024 px: the combo kept the
+    width of the names it had when first shown ("queue", "priority"). The bar still fits the editor."""
+    open_two_fields(qtbot, window, tmp_path)
+    editor = window.editor
+    for size in ((1366, 768), (1024, 640)):
+        window.resize(*size)
+        editor.add_field("sentiment")
+        combo = editor.field_bar.combo
+        qtbot.waitUntil(lambda combo=combo: combo.currentText() == "sentiment", timeout=2_000)
+        qtbot.wait(50)  # the layout settles
+        room = combo.style().subControlRect(
+            QStyle.ComplexControl.CC_ComboBox, combo_option(combo), QStyle.SubControl.SC_ComboBoxEditField, combo
+        )
+        assert room.width() >= combo.fontMetrics().horizontalAdvance("sentiment"), (size, room.width())
+        bar = editor.field_bar
+        assert bar.move_button.geometry().right() <= bar.width(), size  # the buttons not pushed out
+        editor.undo_edit()
+
+
+def combo_option(combo):
+    from PySide6.QtWidgets import QStyleOptionComboBox
+
+    option = QStyleOptionComboBox()
+    combo.initStyleOption(option)
+    return option
