@@ -292,3 +292,43 @@ def combo_option(combo):
     option = QStyleOptionComboBox()
     combo.initStyleOption(option)
     return option
+
+
+def test_the_run_line_names_the_one_field_a_save_has_the_language_model_read_again(
+    qtbot, tmp_path, monkeypatch, event_loop_qt
+):
+    """W11: a Save that changed only the priority's instruction had the language model read the priority alone
+    (6.7 tickets/s, twice the 3.4 of both fields), and the run line still said "each ticket read for 2 fields"."""
+    from fake_engine import FakeEngine
+    from test_session_refinement import _stored_engine
+    from window_fakes import close_fake
+
+    from triage_gui.gui.main_window import MainWindow
+    from triage_gui.session.session import Session
+
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
+    fake = FakeEngine()
+    session = Session(_stored_engine(fake, tmp_path / "scores"), device="cpu", batch_size=8, encoder="fake")
+    win = MainWindow(session=session)
+    qtbot.addWidget(win, before_close_func=MainWindow.close_now)
+    win.show()
+    line = win.tickets.rate_label
+    try:
+        qtbot.waitUntil(lambda: session.prompt_status.state == "ready", timeout=10_000)
+        open_two_fields(qtbot, win, tmp_path)
+        assert line.text().endswith("each ticket read for 2 fields"), line.text()
+        fake.gate.clear()  # the language model waits: the line as it reads
+        editor = win.editor
+        editor.field_bar.combo.setCurrentIndex(1)
+        editor.instruction.setPlainText("How soon must a person act?")
+        saved = session.prompt_status.version
+        assert win.prompt.save()
+        qtbot.waitUntil(lambda: session.prompt_status.version > saved and session.running, timeout=10_000)
+        qtbot.waitUntil(lambda: "priority" in line.text(), timeout=5_000)
+        assert line.text().endswith("each ticket read for the priority alone (the queue as read before)"), line.text()
+        fake.gate.set()
+        qtbot.waitUntil(lambda: session.run_status.state == "done", timeout=15_000)
+        assert "2 fields" not in line.text(), line.text()  # the run that ended read the priority alone
+    finally:
+        fake.gate.set()
+        close_fake(win)
