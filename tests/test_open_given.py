@@ -72,3 +72,35 @@ def test_a_prompt_dropped_on_the_window_opens_as_the_prompt(qtbot, window, tmp_p
     assert window.document.path == prompt and [label.name for label in window.document.saved.labels] == kept
     assert window.last_message is not None and "One prompt at a time" in window.last_message.text()
     assert window.session.ticket_count == 0  # not read as tickets (it was: "holds no tickets")
+
+
+def test_files_named_from_the_working_folder_are_remembered_by_their_full_path(qtbot, window, tmp_path, monkeypatch):
+    """W11: ``python -m triage_gui bank-fields-prompt.json bank300.csv`` from the lead's folder kept
+    ``prompt_path=bank-fields-prompt.json`` and ``recent_files=bank300.csv``; started again from another folder
+    (the desktop's menu), the window showed the default prompt under "Saved: bank-fields-prompt.json" and lost
+    the two fields, their taught tickets and checks. Named relative, they are kept by their full path."""
+    import shutil
+
+    work = tmp_path / "work"
+    work.mkdir()
+    routing_prompt(window, work / "routing.json")
+    shutil.copy(SAMPLE, work / "tickets.csv")
+    monkeypatch.chdir(work)
+    window.ticket_actions.open_given(["routing.json", "tickets.csv"])
+    qtbot.waitUntil(lambda: window.session.ticket_count == 60, timeout=20_000)
+    assert window.document.path == work / "routing.json"
+    window._save_settings()
+    assert window.settings.get_str("prompt_path") == str(work / "routing.json")
+    assert window.settings.recent_files()[0] == str(work / "tickets.csv")
+
+
+def test_the_windows_options_work_without_naming_the_window(capsys):
+    """W11: ``python -m triage_gui --encoder e5-small prompt.json tickets.csv`` (the files alone open the window)
+    was refused with "argument command: invalid choice: 'e5-small'"; the window's own options open it too."""
+    args = parse_args(["--encoder", "e5-small", str(SAMPLE)])
+    assert args.command == "gui" and args.encoder == "e5-small" and args.files == [str(SAMPLE)]
+    assert parse_args(["--encoder=e5-small"]).encoder == "e5-small"
+    assert parse_args(["--device", "cpu", "--model", "bundled"]).command == "gui"
+    assert parse_args(["--version"]).version and parse_args(["--version"]).command is None
+    with pytest.raises(SystemExit):  # a command's own option before the command is still refused
+        parse_args(["--out", "x.csv", "classify", str(SAMPLE)])

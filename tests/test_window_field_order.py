@@ -240,3 +240,28 @@ def teach_one_each(qtbot, window, tmp_path) -> None:
     press(qtbot, window, 4, FieldCol(1, "priority"), Qt.Key.Key_1)
     press(qtbot, window, 8, Col.LABEL, Qt.Key.Key_2)
     qtbot.waitUntil(lambda: not window.session.busy, timeout=10_000)
+
+
+def test_a_new_field_moved_before_a_saved_one_says_its_own_taught_tickets_and_estimate(qtbot, window, tmp_path):
+    """W11: *Add field…* "mood", then *Move › left* (before the priority, unsaved): the line under the editor
+    said "Taught tickets (mood): 5 … Accuracy of priority 75% …", the priority's count and checks, for a field
+    with no label yet; it was matched to a saved field by its place. A field renamed in place keeps its own."""
+    open_two_fields(qtbot, window, tmp_path)
+    editor = window.editor
+    window._show_field_taught()
+    editor.field_bar.combo.setCurrentIndex(1)
+    assert "Taught tickets (priority):</b> 1 " in editor.taught_count.text()
+    editor.add_field("mood")
+    assert "Taught tickets (mood):</b> none yet" in editor.taught_count.text()
+    editor.field_bar.left_action.trigger()  # before the priority
+    assert [f.name for f in editor.profile().fields] == ["queue", "mood", "priority"]
+    shown = editor.taught_count.text()
+    assert "Taught tickets (mood):</b> none yet" in shown and "priority" not in shown, shown
+    assert "Accuracy of mood not estimated yet" in shown
+    editor.field_bar.combo.setCurrentIndex(2)
+    assert "Taught tickets (priority):</b> 1 " in editor.taught_count.text()  # its own, at its new place
+    editor.undo_edit()
+    editor.undo_edit()  # the two fields as saved
+    editor.field_bar.combo.setCurrentIndex(1)
+    editor.rename_field("urgency")  # renamed in place: still the priority's
+    assert "Taught tickets (urgency):</b> 1 " in editor.taught_count.text()

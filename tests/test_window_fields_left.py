@@ -8,7 +8,7 @@ import json
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QScrollArea, QToolButton
+from PySide6.QtWidgets import QScrollArea, QStyle, QToolButton
 from test_window_fields import N, check_row_0, open_two_fields, press
 
 from triage_gui.gui.tickets.ticket_model import Col, FieldCol
@@ -264,3 +264,71 @@ def test_ctrl_o_opens_the_ticket_dialog_from_every_prompt_editor_cell(qtbot, win
             assert len(opened) == 1 and opened.pop()[1] == "Open ticket files"
             table.setFocus()  # (closes an editor: its text as it was, nothing typed into it)
             assert table.item(0, column).text() == text
+
+
+def test_a_field_added_later_is_named_whole_in_the_editors_field_selector(qtbot, window, tmp_path):
+    """W11: *Add field…* "sentiment" showed "sentime" in the selector at 1366 and at 1024 px: the combo kept the
+    width of the names it had when first shown ("queue", "priority"). The bar still fits the editor."""
+    open_two_fields(qtbot, window, tmp_path)
+    editor = window.editor
+    for size in ((1366, 768), (1024, 640)):
+        window.resize(*size)
+        editor.add_field("sentiment")
+        combo = editor.field_bar.combo
+        qtbot.waitUntil(lambda combo=combo: combo.currentText() == "sentiment", timeout=2_000)
+        qtbot.wait(50)  # the layout settles
+        room = combo.style().subControlRect(
+            QStyle.ComplexControl.CC_ComboBox, combo_option(combo), QStyle.SubControl.SC_ComboBoxEditField, combo
+        )
+        assert room.width() >= combo.fontMetrics().horizontalAdvance("sentiment"), (size, room.width())
+        bar = editor.field_bar
+        assert bar.move_button.geometry().right() <= bar.width(), size  # the buttons not pushed out
+        editor.undo_edit()
+
+
+def combo_option(combo):
+    from PySide6.QtWidgets import QStyleOptionComboBox
+
+    option = QStyleOptionComboBox()
+    combo.initStyleOption(option)
+    return option
+
+
+def test_the_run_line_names_the_one_field_a_save_has_the_language_model_read_again(
+    qtbot, tmp_path, monkeypatch, event_loop_qt
+):
+    """W11: a Save that changed only the priority's instruction had the language model read the priority alone
+    (6.7 tickets/s, twice the 3.4 of both fields), and the run line still said "each ticket read for 2 fields"."""
+    from fake_engine import FakeEngine
+    from test_session_refinement import _stored_engine
+    from window_fakes import close_fake
+
+    from triage_gui.gui.main_window import MainWindow
+    from triage_gui.session.session import Session
+
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
+    fake = FakeEngine()
+    session = Session(_stored_engine(fake, tmp_path / "scores"), device="cpu", batch_size=8, encoder="fake")
+    win = MainWindow(session=session)
+    qtbot.addWidget(win, before_close_func=MainWindow.close_now)
+    win.show()
+    line = win.tickets.rate_label
+    try:
+        qtbot.waitUntil(lambda: session.prompt_status.state == "ready", timeout=10_000)
+        open_two_fields(qtbot, win, tmp_path)
+        assert line.text().endswith("each ticket read for 2 fields"), line.text()
+        fake.gate.clear()  # the language model waits: the line as it reads
+        editor = win.editor
+        editor.field_bar.combo.setCurrentIndex(1)
+        editor.instruction.setPlainText("How soon must a person act?")
+        saved = session.prompt_status.version
+        assert win.prompt.save()
+        qtbot.waitUntil(lambda: session.prompt_status.version > saved and session.running, timeout=10_000)
+        qtbot.waitUntil(lambda: "priority" in line.text(), timeout=5_000)
+        assert line.text().endswith("each ticket read for the priority alone (the queue as read before)"), line.text()
+        fake.gate.set()
+        qtbot.waitUntil(lambda: session.run_status.state == "done", timeout=15_000)
+        assert "2 fields" not in line.text(), line.text()  # the run that ended read the priority alone
+    finally:
+        fake.gate.set()
+        close_fake(win)

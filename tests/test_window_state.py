@@ -393,3 +393,29 @@ def test_the_stage_note_counts_the_language_models_labels_only_when_they_are_use
         "1,745 of these labels are the classifier's first pass; the language model has read 255."
     )
     assert stage_note(table(False)) == ""
+
+
+def test_the_summary_says_no_time_per_ticket_while_the_prompt_is_built(qtbot, tmp_path, monkeypatch, event_loop_qt):
+    """W11: a restart with the prompt and 300 tickets named showed "0 of 300 tickets labelled. Fast path (queue):
+    median nan ms/ticket (p90 nan)." while the model loaded: every row counted as read by a prompt version not
+    built yet (both "none"), each with no time."""
+    from triage_gui.gui.main_window import MainWindow
+    from triage_gui.session.session import Session
+
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config6"))
+    fake = FakeEngine()
+    fake.build_gate.clear()  # the prompt is still being built, as a second after launch
+    win = MainWindow(session=Session(fake.as_engine(), device="cpu", batch_size=8, encoder="none"))
+    qtbot.addWidget(win, before_close_func=MainWindow.close_now)
+    win.show()
+    try:
+        win.ticket_actions.open_sample()
+        qtbot.waitUntil(lambda: not win.session.reading and len(win.session.table) > 0, timeout=10_000)
+        win.summary.dirty = True
+        win.summary.refresh()
+        said = win.results.stats.text()
+        assert "0</b> of 60 tickets labelled." in said and "nan" not in said and "Fast path" not in said, said
+        assert len(win.session.table.latencies()) == 0
+    finally:
+        fake.build_gate.set()
+        close_fake(win)

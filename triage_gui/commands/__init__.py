@@ -261,12 +261,17 @@ NEEDS = {"ray_actors": ("ray", "--ray-actors", "--ray"), "train_label": ("train"
 CONFLICTS = [("train", "no_learning", "--train teaches the learned classifier, which --no-learning turns off")]
 
 
+GUI_OPTIONS = ("--model", "--device", "--encoder")  # the window's options: they open it without "gui" before them
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The parsed command line, every value range-checked; a bad one exits 2 with one line."""
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0][:1] != "-" and argv[0] not in (*COMMANDS, "gui") and Path(argv[0]).exists():
         argv = ["gui", *argv]  # the desktop's Open with runs "ticket-triage FILE …" (Exec=ticket-triage %F)
+    elif argv and argv[0].split("=")[0] in GUI_OPTIONS:  # "--encoder e5-small FILE …": the window's, as files are
+        argv = ["gui", *argv]
     args = parser.parse_args(argv)
     for option, (needed, name, other) in NEEDS.items():
         if getattr(args, option, None) is not None and not getattr(args, needed, None):

@@ -95,6 +95,7 @@ async def label_stream(
     more: Sequence[ScorerLike] = (),
     kept: Callable[[list[int]], list[list[TicketScore | None]]] | None = None,
     reading: Callable[[int], None] | None = None,
+    fields_read: Callable[[tuple[int, ...]], None] | None = None,
 ) -> AsyncIterator[ScoredBatch]:
     """Yield scored micro-batches until ``take`` has nothing more or ``stop`` is set.
 
@@ -120,6 +121,8 @@ async def label_stream(
 
     ``reading(n)``: told, each time a batch is handed to the engine thread, how many tickets the language
     model reads in it (0: an embedding block, or nothing queued): after a Stop, the tickets still to land.
+    ``fields_read(fields)``: told, for each batch the language model reads, which fields it reads (indices: a
+    field whose every score in it is kept is not read).
     """
     size = 1 if ramp else batch_size
 
@@ -140,6 +143,9 @@ async def label_stream(
         if kept is not None and any(cached):
             known = [[k if c else None for k, c in zip(f, cached, strict=True)] for f in kept(rows)]
         flags = None if known is None else [[k is not None for k in f] for f in known]
+        if fields_read is not None and any(cached):  # a field is read where a row asked for has no kept score
+            read = [flags is None or any(c and not f for c, f in zip(cached, flags[i])) for i in range(1 + len(more))]
+            fields_read(tuple(i for i, r in enumerate(read) if r))
         future = engine.submit(score_fields_batch, [scorer, *more], texts, cached, base, stop, model, embed, flags)
         return rows, future, known
 

@@ -17,6 +17,7 @@ import asyncio
 import logging
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +93,7 @@ class Session(Intents):
         self._ticket_files: list[Path] = []  # where the loaded tickets were read from (no export replaces one)
         self._queue, self._stop = WorkQueue(self.table), threading.Event()
         self._reading = 0  # tickets the language model reads in the batch on the engine thread (label_stream)
+        self._fields_read: tuple[int, ...] = ()  # the fields it reads in this run (RunStatus.fields_read)
         self._throughput = Throughput()
         # The language model's scores of this version, as the scorer gave them (text -> score): kept in the
         # cache when a run ends, read back when the same file is opened with the same prompt (labelling_store).
@@ -461,6 +463,7 @@ class Session(Intents):
     async def _run(self, scorer: ScorerLike, stop: threading.Event) -> None:
         version = self.table.version
         self._throughput.start()
+        self._fields_read = ()
         self._set_run(self._status("running"))
         try:
             take = self._queue.take
@@ -474,9 +477,14 @@ class Session(Intents):
                 if stop is self._stop:
                     self._reading = tickets
 
+            def reads(fields: tuple[int, ...]) -> None:  # which fields (a Save that changed one: that one)
+                if stop is self._stop and fields != self._fields_read:
+                    self._fields_read = fields
+                    self._set_run(self._status("running"))
+
             stream = label_stream(
                 self.engine_thread, scorer, take, self.batch_size, stop, True, lambda: self.encoder, more,
-                kept if more and len(memories) == len(more) + 1 else None, in_hand,
+                kept if more and len(memories) == len(more) + 1 else None, in_hand, reads,
             )  # fmt: skip
             async for batch in stream:
                 self._apply(batch, version, "stopped" if stop.is_set() else "running")
@@ -526,7 +534,8 @@ class Session(Intents):
 
     def _status(self, state: str) -> RunStatus:
         finishing = self._reading if self.running else 0
-        return run_status(self.table, state, self.baseline, self._throughput, finishing, self.encoder is not None)
+        status = run_status(self.table, state, self.baseline, self._throughput, finishing, self.encoder is not None)
+        return replace(status, fields_read=self._fields_read)
 
     def _set_run(self, status: RunStatus) -> None:
         self.run_status = status

@@ -53,6 +53,10 @@ class RunStatus:
     # language-model score kept from an earlier run, embedding them is what a run does, and the line said
     # "0.0 tickets/s" beside 154/154 labelled for as long as it took (walkthrough, e5-small).
     first_pass_left: int = 0
+    # A prompt with several fields: the fields the language model reads in this run (their indices; (): every
+    # field, or none read yet). A Save that changed the priority alone has it read the priority alone, and the
+    # run line said "each ticket read for 2 fields" at twice the rate of both (W11).
+    fields_read: tuple[int, ...] = ()
 
     @property
     def remaining(self) -> int:

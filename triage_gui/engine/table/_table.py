@@ -520,7 +520,7 @@ class TicketTable:
         """Latency of every row scored by the current version, in the order the language model read them (the
         least sure first, not file order: the chart's newest point is the latest ticket read)."""
         n = self._n
-        rows = np.flatnonzero(self._score_version.data[:n] == self.version)
+        rows = np.flatnonzero((self._score_version.data[:n] == self.version) & (self.version != NONE))  # NONE == NONE
         rows = rows[np.argsort(self._read_seq.data[rows], kind="stable")]
         return self._latency.data[rows]
 

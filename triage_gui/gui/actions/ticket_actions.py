@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -168,7 +169,9 @@ class TicketActions:
         """Files dropped on the window or named on its command line (the desktop's *Open with*): a prompt file
         (a .json holding one object; a JSON ticket file is an array) opens as the prompt, first, so that the
         tickets are labelled with it; the others open as tickets. A prompt dropped used to be refused as a
-        ticket file ("holds no tickets")."""
+        ticket file ("holds no tickets"). Each is kept by its full path: named relative, a start from another
+        folder found neither the prompt nor the recent file (W11)."""
+        paths = [os.path.abspath(path) for path in paths]
         prompts = [path for path in paths if looks_like_prompt(path)]
         if len(prompts) > 1:
             names = ", ".join(Path(path).name for path in prompts[1:])

@@ -31,6 +31,7 @@ class FieldBar(QWidget):
         self.title = QLabel("<b>Field</b>")
         self.combo = QComboBox()
         self.combo.setAccessibleName("Field")
+        self.combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.combo.setToolTip("Which field's instruction, labels and examples you edit (a queue, a priority…)")
         self.combo.currentIndexChanged.connect(self.chosen)
         self.add_button = QPushButton("Add field…")
@@ -69,6 +70,11 @@ class FieldBar(QWidget):
             self.combo.clear()
             self.combo.addItems(names)
             self.combo.setCurrentIndex(current if names else -1)
+        # As wide as the longest name (up to 16 letters): it kept the width of the first names ("queue",
+        # "priority"), and a field added later read "sentime" at 1366 and 1024 px (W11).
+        self.combo.setMinimumWidth(0)
+        widest = min(self.combo.sizeHint().width(), self.combo.fontMetrics().horizontalAdvance("m" * 16))
+        self.combo.setMinimumWidth(widest)
         self.left_action.setEnabled(current > 0)
         self.right_action.setEnabled(0 <= current < len(names) - 1)
         self.setVisible(len(names) > 1)

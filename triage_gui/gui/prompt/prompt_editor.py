@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from ...engine.prompt import Example, Field, Label, Problem, PromptProfile
 from ...session.checks import CheckStatus
-from ...session.field_order import FIRST_FIELD
+from ...session.field_order import FIRST_FIELD, field_order
 from .field_bar import FieldBar
 from .prompt_cells import LabelChoice, MultiLine, TabOn
 
@@ -235,13 +235,13 @@ class PromptEditor(QWidget):
         self._show_taught()
 
     def _show_taught(self) -> None:
-        # The estimate's line is there from the start, so the tables do not shrink when the first check
-        # status arrives during a run.
+        # The estimate's line is there from the start: the tables do not shrink when the first status arrives.
         new, kept = getattr(self, "_new", False), getattr(self, "_kept", "kept with this prompt")  # (show_state's)
         count, estimates = (0, {}) if new else (getattr(self, "_taught", 0), getattr(self, "_estimates", {}))
         field, further = getattr(self, "_field", 0), getattr(self, "_field_taught", [])
         fields, saved = getattr(self, "_fields", []), getattr(self, "_saved_names", [])
-        at = saved.index(fields[field].name) if field < len(fields) and fields[field].name in saved else field
+        order = field_order(fields, [Field(n, "", []) for n in saved]) if saved and field < len(fields) else []
+        at: int = field if not order else len(saved) if (o := order[field]) is None else o  # new: none taught (W11)
         if at > 0:
             count = further[at - 1] if at - 1 < len(further) else 0
         several = len(fields) > 1 and field < len(fields)

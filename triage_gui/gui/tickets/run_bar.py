@@ -69,6 +69,7 @@ class RunBar(QObject):
         self._resumable = False
         self._refinement = ""  # what the language model's reading changed (set_refinement)
         self._fields = ("", "")  # several fields: which the language model reads, long and short (set_fields)
+        self._names: list[str] = []  # their names (a Save that changed one: that one is named)
         self._shown: RunStatus | None = None
         self._note = ""  # said first (set_note)
         self.stop_button.clicked.connect(self._stop_or_resume)
@@ -103,12 +104,22 @@ class RunBar(QObject):
         """A prompt with several fields: the language model reads each ticket once per field, through that
         field's own prefix, so a ticket costs a field's time per field (said in the bar, the count the bar
         shows being tickets); [] for one field, which the bar says nothing about."""
+        self._names = list(names)
         many = len(names)
         words = (f"each ticket read for {many} fields", f"{many} fields") if many > 1 else ("", "")
         if words != self._fields:
             self._fields = words
             if self._shown is not None:
                 self.show_run(self._shown)
+
+    def _fields_words(self, status: RunStatus) -> tuple[str, str]:
+        """What the language model reads: every field, or (a Save that changed some) those alone, by name."""
+        names, read = self._names, status.fields_read
+        if not read or len(read) >= len(names) or max(read) >= len(names):
+            return self._fields
+        said = " and ".join(names[i] for i in read)
+        kept = " and ".join(name for i, name in enumerate(names) if i not in read)
+        return f"each ticket read for the {said} alone (the {kept} as read before)", f"{said} alone"
 
     def show_run(self, status: RunStatus) -> None:
         self._shown = status
@@ -123,7 +134,8 @@ class RunBar(QObject):
         long, short = self._line(status, first)
         short = short or long
         if status.total:
-            long, short = parts(self._note, long, self._fields[0]), parts(self._note, short, self._fields[1])
+            fields = self._fields_words(status)
+            long, short = parts(self._note, long, fields[0]), parts(self._note, short, fields[1])
         self.rate_label.set_line(long, short)
         self._resumable = status.state == "stopped"  # what the button does follows the run, not its text
         self.stop_button.setText("Resume" if self._resumable else "Stop")
