@@ -66,7 +66,10 @@ def test_a_field_moved_first_is_the_main_one_after_save_and_keeps_its_taught_tic
     window.menu_actions.refresh()
     assert not window.menu_actions["field_left"].isEnabled() and window.menu_actions["field_right"].isEnabled()
     assert window.document.dirty
+    # Edit › Undo names the field step (it said "Undo prompt edit" for an added, renamed, moved or removed field)
+    assert editor.edit_steps() == ("move field 'priority'", "")
     editor.undo_edit()  # one step puts it back, the field moved still shown
+    assert editor.edit_steps()[1] == "move field 'priority'"
     assert [f.name for f in editor.profile().fields] == ["queue", "priority"]
     assert editor.field_bar.combo.currentText() == "priority"
     editor.redo_edit()
@@ -253,6 +256,7 @@ def test_a_new_field_moved_before_a_saved_one_says_its_own_taught_tickets_and_es
     assert "Taught tickets (priority):</b> 1 " in editor.taught_count.text()
     editor.add_field("mood")
     assert "Taught tickets (mood):</b> none yet" in editor.taught_count.text()
+    assert editor.edit_steps()[0] == "add field 'mood'"
     editor.field_bar.left_action.trigger()  # before the priority
     assert [f.name for f in editor.profile().fields] == ["queue", "mood", "priority"]
     shown = editor.taught_count.text()
@@ -265,3 +269,6 @@ def test_a_new_field_moved_before_a_saved_one_says_its_own_taught_tickets_and_es
     editor.field_bar.combo.setCurrentIndex(1)
     editor.rename_field("urgency")  # renamed in place: still the priority's
     assert "Taught tickets (urgency):</b> 1 " in editor.taught_count.text()
+    assert editor.edit_steps()[0] == "rename 'priority' to 'urgency'"
+    editor.remove_field()
+    assert editor.edit_steps()[0] == "remove field 'urgency'"

@@ -162,7 +162,9 @@ def test_a_run_embedding_tickets_whose_scores_were_kept_says_so_not_a_stalled_ra
     line = area.rate_label.text()
     assert "0.0 tickets/s" not in line
     assert line == "The language model has read every ticket · classifier's first pass 64 / 154"
+    assert not area.stop_button.isEnabled()  # Stop never stops the first pass: nothing for it to stop (W11)
     area.show_run(RunStatus("running", 154, 154, rate=0.0, classified=154))
     assert area.rate_label.text() == "The language model has read every ticket · finishing"
     area.show_run(RunStatus("running", 40, 154, rate=2.5, classified=154, first_pass_left=0))
     assert area.rate_label.text().endswith("2.5 tickets/s")  # the language model still reading: as it was
+    assert area.stop_button.isEnabled()

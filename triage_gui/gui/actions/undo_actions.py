@@ -3,8 +3,9 @@ prompt editor (its tables or text fields) they undo prompt edits (the editor's Q
 else they undo teaching (the session's :class:`TaughtHistory`). The items say what they will undo
 ("&Undo teach 3 tickets 'billing'", "&Undo prompt edit") and are enabled only when there is something.
 
-The texts are made here from our own words, never by appending a QUndoStack's command text to a fixed
-title: that made "Undo prompt edit edit prompt".
+The texts are our own words: the editor's steps are named "prompt edit", or after the field a step changed
+("&Undo add field 'mood'", "&Undo move field 'priority'": each said only "prompt edit", W11); a QUndoStack's own
+words after a fixed title made "Undo prompt edit edit prompt".
 """
 
 from __future__ import annotations
@@ -75,8 +76,7 @@ class UndoRouter(QObject):
     def texts(self) -> tuple[str, str]:
         """What undo and redo would do now ("" for nothing)."""
         if self.prompt_focused():
-            can_undo, can_redo = self.editor.edit_steps()
-            return ("prompt edit" if can_undo else "", "prompt edit" if can_redo else "")
+            return self.editor.edit_steps()
         return self.history.undo_text, self.history.redo_text
 
     def refresh(self) -> None:

@@ -38,8 +38,9 @@ ERROR_BRUSH = QBrush(QColor(230, 60, 60, 90))
 class _Snapshot(QUndoCommand):
     """One edit, stored as whole-profile snapshots: simple and exact for a small form."""
 
-    def __init__(self, editor: PromptEditor, before: dict, after: dict, shown: tuple[int, int] | None = None) -> None:
-        super().__init__("edit prompt")
+    def __init__(self, editor: PromptEditor, before: dict, after: dict, shown: tuple[int, int] | None = None,
+                 what: str = "prompt edit") -> None:  # fmt: skip
+        super().__init__(what)  # Edit › Undo's words: "prompt edit", a field step names its field (W11)
         self.editor, self.before, self.after, self.shown = editor, before, after, shown  # a field step: whose shown
         self._first = True
 
@@ -143,9 +144,8 @@ class PromptEditor(QWidget):
         named.addWidget(self.name, 1)
         layout.addLayout(named)
         layout.addWidget(self.field_bar)
-        # Instruction, labels and examples share one splitter, the labels taking most of the height: at
-        # 1024x640 with eleven labels the table showed 1.5 rows and nothing could be dragged. Now five
-        # rows or more show there, and the lead drags the handles for more.
+        # Instruction, labels and examples share one splitter, the labels taking most of the height: at 1024x640
+        # with eleven labels the table showed 1.5 rows and nothing could be dragged (five or more rows show now).
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.setChildrenCollapsible(False)
         self.instruction.setMinimumHeight(3 * self.instruction.fontMetrics().lineSpacing() + 10)
@@ -224,9 +224,9 @@ class PromptEditor(QWidget):
     def redo_edit(self) -> None:
         self.undo_stack.redo()
 
-    def edit_steps(self) -> tuple[bool, bool]:
-        """Whether a prompt edit can be undone, and redone."""
-        return self.undo_stack.canUndo(), self.undo_stack.canRedo()
+    def edit_steps(self) -> tuple[str, str]:
+        """What Undo and Redo would take back and make again ("prompt edit", "add field 'mood'"; "": nothing)."""
+        return self.undo_stack.undoText(), self.undo_stack.redoText()
 
     def set_estimates(self, by_field: dict[str, str]) -> None:
         """Each field's random-check estimate by its saved name ("" for a one-field prompt): the line under the
@@ -435,7 +435,7 @@ class PromptEditor(QWidget):
         fields = editable(profile.fields)
         fields[0].name = fields[0].name or FIRST_FIELD
         fields.append(Field(name, "Read the ticket and choose one label.", []))
-        self._step(PromptProfile.of_fields(fields, profile.name), len(fields) - 1)
+        self._step(PromptProfile.of_fields(fields, profile.name), len(fields) - 1, f"add field '{name}'")
 
     def ask_add_field(self) -> None:
         """*Add a field…*: its name asked, then added (a one-field prompt's first gets the selector)."""
@@ -445,15 +445,15 @@ class PromptEditor(QWidget):
         """The field shown, renamed (one undo step)."""
         fields = self._fields_now()
         if fields:
-            fields[self._field] = replace(fields[self._field], name=name)
-            self._step(PromptProfile.of_fields(fields, self.profile().name), self._field)
+            was, fields[self._field] = fields[self._field].name, replace(fields[self._field], name=name)
+            self._step(PromptProfile.of_fields(fields, self.profile().name), self._field, f"rename '{was}' to '{name}'")
 
     def remove_field(self) -> None:
         """The field shown, removed; the last field cannot be (one undo step)."""
         fields = self._fields_now()
         if len(fields) > 1:
-            del fields[self._field]
-            self._step(PromptProfile.of_fields(fields, self.profile().name), max(0, self._field - 1))
+            gone, profile = fields.pop(self._field).name, PromptProfile.of_fields(fields, self.profile().name)
+            self._step(profile, max(0, self._field - 1), f"remove field '{gone}'")
 
     def move_field(self, delta: int) -> None:
         """The field shown, one place left (-1) or right (1), still shown (one undo step). The first field is
@@ -461,7 +461,7 @@ class PromptEditor(QWidget):
         fields, at = self._fields_now(), self._field + delta
         if fields and 0 <= at < len(fields):
             fields.insert(at, fields.pop(self._field))
-            self._step(PromptProfile.of_fields(fields, self.profile().name), at)
+            self._step(PromptProfile.of_fields(fields, self.profile().name), at, f"move field '{fields[at].name}'")
 
     def can_move_field(self, delta: int) -> bool:
         return bool(self._fields) and 0 <= self._field + delta < len(self._fields)
@@ -469,12 +469,12 @@ class PromptEditor(QWidget):
     def _fields_now(self) -> list[Field]:
         return editable(self.profile().fields) if self._fields else []
 
-    def _step(self, profile: PromptProfile, show: int) -> None:
+    def _step(self, profile: PromptProfile, show: int, what: str) -> None:
         self.flush_snapshot()
         before, shown = self._state, self._field
         self._field = show
         self._restore(profile.to_dict())
-        self.undo_stack.push(_Snapshot(self, before, self._state, (shown, show)))
+        self.undo_stack.push(_Snapshot(self, before, self._state, (shown, show), what))
 
     def flush_snapshot(self) -> None:
         """Record a pending edit in the undo history now (before a save, say)."""

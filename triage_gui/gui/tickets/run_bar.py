@@ -142,7 +142,10 @@ class RunBar(QObject):
         self.stop_button.setToolTip(
             "Label the tickets still missing" if status.state == "stopped" else "Stop labelling; labels are kept (Esc)"
         )
-        self.stop_button.setEnabled(running or status.state == "stopped")
+        # Stop stops the language model: with every ticket read (and no baseline to do) only the first pass runs,
+        # which Stop never stops, and an enabled Stop beside "classifier's first pass 64 / 154" did nothing (W11)
+        left = status.labelled < status.total or status.baseline_done < status.baseline_total
+        self.stop_button.setEnabled((running and left) or status.state == "stopped")
 
     def _line(self, status: RunStatus, first: bool) -> tuple[str, str]:
         """The run line in long words and in short ones (the language model's count is on the bar beside it)."""
