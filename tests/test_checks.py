@@ -87,6 +87,41 @@ def test_the_estimate_says_what_it_describes_and_what_may_have_changed_it_since(
     assert "Since then 5 more tickets were taught, which may have changed it" in checks.status.describe()
 
 
+def test_another_sentence_encoder_since_the_checks_may_have_changed_the_estimate():
+    """Restarted with the multilingual encoder, the first pass's labels were another encoder's (gold 78.3 % ->
+    75.7 %) and the estimate still read "~80 % … on v1" with no "(may have changed)" (W11). Each check keeps the
+    encoder it was made with, in the prompt file too; a check from before it was kept says nothing of it."""
+    import json
+    from dataclasses import replace
+
+    from triage_gui.engine.prompt import PromptProfile, default_profile
+
+    def kept_in_a_file(records):
+        text = replace(default_profile(), checks=records).to_json()
+        return PromptProfile.from_dict(json.loads(text)).checks
+
+    table = labelled_table(60, set())
+    encoder = {"name": "all-MiniLM-L6-v2"}
+    checks = RandomChecks(table, seed=2)
+    checks.encoder = lambda: encoder["name"]
+    checks.context = lambda: (1, 0)
+    checks.record(checks.draw(5), None)
+    assert not checks.status.since
+    encoder["name"] = "multilingual-e5-small"
+    checks.refresh()
+    said = "the sentence encoder is multilingual-e5-small (the last check was made with all-MiniLM-L6-v2)"
+    assert checks.status.since == said and "(may have changed)" in checks.status.short()
+    kept = kept_in_a_file(checks.records())
+    assert {c.encoder for c in kept} == {"all-MiniLM-L6-v2"}
+    encoder["name"] = ""  # none loaded yet (a start): nothing said until it is
+    checks.refresh()
+    assert not checks.status.since
+    older = RandomChecks(table, seed=2)
+    older.encoder = lambda: "multilingual-e5-small"
+    older.restore([replace(c, encoder="") for c in kept_in_a_file(kept)])
+    assert not older.status.since  # a file written before checks kept their encoder: not known, not said
+
+
 def test_checks_outlive_the_tickets_and_come_back_by_text():
     """Dropping the tickets (File › Open with Replace, Clear) keeps the verdicts; a new session given the
     records the prompt file kept has the same estimate, and never draws a checked ticket again."""

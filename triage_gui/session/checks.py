@@ -171,6 +171,9 @@ class RandomChecks:
         self.labels: Callable[[], Sequence[str]] = lambda: t.labels if (t := self.table) is not None else ()
         # A further field's: whether a row is taught now, by its taught set (which runs ahead of its table's fit).
         self.taught: Callable[[TicketTable, int], bool] | None = None
+        # The sentence encoder in use, by name ("" none loaded): another one since the last check may have changed
+        # the accuracy (the first pass's labels and the encoder head's are its own; W11 saw 78.3 % -> 75.7 %).
+        self.encoder: Callable[[], str] = lambda: ""
         self.status = CheckStatus()
 
     @property
@@ -212,7 +215,8 @@ class RandomChecks:
             text = table.texts[row]
             self.checks.pop(text, None)
             stage = decision.source.shown
-            self.checks[text] = CheckRecord(text, right or shown, shown, version, taught, time.time(), stage)
+            made = (version, taught, time.time(), stage, self.encoder())
+            self.checks[text] = CheckRecord(text, right or shown, shown, *made)
             self.queue.remove(row)
             counted.append(row)
         if counted:
@@ -281,7 +285,7 @@ class RandomChecks:
             # Not said for a further field: its line starts with the field's name, and with the stage too it was
             # cut in the status bar at 1366 px (tests/test_window_fields_left.py)
             first = sum(c.stage == Source.FIRST.shown for c in checks) if not self.field else 0
-            since = self._since(versions[1], last.taught, together)
+            since = self._since(versions[1], last.taught, together, last.encoder)
             elsewhere = table is not None and len(table) > 0 and not _any_loaded(checks, table)
             self.status = replace(status, since=since, first_pass=first, field=self.name, elsewhere=elsewhere)
         self.changed.emit(self.status)
@@ -296,12 +300,15 @@ class RandomChecks:
             return True
         return set(made) == labels if made is not None else {check.right, check.shown} <= labels
 
-    def _since(self, checked_version: int, before: int, together: int) -> str:
+    def _since(self, checked_version: int, before: int, together: int, encoder: str = "") -> str:
         """What changed since the last check that may have changed the accuracy, in words. ``before``:
         the tickets taught when the last verdict was given; that verdict teaches its own ``together``
-        tickets (one, or those answered at once), just after it is recorded."""
+        tickets (one, or those answered at once), just after it is recorded; ``encoder``: the sentence encoder
+        in use then ("" not known: nothing said)."""
         version, taught = self.context()
         changes = []
+        if encoder and (now := self.encoder()) and now != encoder:
+            changes.append(f"the sentence encoder is {now} (the last check was made with {encoder})")
         if version > checked_version and not self.same(version, checked_version):  # a further field's: named
             changes.append(f"{self.name or 'prompt'} version {version} is in use")
         more = taught - before - together
@@ -340,6 +347,7 @@ class FieldChecks:
         # field i's version in use (1: the second field), numbered in that field's own history in the prompt file
         self.number: Callable[[int], int] = lambda index: 1
         self.history: Callable[[int], Sequence[VersionRecord]] = lambda index: ()  # field i's versions
+        self.encoder: Callable[[], str] = lambda: ""  # the sentence encoder in use, by name (RandomChecks.encoder)
         self.fields: list[RandomChecks] = []
         self._carried: dict[str, list[int]] = {}  # a field's rows still to check, by name, through a move
         self.changed: Event[[int, CheckStatus]] = Event()  # field index (1: the second field), its status
@@ -359,6 +367,7 @@ class FieldChecks:
             checks.same = partial(self._same, index)
             checks.labels = partial(list, f.label_names)
             checks.taught = partial(self._taught, index)
+            checks.encoder = lambda: self.encoder()
             out.append(checks)
         self.fields = out
         for checks, f in zip(out, fields, strict=True):

@@ -116,6 +116,7 @@ class Session(Intents):
         self.teaching.history.apply_field = self.fields.apply
         self.teaching.history.stepped.connect(self.fields.checks.stepped)  # each field's verdicts follow its undo
         self.fields.history_named = self._first_field_named
+        self.checks.encoder = self.fields.checks.encoder = lambda: self.encoder.name if self.encoder else ""
 
     def _first_field_named(self, name: str) -> None:
         """A prompt with several fields names its first field in its undo steps and its estimate ("" for one)."""
@@ -196,6 +197,7 @@ class Session(Intents):
             self.message.emit("Sentence encoder not loaded", f"{exc}\n\nLabels are learned without it.")
             return
         self.encoder = encoder
+        self.refresh_checks()  # checks made with another encoder may no longer hold
         prepare_grouping(self.loader_thread)
         self.table.use_encoder(encoder_key(encoder))  # another encoder's embeddings go: every row again
         self.fields.cleared()

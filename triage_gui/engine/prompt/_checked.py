@@ -28,11 +28,12 @@ class CheckRecord:
     taught: int  # tickets taught then (before this check taught its own)
     at: float  # when, in seconds since the epoch
     stage: str = ""  # where the shown label came from: "first pass" (before the language model read it), …
+    encoder: str = ""  # the sentence encoder in use then, by name ("": none loaded, or a file from before it was kept)
 
     def to_dict(self) -> dict:
         out = {"text": self.text, "right": self.right, "shown": self.shown, "version": self.version,
                "taught": self.taught, "at": round(self.at, 1)}  # fmt: skip
-        return {**out, "stage": self.stage} if self.stage else out
+        return out | ({"stage": self.stage} if self.stage else {}) | ({"encoder": self.encoder} if self.encoder else {})
 
 
 def read_checks(value: object) -> list[CheckRecord]:
@@ -62,8 +63,9 @@ def _check(item: object) -> CheckRecord | None:
         return None
     if not math.isfinite(at):
         return None
-    stage = item.get("stage")
-    return CheckRecord(text, right, shown, version, taught, float(at), stage if isinstance(stage, str) else "")
+    stage, encoder = item.get("stage"), item.get("encoder")
+    stage, encoder = (v if isinstance(v, str) else "" for v in (stage, encoder))
+    return CheckRecord(text, right, shown, version, taught, float(at), stage, encoder)
 
 
 def count(value: object) -> TypeGuard[int]:
