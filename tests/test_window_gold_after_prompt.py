@@ -39,3 +39,19 @@ def test_a_gold_column_the_lead_set_to_none_stays_none_under_a_new_prompt(qtbot,
     window.evaluation.choose(None)  # the lead's (none)
     saved_with(qtbot, window, TEAMS)
     assert window.evaluation.gold is None
+
+
+def test_a_gold_column_found_under_other_labels_goes_when_it_holds_none_of_the_new_ones(qtbot, window):
+    """W11: the sample's team column, found as gold under the support prompt, stayed Gold under a prompt whose
+    labels it holds none of, and the Accuracy tab said "no ticket with a gold label is labelled yet". Found (not
+    chosen), it goes then; a label renamed keeps it (the column still holds the other labels)."""
+    pasted(qtbot, window)
+    saved_with(qtbot, window, TEAMS)
+    assert window.evaluation.gold is not None and window.evaluation.gold.column == "team"
+    saved_with(qtbot, window, ["cards", "cash", "charges"])  # one label renamed: the column still tells the rest
+    assert window.evaluation.gold is not None and window.evaluation.gold.column == "team"
+    saved_with(qtbot, window, ["urgent", "normal"])  # none of the team column's values
+    assert window.evaluation.gold is None
+    assert window.tickets.gold_combo.currentText() != "team"
+    saved_with(qtbot, window, TEAMS)  # found again under labels it holds
+    assert window.evaluation.gold is not None and window.evaluation.gold.column == "team"

@@ -126,8 +126,15 @@ class Evaluation:
         File › Open prompt… of the one whose labels its team column holds)."""
         table = self.table
         labels = tuple(table.labels)
-        if self.offered in (True, labels) or self.gold is not None or not len(table) or not labels:
+        if self.offered in (True, labels) or not len(table) or not labels:
             return False
+        if self.gold is not None:  # found, not chosen, under other labels: kept while it holds any of these
+            if self.gold.mapping or match_share(table, self.gold.column)[0]:  # (a label renamed keeps it)
+                self.offered = labels
+                return False
+            # W11: the sample's team column, found under the default prompt, stayed gold for a two-field prompt
+            # whose queue labels it holds none of ("no ticket with a gold label is labelled yet")
+            self.set_gold(None)
         self.offered = labels
         for column in table.columns:
             if column == text_column:
