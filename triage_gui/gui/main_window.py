@@ -266,7 +266,7 @@ class MainWindow(QMainWindow):
             self._show_field_taught()  # the editor's fields by name: a reopen with no tickets has no fit to say them
             self.model.reset()
             self.tickets.size_columns()
-            self.evaluation.detect(self.session.text_column)  # a file read before the labels were known
+            self.evaluation.detect(self.session.text_column, self.session.field_names)  # (golds follow a move)
         elif status.state == "failed":
             self.prompt.failed(status)
             self.prompt_status.setText("Prompt not updated: the previous prompt stays in use")

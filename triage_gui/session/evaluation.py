@@ -118,12 +118,15 @@ class Evaluation:
             self.mappings[key] = mapping
         return GoldColumn(column, dict(self.mappings.get(key) or {}))
 
-    def detect(self, text_column: str) -> bool:
+    def detect(self, text_column: str, fields: list[str] | None = None) -> bool:
         """Offer a column whose values are (nearly all) label names as gold, once a file; True if one was
         chosen. Called when a file is read and again when a prompt is in use: a sample opened a second
         after launch, before the prompt had labels to match, was left with no gold column; and with each new
         set of labels unless the lead chose (W9: the sample read under another prompt kept Gold (none) under
-        File › Open prompt… of the one whose labels its team column holds)."""
+        File › Open prompt… of the one whose labels its team column holds). ``fields``: the prompt's field names,
+        whose gold columns follow a field moved first before this looks (:meth:`follow_fields`)."""
+        if fields is not None:
+            self.follow_fields(fields)
         table = self.table
         labels = tuple(table.labels)
         if self.offered in (True, labels) or not len(table) or not labels:
