@@ -273,3 +273,22 @@ def test_random_checks_a_read_only_file_could_not_take_come_back_from_the_draft(
     restarted.start()
     assert restarted.draft_taught == [("ticket one", "billing"), ("ticket two", "technical")]
     assert [c.text for c in restarted.checks] == ["ticket one", "ticket two"]
+
+
+def test_a_prompt_file_gone_since_the_last_run_leads_to_the_default_prompt_and_says_so(tmp_path):
+    """W11: the prompt file moved away, the next start showed the default prompt under "Saved: p.json", and a
+    teach would have written the default prompt there. Now the default prompt's own file is in use, and the note
+    says where the missing one was; a first run (the default file not written yet) says nothing."""
+    default = tmp_path / "config" / "prompt.json"
+    default.parent.mkdir()
+    first = PromptDocument(default, tmp_path / "draft.json", default)
+    assert first.start()[2] == "" and first.path == default
+    gone = tmp_path / "shared" / "p.json"
+    doc = PromptDocument(gone, tmp_path / "draft.json", default)
+    saved, draft, note = doc.start()
+    assert doc.path == default and draft is None and saved.labels
+    assert note == (
+        f"The prompt file {gone} was not found, so the default prompt is in use; File › Open prompt… opens it "
+        "where it is now."
+    )
+    assert not gone.exists() and not gone.parent.exists()

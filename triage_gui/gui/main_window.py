@@ -62,7 +62,7 @@ class MainWindow(QMainWindow):
         # The encoder given on the command line, else the one chosen in the model dialog (kept in the settings).
         self.session = session or Session(device=device, encoder=encoder or self.settings.get_encoder())
         prompt_path = self.settings.get_path("prompt_path") or self.settings.default_prompt_path
-        self.document = PromptDocument(prompt_path, self.settings.draft_path)
+        self.document = PromptDocument(prompt_path, self.settings.draft_path, self.settings.default_prompt_path)
         self.evaluation = Evaluation(self.session.table, self.settings.get_dict("gold_mappings"))
         self.last_message: QMessageBox | None = None
         self._closing = self._closed = False

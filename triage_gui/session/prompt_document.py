@@ -79,8 +79,10 @@ class DocumentStatus:
 class PromptDocument:
     """See the module docstring. Create and use it on the event loop's thread only."""
 
-    def __init__(self, path: Path, draft_path: Path, delay: float = 0.25, draft_delay: float = 0.8) -> None:
-        self.path = path
+    def __init__(
+        self, path: Path, draft_path: Path, fallback: Path | None = None, delay: float = 0.25, draft_delay: float = 0.8
+    ) -> None:
+        self.path, self.fallback = path, fallback  # fallback: the default prompt's file, where a missing one leads
         self.draft_path = draft_path
         self.delay, self.draft_delay = delay, draft_delay
         self._closed = False  # closed: no writer thread any more; what changes is written on the loop's thread
@@ -123,6 +125,10 @@ class PromptDocument:
         note = ""
         saved: PromptProfile | None = None
         self.unreadable = ""
+        if not self.path.exists() and self.fallback not in (None, self.path) and not self.draft_path.is_file():
+            # W11: moved or deleted, the default prompt showed under "Saved: p.json", and a teach wrote it there
+            note = f"The prompt file {self.path} was not found, so the default prompt is in use; File › Open prompt…"
+            note, self.path = note + " opens it where it is now.", self.fallback or self.path
         if self.path.exists():
             try:
                 saved = self.read(self.path)
