@@ -119,6 +119,8 @@ def test_teaching_acts_on_the_field_of_the_column_in_use_and_undo_names_it(qtbot
     shown = decide(session.field_table(1), 6).label
     assert dict(session.fields.items(1))[session.table.texts[6]] == shown
     assert session.history.undo_text == f"accept '{shown}' for 1 ticket (priority)"
+    # the status bar names the field too, as a teach's does (it said "Accepted 'medium' for 1 ticket", W11)
+    assert window.statusBar().currentMessage() == f"Accepted '{shown}' for 1 ticket (priority) — Ctrl+Z undoes"
     press(qtbot, window, 6, priority, Qt.Key.Key_Delete)
     assert session.table.texts[6] not in dict(session.fields.items(1))
     press(qtbot, window, 8, Col.LABEL, Qt.Key.Key_2)  # the queue's column teaches the queue

@@ -291,3 +291,20 @@ def test_an_export_onto_the_open_ticket_file_or_the_prompt_file_is_refused_and_n
     assert window.ticket_actions.export(str(out)) and out.read_text(encoding="utf-8").count("\n") == 3
     window.session.clear()  # the tickets gone, their file is one the window no longer reads
     assert window.session.ticket_files == []
+
+
+def test_open_tickets_starts_beside_the_last_ticket_file_else_the_prompt_file(qtbot, window, tmp_path, monkeypatch):
+    """W11: File › Open tickets… started in the settings folder, not where the lead's files are."""
+    asked = []
+    monkeypatch.setattr(
+        "triage_gui.gui.actions.ticket_actions.QFileDialog.getOpenFileNames",
+        lambda parent, title, folder, filters: asked.append(folder) or ([], ""),
+    )
+    window.ticket_actions.open_dialog()
+    assert asked[-1] == str(window.document.path.parent)  # no ticket file yet: beside the prompt file in use
+    week = tmp_path / "week" / "w12.csv"
+    week.parent.mkdir()
+    week.write_text("text\nwhere is my parcel\n", encoding="utf-8")
+    window.ticket_actions.open_files([str(week)])
+    window.ticket_actions.open_dialog()
+    assert asked[-1] == str(week.parent)

@@ -62,7 +62,8 @@ class TeachActions:
             return
         field = self.tickets.field_in_use if field is None else field
         accepted, checked = self.session.accept_field(field, rows)
-        self.notify(accepted_message(accepted), 8000)
+        names = self.session.field_names  # several fields: the field named, as a teach's message names it (W11)
+        self.notify(accepted_message(accepted, names[field] if len(names) > 1 and field < len(names) else ""), 8000)
         self._next_to_check(checked, field)
 
     def _many_agreed(self, rows: list[int], question: str) -> bool:
@@ -249,10 +250,10 @@ class TeachActions:
             self.notify(f"Sample checked. {status.describe()}.", 15000)
 
 
-def accepted_message(accepted: dict[str, int]) -> str:
+def accepted_message(accepted: dict[str, int], field: str = "") -> str:
     """Enter teaches, so the status bar says what it taught and how to take it back
-    ("Accepted 'billing' for 2 tickets — Ctrl+Z undoes")."""
+    ("Accepted 'billing' for 2 tickets — Ctrl+Z undoes"; ``field``, a prompt with several fields: "… (priority)")."""
     if not accepted:
         return "Nothing accepted: the selected tickets show no label yet."
     parts = [f"'{label}' for {n} ticket{'s' if n != 1 else ''}" for label, n in accepted.items()]
-    return f"Accepted {', '.join(parts)} — Ctrl+Z undoes"
+    return f"Accepted {', '.join(parts)}{f' ({field})' if field else ''} — Ctrl+Z undoes"

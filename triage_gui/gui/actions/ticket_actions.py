@@ -88,7 +88,10 @@ class TicketActions:
         self.tickets.offer_recent(files[0] if files else None)  # the empty table offers the last file
 
     def open_dialog(self) -> None:
-        paths, _ = QFileDialog.getOpenFileNames(self.parent, "Open ticket files", "", FILE_FILTER)
+        # Beside the last ticket file opened, else the prompt file in use: "" started in the settings folder (W11)
+        near = self.last_opened or next(iter(self.settings.recent_files()), "") or self.prompt_file() or ""
+        folder = str(Path(near).parent) if near and Path(near).parent.is_dir() else ""
+        paths, _ = QFileDialog.getOpenFileNames(self.parent, "Open ticket files", folder, FILE_FILTER)
         if paths:
             self.open_files(paths, ask_sheet=True)
 
