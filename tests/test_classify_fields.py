@@ -115,6 +115,26 @@ def test_teaching_one_field_leaves_the_others_labels_as_they_were(files, tmp_pat
     assert [r["priority_label"] for r in taught] != [r["priority_label"] for r in untaught]
 
 
+def test_a_train_files_columns_named_in_another_case_teach_their_fields(files, tmp_path):
+    """A help desk's export names its columns its own way ("Queue", " PRIORITY "): refused as "no column named
+    after a field" before, the whole taught set lost; each now teaches its field, as the exact names do."""
+    exact = classify(files, "two.json", "--fast", "--no-taught", "--train", str(files / "train.csv"))
+    with open(files / "train.csv", encoding="utf-8") as handle:
+        train = list(csv.DictReader(handle))
+    other = tmp_path / "export.csv"
+    with open(other, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["text", "Queue", " PRIORITY "])
+        writer.writerows([r["text"], r["queue"], r["priority"]] for r in train)
+    done = run_cli(
+        "classify", str(files / "tickets.csv"), "--prompt", str(files / "two.json"), "--fast", "--no-taught",
+        "--train", str(other),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "export.csv: the column 'Queue' teaches the field 'queue'" in done.stderr
+    assert rows(done.stdout) == exact
+
+
 def test_train_label_names_one_column_and_a_train_file_without_field_columns_is_refused(files, tmp_path):
     done = run_cli(
         "classify", str(files / "tickets.csv"), "--prompt", str(files / "two.json"), "--fast",

@@ -46,25 +46,37 @@ class SharedEncoder:
         return getattr(self.encoder, name)
 
 
-def train_columns(args: argparse.Namespace, names: list[str]) -> list[bool]:
-    """Which fields ``--train`` teaches: those with a column of their name; none at all is refused."""
+def train_columns(args: argparse.Namespace, names: list[str]) -> list[str | None]:
+    """Which column of ``--train`` teaches each field: the one of its name, else the one of its name in another
+    case or with spaces around it ("Priority" for the field "priority": a help desk's export names its columns
+    its own way, and a file that taught nothing was refused); None: that field learns from nothing there. A file
+    with no field's column is refused."""
     if not args.train:
-        return [False] * len(names)
+        return [None] * len(names)
     if args.train == "-":
         raise ValueError("--train reads a labelled file; standard input (-) is only for the tickets to label.")
     from ..engine.tickets import open_tickets
 
     columns = open_tickets(args.train).columns
-    found = [name in columns for name in names]
+    found = [name if name in columns else _loosely(name, columns) for name in names]
     if not any(found):
         raise ValueError(
             f"{Path(args.train).name} has no column named after a field ({', '.join(map(repr, names))}); "
             f"it has: {', '.join(columns)}"
         )
-    for name, present in zip(names, found, strict=True):
-        if not present:
+    for name, column in zip(names, found, strict=True):
+        if column is None:
             print(f"{Path(args.train).name} has no column {name!r}: it teaches nothing for that field", file=sys.stderr)
+        elif column != name:
+            print(f"{Path(args.train).name}: the column {column!r} teaches the field {name!r}", file=sys.stderr)
     return found
+
+
+def _loosely(name: str, columns: list[str]) -> str | None:
+    """The one column whose name is ``name`` but for case and surrounding spaces (None: none, or several)."""
+    key = name.strip().casefold()
+    alike = [c for c in columns if c.strip().casefold() == key]
+    return alike[0] if len(alike) == 1 else None
 
 
 def write_fields(

@@ -78,9 +78,9 @@ def run_fields(args: argparse.Namespace, profile, table: TicketTable, out: str |
         check_fields_fit_excel(table, [f.name for f in fields])  # refused now, not after the labelling
     fast = getattr(args, "fast", False)
     trains = train_columns(args, [f.name for f in fields])
-    for f, teaches in zip(fields, trains, strict=True):  # each column refused now, not after a field's labels
-        if teaches:
-            read_taught(args.train, f.label_names, f.name, args.column)
+    for f, column in zip(fields, trains, strict=True):  # each column refused now, not after a field's labels
+        if column is not None:
+            read_taught(args.train, f.label_names, column, args.column)
     loaded = None if fast else load_model_said(args)
     encoder = None if args.no_learning else load_encoder_for(args, table)
     shared = SharedEncoder(encoder) if encoder is not None else None
@@ -92,11 +92,11 @@ def run_fields(args: argparse.Namespace, profile, table: TicketTable, out: str |
             print(f"field {f.name!r} ({i + 1} of {len(fields)}): {', '.join(f.label_names)}", file=sys.stderr)
             single = profile.field_profile(i)
             field_args = argparse.Namespace(**vars(args))
-            field_args.train = args.train if trains[i] else None
+            field_args.train = args.train if trains[i] is not None else None
             if getattr(args, "ray", None) and not fast:  # Ray's workers read the prompt from the file
                 field_args.prompt = str(Path(folder) / f"field-{i + 1}.json")
                 single.save(field_args.prompt)
-            taught = taught_tickets(field_args, single, f.name if trains[i] else None)
+            taught = taught_tickets(field_args, single, trains[i])
             scorer = None if loaded is None else scorer_for(args, loaded, single)
             mine = copy.deepcopy(table)
             label_table(field_args, mine, single, taught, scorer, shared)
