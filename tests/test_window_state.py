@@ -203,19 +203,26 @@ def test_a_gold_column_goes_with_the_file_it_came_from(qtbot, window, tmp_path):
     assert not any("queue" in str(h) for h in headers), headers
 
 
-def test_the_sample_opened_before_the_prompt_is_built_still_gets_its_gold(qtbot, tmp_path, monkeypatch, event_loop_qt):
+def sample_while_building(qtbot, tmp_path, monkeypatch):
+    """The real window on the fake engine with the sample read while the prompt is still being built, as a
+    second after launch; the caller opens the build gate (``fake.build_gate.set()``) and closes the window."""
     from triage_gui.gui.main_window import MainWindow
     from triage_gui.session.session import Session
 
-    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config5"))
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
     fake = FakeEngine()
-    fake.build_gate.clear()  # the prompt is still being built, as a second after launch
+    fake.build_gate.clear()
     win = MainWindow(session=Session(fake.as_engine(), device="cpu", batch_size=8, encoder="none"))
     qtbot.addWidget(win, before_close_func=MainWindow.close_now)
     win.show()
+    win.ticket_actions.open_sample()
+    qtbot.waitUntil(lambda: not win.session.reading and len(win.session.table) > 0, timeout=10_000)
+    return win, fake
+
+
+def test_the_sample_opened_before_the_prompt_is_built_still_gets_its_gold(qtbot, tmp_path, monkeypatch, event_loop_qt):
+    win, fake = sample_while_building(qtbot, tmp_path, monkeypatch)
     try:
-        win.ticket_actions.open_sample()
-        qtbot.waitUntil(lambda: not win.session.reading and len(win.session.table) > 0, timeout=10_000)
         assert win.evaluation.gold is None  # no labels yet to match the column against
         fake.build_gate.set()
         qtbot.waitUntil(lambda: win.evaluation.gold is not None, timeout=10_000)
@@ -399,18 +406,8 @@ def test_the_summary_says_no_time_per_ticket_while_the_prompt_is_built(qtbot, tm
     """W11: a restart with the prompt and 300 tickets named showed "0 of 300 tickets labelled. Fast path (queue):
     median nan ms/ticket (p90 nan)." while the model loaded: every row counted as read by a prompt version not
     built yet (both "none"), each with no time."""
-    from triage_gui.gui.main_window import MainWindow
-    from triage_gui.session.session import Session
-
-    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config6"))
-    fake = FakeEngine()
-    fake.build_gate.clear()  # the prompt is still being built, as a second after launch
-    win = MainWindow(session=Session(fake.as_engine(), device="cpu", batch_size=8, encoder="none"))
-    qtbot.addWidget(win, before_close_func=MainWindow.close_now)
-    win.show()
+    win, fake = sample_while_building(qtbot, tmp_path, monkeypatch)
     try:
-        win.ticket_actions.open_sample()
-        qtbot.waitUntil(lambda: not win.session.reading and len(win.session.table) > 0, timeout=10_000)
         win.summary.dirty = True
         win.summary.refresh()
         said = win.results.stats.text()
