@@ -27,10 +27,10 @@ from PySide6.QtWidgets import (
 )
 
 from ...engine.prompt import Example, Field, Label, Problem, PromptProfile
-from ...session.checks import CheckStatus
-from ...session.field_order import FIRST_FIELD, field_order
+from ...session.field_order import FIRST_FIELD
 from .field_bar import FieldBar
 from .prompt_cells import LabelChoice, MultiLine, TabOn
+from .taught_line import KEPT, TaughtLine
 
 ERROR_BRUSH = QBrush(QColor(230, 60, 60, 90))
 
@@ -127,16 +127,13 @@ class PromptEditor(QWidget):
         self.save_button.clicked.connect(self.save_requested)
         self.state_label = QLabel()
         self.state_label.setWordWrap(True)  # "Unsaved: new-prompt.json" on two lines at 1024 px, not cut
-        self.taught_count = QLabel()
-        self.taught_count.setAccessibleName("Taught tickets")
-        self.taught_count.setWordWrap(True)
+        self.taught_count = TaughtLine()  # the shown field's taught tickets and estimate
         import_button = QPushButton("Import…")
         import_button.setToolTip("Teach from a CSV of labelled tickets (text, label)")
         import_button.clicked.connect(self.import_taught)
         export_button = QPushButton("Export…")
         export_button.setToolTip("Save the taught tickets as a CSV (text, label)")
         export_button.clicked.connect(self.export_taught)
-        self.set_taught_count(0)
 
         layout = QVBoxLayout(self)
         named = QHBoxLayout()
@@ -190,15 +187,14 @@ class PromptEditor(QWidget):
 
     def set_taught_count(self, count: int) -> None:
         """The first field's taught tickets (the only field of a one-field prompt)."""
-        self._taught = count
+        self.taught_count.taught = count
         self._show_taught()
 
     def set_field_taught(self, counts: list[int], names: list[str] | None = None) -> None:
         """The taught tickets of each field after the first (the line under the editor counts the shown
         field's: it said "none yet" on the priority field with a priority ticket taught), and every field's
         name as saved, so that a field moved before Save is counted by its name, not its new place."""
-        self._field_taught = list(counts)
-        self._saved_names = list(names or [])
+        self.taught_count.further, self.taught_count.saved = list(counts), list(names or [])
         self._show_taught()
 
     def edit_first_label(self) -> None:
@@ -211,10 +207,10 @@ class PromptEditor(QWidget):
     def focus_instruction(self) -> None:
         self.instruction.setFocus()
 
-    def show_state(self, text: str, new: bool = False, kept: str = "kept with this prompt") -> None:
+    def show_state(self, text: str, new: bool = False, kept: str = KEPT) -> None:
         """The prompt's name, whether it has unsaved changes (``new``: never saved), where the taught tickets are."""
         self.state_label.setText(text)
-        self._new, self._kept = new, kept
+        self.taught_count.new, self.taught_count.kept = new, kept
         self._show_taught()
 
     def undo_edit(self) -> None:
@@ -231,26 +227,11 @@ class PromptEditor(QWidget):
     def set_estimates(self, by_field: dict[str, str]) -> None:
         """Each field's random-check estimate by its saved name ("" for a one-field prompt): the line under the
         editor says the shown field's, as it counts that field's taught tickets ("Accuracy of priority …")."""
-        self._estimates = dict(by_field)
+        self.taught_count.estimates = dict(by_field)
         self._show_taught()
 
     def _show_taught(self) -> None:
-        # The estimate's line is there from the start: the tables do not shrink when the first status arrives.
-        new, kept = getattr(self, "_new", False), getattr(self, "_kept", "kept with this prompt")  # (show_state's)
-        count, estimates = (0, {}) if new else (getattr(self, "_taught", 0), getattr(self, "_estimates", {}))
-        field, further = getattr(self, "_field", 0), getattr(self, "_field_taught", [])
-        fields, saved = getattr(self, "_fields", []), getattr(self, "_saved_names", [])
-        order = field_order(fields, [Field(n, "", []) for n in saved]) if saved and field < len(fields) else []
-        at: int = field if not order else len(saved) if (o := order[field]) is None else o  # new: none taught (W11)
-        if at > 0:
-            count = further[at - 1] if at - 1 < len(further) else 0
-        several = len(fields) > 1 and field < len(fields)
-        named = (saved[at] if at < len(saved) else fields[field].name) if several else ""  # a new field: its name
-        key = named if len(saved) > 1 or at > 0 else ""  # (a one-field prompt in use: its estimate says "")
-        estimate = estimates.get(key) or CheckStatus(field=named).describe()
-        title = f"Taught tickets ({fields[field].name})" if several else "Taught tickets"
-        taught = f"{count} ({kept})" if count else "none yet. Correct a label in the table to teach."
-        self.taught_count.setText(f"<b>{title}:</b> {taught}" + (f"<br>{estimate}" if estimate else ""))
+        self.taught_count.show_for(self._fields, self._field)
 
     # ---------------------------------------------------------------- building
 
