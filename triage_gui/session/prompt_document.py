@@ -41,7 +41,6 @@ from ..engine.prompt import (
     PromptConflict,
     PromptProfile,
     VersionRecord,
-    default_profile,
     known_taught,
     locked,
     merge,
@@ -52,12 +51,12 @@ from ..engine.prompt import (
 from .events import Event
 from .field_order import carried, field_order, moved, put_back, reordered
 from .field_versions import kept_with, with_version
+from .prompt_start import UNEDITED, read_start, read_valid, taught_pairs
 from .prompt_write import AS_SAVED, PromptWrite
 from .tasks import LatestTask
 from .workers import WorkerThread
 
 log = logging.getLogger(__name__)
-UNEDITED = "draft_unedited"  # a draft that only keeps a taught set: its prompt is not an edit to offer
 
 
 @dataclass(frozen=True)
@@ -120,55 +119,20 @@ class PromptDocument:
     # ------------------------------------------------------------ reading
 
     def start(self) -> tuple[PromptProfile, PromptProfile | None, str]:
-        """The saved prompt (else the default), an unsaved draft that differs from it, and a note about
-        a saved prompt that could not be read: that file is kept as it is, never written over."""
-        note = ""
-        saved: PromptProfile | None = None
-        self.unreadable = ""
-        if not self.path.exists() and self.fallback not in (None, self.path) and not self.draft_path.is_file():
-            # W11: moved or deleted, the default prompt showed under "Saved: p.json", and a teach wrote it there
-            note = f"The prompt file {self.path} was not found, so the default prompt is in use; File › Open prompt…"
-            note, self.path = note + " opens it where it is now.", self.fallback or self.path
-        if self.path.exists():
-            try:
-                saved = self.read(self.path)
-            except ValueError as exc:
-                self.unreadable = str(exc)
-                note = (
-                    f"Could not read the prompt file {self.path.name} ({exc}); it is kept as it is and the "
-                    f"default prompt is in use: what you teach is kept in the draft until you Save, which first "
-                    f"moves {self.path.name} aside as a backup."
-                )
-        self.saved = saved or default_profile()
-        self.history = list(self.saved.history)
-        self.checks = list(self.saved.checks)
-        draft: PromptProfile | None = None
-        if self.draft_path.is_file():
-            try:
-                draft = PromptProfile.load(self.draft_path)
-            except ValueError:
-                draft = None
-        held = draft is not None and not self.unreadable and _pairs(draft.taught) == _pairs(self.saved.taught)
-        self.draft_taught = [(e.text, e.label) for e in draft.taught] if draft is not None and not held else []
+        """The saved prompt (else the default), an unsaved draft that differs from it, and a note about a saved
+        prompt gone or that could not be read (:mod:`prompt_start`): that file is kept as it is, never written."""
+        begun = read_start(self.path, self.draft_path, self.fallback)
+        self.path, self.saved, self.unreadable, self.draft = begun.path, begun.saved, begun.unreadable, begun.draft
+        self.history, self.checks = list(self.saved.history), begun.checks
+        self.draft_taught = begun.draft_taught
         self.stranded = list(self.draft_taught) or None  # (a set the file holds as it is: nothing to offer back)
-        if self.stranded and draft is not None:  # random checks answered where the file could not take them
-            known = {c.text for c in self.checks}
-            self.checks += [c for c in draft.checks if c.text not in known]
-        if draft is not None:
-            unedited = draft.extra.get(UNEDITED) is True
-            draft = replace(draft, taught=[], history=[], extra={})
-            if unedited or (draft.content_hash(), draft.name) == (self.saved.content_hash(), self.saved.name):
-                draft = None
-        self.draft = draft
         self._announce()
-        return self.saved, draft, note
+        return self.saved, begun.draft, begun.note
 
     @staticmethod
     def read(path: str | Path) -> PromptProfile:
         """A valid profile from ``path``; raises ValueError saying why not. Changes nothing here."""
-        profile = PromptProfile.load(path)
-        profile.validate()
-        return profile
+        return read_valid(path)
 
     # ------------------------------------------------------------ editing
 
@@ -499,7 +463,7 @@ class PromptDocument:
         """The file cannot take the taught set: keep it in the draft, and say so once. A set the readable file
         holds as it is loses nothing (opening a read-only prompt file said its 15 tickets were not written)."""
         first = self.stranded is None
-        if first and not isinstance(exc, ValueError) and _pairs(ours.taught) == _pairs(self.saved.taught):
+        if first and not isinstance(exc, ValueError) and taught_pairs(ours.taught) == taught_pairs(self.saved.taught):
             return
         self.stranded = [(e.text, e.label) for e in ours.taught]
         if isinstance(exc, ValueError) and not self.unreadable:
@@ -582,10 +546,6 @@ class PromptDocument:
 
     def _announce(self) -> None:
         self.changed.emit(self.status)
-
-
-def _pairs(taught: Sequence[Example]) -> set[tuple[str, str]]:
-    return {(e.text.strip(), e.label) for e in taught}
 
 
 def _same(a: PromptProfile, b: PromptProfile) -> bool:
