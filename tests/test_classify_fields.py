@@ -213,3 +213,22 @@ def test_column_subject_body_reads_the_train_files_tickets_as_the_inputs(files, 
         label = "queue_label" if prompt == "two.json" else "label"
         assert [r[label] for r in out] == [r["queue"] for r in train], prompt
         assert "text 'subject + body'" in done.stderr
+
+
+def test_eval_gold_finds_a_field_and_its_column_named_in_another_case(files, capsys):
+    """``eval --gold queue=queue,priority=priority`` on a prompt whose fields are 'Queue' and 'Priority' (and
+    a file whose columns are too) was refused ("give field=column for fields of the prompt"), though
+    ``classify --train`` finds those columns; each is the one so named but for case and spaces, said."""
+    from triage_gui.commands.evaluate import gold_pairs
+
+    fields = PromptProfile.load(files / "two.json").fields
+    for f, name in zip(fields, ("Queue", "Priority"), strict=True):
+        f.name = name
+    two = PromptProfile.of_fields(fields, "Queue and priority")
+    pairs = gold_pairs("queue=queue, priority = Priority ", two, ["text", "Queue", "priority"])
+    assert pairs == [(0, "Queue"), (1, "priority")]
+    assert "the column 'Queue' is the gold of the field 'Queue'" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="no column 'urgency' for field 'Priority'"):
+        gold_pairs("queue=queue,priority=urgency", two, ["text", "Queue", "priority"])
+    with pytest.raises(ValueError, match="give field=column for fields of the prompt"):
+        gold_pairs("team=queue", two, ["text", "Queue", "priority"])
