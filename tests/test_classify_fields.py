@@ -189,3 +189,46 @@ def test_bench_prints_each_fields_cost_and_the_first_pass_of_three_against_one(f
         assert line in out
     assert "first pass: the encoder" in out and "for the first field alone" in out
     assert "language model: " in out and "for 3 fields (" in out
+
+
+def test_column_subject_body_reads_the_train_files_tickets_as_the_inputs(files, tmp_path):
+    """``--column subject,body`` read the tickets but refused ``--train`` ("train.csv has no column
+    'subject,body'"), with one field or several: a help desk's export labels the same two columns. The train
+    file's tickets are read as the input's, so a taught ticket labels its own row."""
+    with open(files / "train.csv", encoding="utf-8") as handle:
+        train = [r for r in csv.DictReader(handle) if r["queue"] and r["priority"]][:12]
+    both = tmp_path / "both.csv"
+    with open(both, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["subject", "body", "queue", "priority"])
+        writer.writerows(["" if i % 3 == 0 else f"Ticket {i}", r["text"], r["queue"], r["priority"]]
+                         for i, r in enumerate(train))  # fmt: skip
+    for prompt, more in (("two.json", ()), ("queue.json", ("--train-label", "queue"))):
+        done = run_cli(
+            "classify", str(both), "--prompt", str(files / prompt), "--fast", "--no-taught",
+            "--column", "subject,body", "--train", str(both), *more,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        out = rows(done.stdout)
+        label = "queue_label" if prompt == "two.json" else "label"
+        assert [r[label] for r in out] == [r["queue"] for r in train], prompt
+        assert "text 'subject + body'" in done.stderr
+
+
+def test_eval_gold_finds_a_field_and_its_column_named_in_another_case(files, capsys):
+    """``eval --gold queue=queue,priority=priority`` on a prompt whose fields are 'Queue' and 'Priority' (and
+    a file whose columns are too) was refused ("give field=column for fields of the prompt"), though
+    ``classify --train`` finds those columns; each is the one so named but for case and spaces, said."""
+    from triage_gui.commands.evaluate import gold_pairs
+
+    fields = PromptProfile.load(files / "two.json").fields
+    for f, name in zip(fields, ("Queue", "Priority"), strict=True):
+        f.name = name
+    two = PromptProfile.of_fields(fields, "Queue and priority")
+    pairs = gold_pairs("queue=queue, priority = Priority ", two, ["text", "Queue", "priority"])
+    assert pairs == [(0, "Queue"), (1, "priority")]
+    assert "the column 'Queue' is the gold of the field 'Queue'" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="no column 'urgency' for field 'Priority'"):
+        gold_pairs("queue=queue,priority=urgency", two, ["text", "Queue", "priority"])
+    with pytest.raises(ValueError, match="give field=column for fields of the prompt"):
+        gold_pairs("team=queue", two, ["text", "Queue", "priority"])

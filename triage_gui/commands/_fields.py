@@ -58,7 +58,7 @@ def train_columns(args: argparse.Namespace, names: list[str]) -> list[str | None
     from ..engine.tickets import open_tickets
 
     columns = open_tickets(args.train).columns
-    found = [name if name in columns else _loosely(name, columns) for name in names]
+    found = [name if name in columns else loosely(name, columns) for name in names]
     if not any(found):
         raise ValueError(
             f"{Path(args.train).name} has no column named after a field ({', '.join(map(repr, names))}); "
@@ -72,7 +72,7 @@ def train_columns(args: argparse.Namespace, names: list[str]) -> list[str | None
     return found
 
 
-def _loosely(name: str, columns: list[str]) -> str | None:
+def loosely(name: str, columns: list[str]) -> str | None:
     """The one column whose name is ``name`` but for case and surrounding spaces (None: none, or several)."""
     key = name.strip().casefold()
     alike = [c for c in columns if c.strip().casefold() == key]

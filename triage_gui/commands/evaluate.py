@@ -120,28 +120,10 @@ def eval_fields(args: argparse.Namespace) -> int:
         raise ValueError("eval with --gold field=column reads the file once per field; give a file name, not -.")
     profile = load_profile(args.prompt)
     names = [f.name for f in profile.fields]
-    pairs: list[tuple[int, str]] = []
-    for part in (p.strip() for p in str(args.gold).split(",")):
-        field, _, column = (x.strip() for x in part.partition("="))
-        if not part:
-            continue
-        if not profile.several:
-            raise ValueError("This prompt has one field: name its gold column alone (--gold COLUMN).")
-        if field not in names or not column:
-            raise ValueError(
-                f"--gold {part!r}: give field=column for fields of the prompt ({', '.join(map(repr, names))})"
-            )
-        if names.index(field) in (i for i, _ in pairs):
-            raise ValueError(f"--gold names field {field!r} twice")
-        pairs.append((names.index(field), column))
-    if not pairs:
-        raise ValueError("--gold names no field=column pair")
     from ..engine.tickets import open_tickets
 
     columns = open_tickets(args.file, getattr(args, "sheet", None)).columns  # every pair checked before any scoring
-    for i, column in pairs:
-        if column not in columns:
-            raise ValueError(f"no column {column!r} for field {names[i]!r}; the file has: {', '.join(columns)}")
+    pairs = gold_pairs(str(args.gold), profile, columns)
     with tempfile.TemporaryDirectory(prefix="triage-eval-") as folder:
         for i, column in pairs:
             single = Path(folder) / f"field-{i + 1}.json"
@@ -149,6 +131,38 @@ def eval_fields(args: argparse.Namespace) -> int:
             print(f"\n## field {names[i]!r} (gold column {column!r})\n")
             eval_one(argparse.Namespace(**{**vars(args), "prompt": str(single), "gold": column}))
     return 0
+
+
+def gold_pairs(gold: str, profile, columns: list[str]) -> list[tuple[int, str]]:
+    """``--gold field=column,…`` as (field index, gold column) pairs, every one checked. A field or a column
+    named in another case or with spaces around it is the one so named ("queue=Queue" for the field 'Queue' and
+    the column 'Queue' was refused), said on stderr, as ``classify --train`` finds a field's column."""
+    from ._fields import loosely
+
+    names = [f.name for f in profile.fields]
+    pairs: list[tuple[int, str]] = []
+    for part in (p.strip() for p in gold.split(",")):
+        field, _, column = (x.strip() for x in part.partition("="))
+        if not part:
+            continue
+        if not profile.several:
+            raise ValueError("This prompt has one field: name its gold column alone (--gold COLUMN).")
+        field = field if field in names else (loosely(field, names) or field)
+        if field not in names or not column:
+            raise ValueError(
+                f"--gold {part!r}: give field=column for fields of the prompt ({', '.join(map(repr, names))})"
+            )
+        if names.index(field) in (i for i, _ in pairs):
+            raise ValueError(f"--gold names field {field!r} twice")
+        found = column if column in columns else loosely(column, columns)
+        if found is None:
+            raise ValueError(f"no column {column!r} for field {field!r}; the file has: {', '.join(columns)}")
+        if found != column:
+            print(f"the column {found!r} is the gold of the field {field!r}", file=sys.stderr)
+        pairs.append((names.index(field), found))
+    if not pairs:
+        raise ValueError("--gold names no field=column pair")
+    return pairs
 
 
 def eval_one(args: argparse.Namespace) -> int:

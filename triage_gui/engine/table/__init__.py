@@ -24,12 +24,13 @@ from ._language import (
     stop_words,
 )
 from ._results import TicketScore, calibrated_probs, logprob_difference
-from ._rows import SEVERAL, NewRow, Source, text_parts
+from ._rows import JOIN, SEVERAL, NewRow, Source, text_parts
 from ._table import BLANK, NONE, TicketTable, decide, fill_languages
 
 __all__ = [
     "BLANK",
     "BLOCK",
+    "JOIN",
     "LANGUAGES",
     "LANGUAGE_SAMPLE",
     "NONE",

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from ...words import counted, plural
 from ..files import atomic_open
 from ..prompt import MAX_TAUGHT_CHARS, Example, label_key
+from ..table import BLANK, JOIN, SEVERAL
 from ._formats import open_tickets
+from ._into_table import columns_part
 
 LABEL_COLUMN_NAMES = ("label", "labels", "queue", "team", "category", "class", "intent", "group")
 
@@ -37,9 +39,11 @@ def read_taught(
     """(text, label) pairs from a labelled ticket file; rows whose label is no label name are skipped."""
     source = open_tickets(path)
     columns = source.columns
-    if text_column is not None and text_column not in columns:
-        raise ValueError(f"{source.path.name} has no column {text_column!r}; it has: {', '.join(columns)}")
-    text_index = columns.index(text_column) if text_column else source.text_column
+    parts = text_columns(text_column, columns) if text_column is not None else []
+    missing = next((p for p in parts if p not in columns), None)
+    if missing is not None:
+        raise ValueError(f"{source.path.name} has no column {missing!r}; it has: {', '.join(columns)}")
+    text_index = columns.index(parts[0]) if parts else source.text_column
     if label_column is None:
         label_column = next(
             (
@@ -56,11 +60,15 @@ def read_taught(
         raise ValueError(f"{source.path.name} has no column {label_column!r}; it has: {', '.join(columns)}")
     label_index = columns.index(label_column)
     by_name = {label_key(name): name for name in labels}
-    out = TaughtFile(label_column=label_column, text_column=columns[text_index])
+    text_name = SEVERAL.join(parts) if len(parts) > 1 else columns[text_index]
+    out = TaughtFile(label_column=label_column, text_column=text_name)
     unknown: dict[str, int] = {}
     for ticket in source.read_all(text_index):
         value = ticket.values[label_index].strip() if label_index < len(ticket.values) else ""
         label = by_name.get(label_key(value))
+        if len(parts) > 1 and ticket.problem in (None, BLANK):  # read as the input's rows are (TicketTable.set_texts)
+            ticket.text = joined(ticket.values, [columns.index(p) for p in parts])
+            ticket.problem = None
         if ticket.problem or not ticket.text or label is None:
             out.skipped += 1
             if value and label is None:
@@ -78,6 +86,17 @@ def read_taught(
             f"({', '.join(labels)})" + (f"; found {out.reason.split('such as ')[-1]}" if unknown else "") + "."
         )
     return out
+
+
+def text_columns(column: str, columns: list[str]) -> list[str]:
+    """The columns ``--column`` names in a labelled file, as in the tickets' (``read_table``): one column, or
+    "subject,body" read together (the train file was refused as having no column 'subject,body')."""
+    return [column] if column in columns else [columns_part(p, columns) for p in column.split(",")]
+
+
+def joined(values: list[str], indexes: list[int]) -> str:
+    """Several columns' values as one ticket, as the input's rows join them (``TicketTable.set_texts``)."""
+    return JOIN.join(v for v in (values[i].strip() if i < len(values) else "" for i in indexes) if v)
 
 
 def usable_taught(taught: list[Example], labels: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
