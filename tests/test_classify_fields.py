@@ -135,6 +135,24 @@ def test_a_train_files_columns_named_in_another_case_teach_their_fields(files, t
     assert rows(done.stdout) == exact
 
 
+def test_a_train_file_with_a_header_alone_teaches_nothing_and_labels_as_untaught(files, tmp_path):
+    """A checker's K = 0 written as a file: the header, no row. It was refused ("has a header but no tickets",
+    exit 2) with one field or several, and nothing was labelled; it teaches nothing, said on stderr."""
+    untaught = classify(files, "two.json", "--fast", "--no-taught")
+    empty = tmp_path / "none.csv"
+    empty.write_text("text,queue,priority\n", encoding="utf-8")
+    for prompt, more in (("two.json", ()), ("queue.json", ("--train-label", "queue"))):
+        done = run_cli(
+            "classify", str(files / "tickets.csv"), "--prompt", str(files / prompt), "--fast", "--no-taught",
+            "--train", str(empty), *more,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert "none.csv has a header but no tickets. It teaches nothing." in done.stderr
+        labelled = rows(done.stdout)
+        column = "queue_label" if prompt == "two.json" else "label"
+        assert [r[column] for r in labelled] == [r["queue_label"] for r in untaught]
+
+
 def test_train_label_names_one_column_and_a_train_file_without_field_columns_is_refused(files, tmp_path):
     done = run_cli(
         "classify", str(files / "tickets.csv"), "--prompt", str(files / "two.json"), "--fast",

@@ -55,9 +55,13 @@ def train_columns(args: argparse.Namespace, names: list[str]) -> list[str | None
         return [None] * len(names)
     if args.train == "-":
         raise ValueError("--train reads a labelled file; standard input (-) is only for the tickets to label.")
-    from ..engine.tickets import open_tickets
+    from ..engine.tickets import NoTickets, open_tickets
 
-    columns = open_tickets(args.train).columns
+    try:
+        columns = open_tickets(args.train).columns
+    except NoTickets as exc:  # a header alone: no field is taught (a checker's K = 0 as a file)
+        print(f"{exc} It teaches nothing.", file=sys.stderr)
+        return [None] * len(names)
     found = [name if name in columns else loosely(name, columns) for name in names]
     if not any(found):
         raise ValueError(

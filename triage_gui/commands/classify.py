@@ -196,11 +196,15 @@ def taught_tickets(args: argparse.Namespace, profile, column: str | None = None)
 
 def read_train(args: argparse.Namespace, labels: list[str], column: str | None = None) -> list[tuple[str, str]]:
     """``--train``'s (text, label) pairs from the label column ``--train-label`` names (a field's: ``column``)."""
-    from ..engine.tickets import read_taught
+    from ..engine.tickets import NoTickets, read_taught
 
     if args.train == "-":
         raise ValueError("--train reads a labelled file; standard input (-) is only for the tickets to label.")
-    taught = read_taught(args.train, labels, column or args.train_label, args.column)
+    try:
+        taught = read_taught(args.train, labels, column or args.train_label, args.column)
+    except NoTickets as exc:  # a header alone: a taught set of none (K = 0), not a reason to stop
+        print(f"{exc} It teaches nothing.", file=sys.stderr)
+        return []
     note = f"; {counted(taught.skipped, 'row')} skipped ({taught.reason})" if taught.skipped else ""
     print(
         f"teaching from {counted(len(taught.items), 'labelled ticket')} in {Path(args.train).name} "

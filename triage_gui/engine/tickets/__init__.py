@@ -30,7 +30,7 @@ from ._field_export import (
 from ._formats import FILE_FILTER, FORMAT_NAMES, FORMATS, SUPPORTED, XLSX, Format, check_file, open_tickets
 from ._into_table import read_table, rows_of
 from ._reader import Ticket, TicketSource, tickets_from_text
-from ._sniff import SAMPLE_BYTES, TicketFileError, choose_text_column, detect_encoding
+from ._sniff import SAMPLE_BYTES, NoTickets, TicketFileError, choose_text_column, detect_encoding
 from ._taught import read_taught, usable_taught, write_taught
 from ._workbook import sheet_sizes
 
@@ -44,6 +44,7 @@ __all__ = [
     "ExcelExport",
     "ExportCounts",
     "Format",
+    "NoTickets",
     "Ticket",
     "TicketFileError",
     "TicketSource",

@@ -26,6 +26,7 @@ from ..table import BLANK
 from ._records import fold_extra, json_integer, read_records, unique_names, uses_quoting, without_surrogates
 from ._sniff import (
     SAMPLE_BYTES,
+    NoTickets,
     TicketFileError,
     choose_text_column,
     csv_rows,
@@ -354,7 +355,7 @@ def _table_source(
         header += [f"column {i + 1}" for i in range(len(header), width)]
         body = rows[1:]
         if not after_first and complete:  # blank records after the header are records (blank text)
-            raise TicketFileError(f"{_name(path)} has a header but no tickets.")
+            raise NoTickets(f"{_name(path)} has a header but no tickets.")
     else:
         header = ["text"] if width == 1 else [f"column {i + 1}" for i in range(width)]
         body = rows

@@ -40,6 +40,10 @@ class TicketFileError(ValueError):
     """A ticket file that cannot be read; the message says why in one line."""
 
 
+class NoTickets(TicketFileError):
+    """A table with a header and no rows: nothing to label, but as ``--train`` a taught set of none (K = 0)."""
+
+
 def file_name(path: Path) -> str:
     """The name a message shows: non-UTF-8 bytes and newlines escaped (``links.shown``)."""
     return shown(path.name or str(path))
