@@ -205,3 +205,29 @@ def test_the_windows_document_saves_its_field_and_keeps_the_others(tmp_path):
     assert [(e.text, e.label) for e in saved.field_profile(0).taught] == [("My card is lost", "account and security")]
     assert saved.field_profile(1) == two_fields().field_profile(1)
     assert saved.history[-1].prompt["instruction"] == "Route the ticket to one queue."
+
+
+def test_an_examples_label_in_another_case_is_the_prompts_label():
+    """A checker's file wrote an example's label "HIGH" for the label "high": refused ("Example 1 uses unknown
+    label 'HIGH'") while a taught ticket or a --train value so written was taught (W12). It is read as "high"; a
+    label that is none of the prompt's is still refused."""
+    fields = {
+        "fields": [
+            {"name": "queue", "instruction": "Which queue?", "labels": [{"name": "cards"}, {"name": "Tech Support"}],
+             "examples": [{"text": "My card is lost", "label": "CARDS"}, {"text": "App crash", "label": "tech  support"}]},
+            {"name": "priority", "instruction": "How urgent?", "labels": [{"name": "low"}, {"name": "high"}],
+             "examples": [{"text": "Fraud on my card", "label": " High "}]},
+        ]
+    }  # fmt: skip
+    profile = PromptProfile.from_dict(fields)
+    profile.validate()
+    assert [e.label for e in profile.fields[0].examples] == ["cards", "Tech Support"]
+    assert [e.label for e in profile.fields[1].examples] == ["high"]
+    one = PromptProfile.from_dict(
+        {"schema_version": 2, "instruction": "Which queue?", "labels": [{"name": "cards"}, {"name": "cash"}],
+         "examples": [{"text": "My card is lost", "label": "Cards"}]}
+    )  # fmt: skip
+    assert one.examples[0].label == "cards" and not one.problems()
+    fields["fields"][1]["examples"][0]["label"] = "urgent"
+    with pytest.raises(ProfileError, match="unknown label 'urgent'"):
+        PromptProfile.from_dict(fields).validate()

@@ -8,7 +8,7 @@ import json
 import os
 import stat
 import unicodedata
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from ...defaults import LABEL_CHARS
 from ...paths import resources_dir
@@ -248,8 +248,11 @@ class PromptProfile:
                 f"{', '.join(map(str, READABLE_VERSIONS))})."
             )
         if "fields" in data:
+            fields = read_fields(data)
+            for f in fields:
+                f.examples = spelled(f.examples, f.labels)
             return cls.of_fields(
-                read_fields(data),
+                fields,
                 text_value(data.get("name", "Untitled prompt"), "the prompt's name"),
                 {k: v for k, v in data.items() if k not in KNOWN_FIELDS},
             )
@@ -261,11 +264,12 @@ class PromptProfile:
         if "instruction" not in data or "labels" not in data:
             missing = "instruction" if "instruction" not in data else "labels"
             raise ValueError(f"Prompt profile is missing a field: {missing!r}.")
+        labels = read_labels(data["labels"], "labels")
         return cls(
             name=text_value(data.get("name", "Untitled prompt"), "the prompt's name"),
             instruction=text_value(data["instruction"], "the instruction"),
-            labels=read_labels(data["labels"], "labels"),
-            examples=read_examples(data.get("examples", []), "examples", "example"),
+            labels=labels,
+            examples=spelled(read_examples(data.get("examples", []), "examples", "example"), labels),
             taught=read_examples(data.get("taught", []), "taught", "taught ticket"),
             history=read_history(data.get("history")),
             checks=read_checks(data.get("checks")),
@@ -334,6 +338,15 @@ def looks_like_prompt(path: str | os.PathLike[str]) -> bool:
     except OSError:
         return False
     return start.decode("utf-8", "replace").lstrip("\ufeff \t\r\n").startswith("{")
+
+
+def spelled(examples: list[Example], labels: list[Label]) -> list[Example]:
+    """Examples read from a file, each label as the prompt spells it where it is that label in another case or
+    spacing (:func:`label_key`): "HIGH" for the label "high" was refused ("Example 1 uses unknown label 'HIGH'")
+    while a taught ticket or a --train value so written was taught (W12). Any other label stays, to be refused."""
+    names = {label.name for label in labels}
+    by_key = {label_key(name): name for name in names}
+    return [e if e.label in names else replace(e, label=by_key.get(label_key(e.label), e.label)) for e in examples]
 
 
 def label_key(name: str) -> str:
