@@ -214,7 +214,7 @@ def test_an_examples_label_in_another_case_is_the_prompts_label():
     fields = {
         "fields": [
             {"name": "queue", "instruction": "Which queue?", "labels": [{"name": "cards"}, {"name": "Tech Support"}],
-             "examples": [{"text": "My card is lost", "label": "CARDS"}, {"text": "App crash", "label": "tech  support"}]},
+             "examples": [{"text": "Card lost", "label": "CARDS"}, {"text": "App crash", "label": "tech  support"}]},
             {"name": "priority", "instruction": "How urgent?", "labels": [{"name": "low"}, {"name": "high"}],
              "examples": [{"text": "Fraud on my card", "label": " High "}]},
         ]

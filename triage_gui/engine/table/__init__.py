@@ -24,13 +24,12 @@ from ._language import (
     stop_words,
 )
 from ._results import TicketScore, calibrated_probs, logprob_difference
-from ._rows import JOIN, SEVERAL, NewRow, Source, text_parts
+from ._rows import SEVERAL, NewRow, Source, joined, text_parts
 from ._table import BLANK, NONE, TicketTable, decide, fill_languages
 
 __all__ = [
     "BLANK",
     "BLOCK",
-    "JOIN",
     "LANGUAGES",
     "LANGUAGE_SAMPLE",
     "NONE",
@@ -51,6 +50,7 @@ __all__ = [
     "embedded_count",
     "field_table",
     "fill_languages",
+    "joined",
     "language_name",
     "language_summary",
     "logprob_difference",

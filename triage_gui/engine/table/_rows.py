@@ -3,7 +3,7 @@ where a label came from."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -63,6 +63,12 @@ class Grow:
 
 JOIN = "\n"  # several text columns read as one ticket: subject, then body, as an e-mail shows them
 SEVERAL = " + "  # how a choice of several text columns is written ("subject + body")
+
+
+def joined(values: Iterable[str]) -> str:
+    """Several text columns' values as one ticket: each stripped, the empty ones left out, :data:`JOIN` between
+    (the table's rows, :meth:`TicketTable.set_texts`, and a ``--train`` file's, read alike)."""
+    return JOIN.join(v for v in (x.strip() for x in values) if v)
 
 
 def text_parts(column: str, columns: Sequence[str]) -> list[str]:

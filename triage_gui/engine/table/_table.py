@@ -19,7 +19,7 @@ from ._decision import Decision
 from ._features import FeatureStore, roundtrip
 from ._language import LANGUAGES, SCRIPTS, detect_languages
 from ._results import TicketScore, calibrated_probs
-from ._rows import BLANK, JOIN, NONE, SOURCE_NAMES, SOURCES, Grow, NewRow, Source, text_parts
+from ._rows import BLANK, NONE, SOURCE_NAMES, SOURCES, Grow, NewRow, Source, joined, text_parts
 
 
 class TicketTable:
@@ -127,7 +127,7 @@ class TicketTable:
         for i in range(self._n):
             if i in self.problems and self.problems[i] != BLANK:
                 continue
-            text = JOIN.join(p for p in (self.value(i, c).strip() for c in parts) if p)
+            text = joined(self.value(i, c) for c in parts)
             self.texts[i] = text
             if text:
                 self.problems.pop(i, None)

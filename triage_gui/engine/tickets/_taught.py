@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from ...words import counted, plural
 from ..files import atomic_open
 from ..prompt import MAX_TAUGHT_CHARS, Example, label_key
-from ..table import BLANK, JOIN, SEVERAL
+from ..table import BLANK, SEVERAL, joined
 from ._formats import open_tickets
 from ._into_table import columns_part
 
@@ -67,7 +67,7 @@ def read_taught(
         value = ticket.values[label_index].strip() if label_index < len(ticket.values) else ""
         label = by_name.get(label_key(value))
         if len(parts) > 1 and ticket.problem in (None, BLANK):  # read as the input's rows are (TicketTable.set_texts)
-            ticket.text = joined(ticket.values, [columns.index(p) for p in parts])
+            ticket.text = joined(ticket.values[i] if i < len(ticket.values) else "" for i in map(columns.index, parts))
             ticket.problem = None
         if ticket.problem or not ticket.text or label is None:
             out.skipped += 1
@@ -92,11 +92,6 @@ def text_columns(column: str, columns: list[str]) -> list[str]:
     """The columns ``--column`` names in a labelled file, as in the tickets' (``read_table``): one column, or
     "subject,body" read together (the train file was refused as having no column 'subject,body')."""
     return [column] if column in columns else [columns_part(p, columns) for p in column.split(",")]
-
-
-def joined(values: list[str], indexes: list[int]) -> str:
-    """Several columns' values as one ticket, as the input's rows join them (``TicketTable.set_texts``)."""
-    return JOIN.join(v for v in (values[i].strip() if i < len(values) else "" for i in indexes) if v)
 
 
 def usable_taught(taught: list[Example], labels: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
