@@ -51,7 +51,7 @@ from ..engine.prompt import (
 from .events import Event
 from .field_order import carried, field_order, moved, put_back, reordered
 from .field_versions import kept_with, with_version
-from .prompt_start import UNEDITED, read_start, read_valid, taught_pairs
+from .prompt_start import UNEDITED, read_start, read_valid, same_prompt, taught_pairs
 from .prompt_write import AS_SAVED, PromptWrite
 from .tasks import LatestTask
 from .workers import WorkerThread
@@ -140,9 +140,9 @@ class PromptDocument:
     def dirty(self) -> bool:
         """Edits not saved: an untouched *New prompt* (as :meth:`new` started it) has none to lose."""
         draft = self.draft
-        if draft is None or (self._blank is not None and _same(draft, self._blank)):
+        if draft is None or (self._blank is not None and same_prompt(draft, self._blank)):
             return False
-        return not _same(draft, self.saved)
+        return not same_prompt(draft, self.saved)
 
     @property
     def status(self) -> DocumentStatus:
@@ -546,11 +546,6 @@ class PromptDocument:
 
     def _announce(self) -> None:
         self.changed.emit(self.status)
-
-
-def _same(a: PromptProfile, b: PromptProfile) -> bool:
-    """The same prompt as far as saving goes: what the model reads, and the name."""
-    return (a.content_hash(), a.name) == (b.content_hash(), b.name)
 
 
 __all__ = ["DocumentStatus", "ProfileError", "PromptConflict", "PromptDocument"]

@@ -61,7 +61,7 @@ def read_start(path: Path, draft_path: Path, fallback: Path | None) -> Start:
     if draft is not None:
         unedited = draft.extra.get(UNEDITED) is True
         draft = replace(draft, taught=[], history=[], extra={})
-        if unedited or (draft.content_hash(), draft.name) == (saved.content_hash(), saved.name):
+        if unedited or same_prompt(draft, saved):
             draft = None
     return Start(path, saved, draft, note, unreadable, draft_taught, checks)
 
@@ -76,3 +76,8 @@ def read_valid(path: str | Path) -> PromptProfile:
 def taught_pairs(taught: Sequence[Example]) -> set[tuple[str, str]]:
     """A taught set as (stripped text, label) pairs: two sets that are the same set compare equal."""
     return {(e.text.strip(), e.label) for e in taught}
+
+
+def same_prompt(a: PromptProfile, b: PromptProfile) -> bool:
+    """The same prompt as far as saving goes: what the model reads, and the name."""
+    return (a.content_hash(), a.name) == (b.content_hash(), b.name)

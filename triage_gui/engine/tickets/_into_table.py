@@ -33,7 +33,7 @@ def read_table(
     index = source.text_column
     parts: list[str] = []
     if column is not None:  # "subject,body": several columns read together (one line each)
-        parts = [column] if column in source.columns else [columns_part(p, source.columns) for p in column.split(",")]
+        parts = text_columns(column, source.columns)
         twice = next((p for i, p in enumerate(parts) if p in parts[:i]), None)
         if twice is not None:  # "a,a" read the ticket twice over, and the heads saw every word doubled
             raise ValueError(f"--column names {twice!r} twice; name each column once")
@@ -56,6 +56,12 @@ def read_table(
     if not table.count_scorable():
         raise ValueError(f"{name} holds no tickets ({source.summary()})")
     return table, chosen, source.summary()
+
+
+def text_columns(column: str, columns: list[str]) -> list[str]:
+    """The columns ``--column`` names: one column (even one with a comma in its name), or "subject,body" read
+    together, each part as :func:`columns_part` finds it (the tickets' file and a ``--train`` file alike)."""
+    return [column] if column in columns else [columns_part(p, columns) for p in column.split(",")]
 
 
 def columns_part(part: str, columns: list[str]) -> str:

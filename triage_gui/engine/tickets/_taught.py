@@ -16,7 +16,7 @@ from ..files import atomic_open
 from ..prompt import MAX_TAUGHT_CHARS, Example, label_key
 from ..table import BLANK, SEVERAL, joined
 from ._formats import open_tickets
-from ._into_table import columns_part
+from ._into_table import text_columns
 
 LABEL_COLUMN_NAMES = ("label", "labels", "queue", "team", "category", "class", "intent", "group")
 
@@ -86,12 +86,6 @@ def read_taught(
             f"({', '.join(labels)})" + (f"; found {out.reason.split('such as ')[-1]}" if unknown else "") + "."
         )
     return out
-
-
-def text_columns(column: str, columns: list[str]) -> list[str]:
-    """The columns ``--column`` names in a labelled file, as in the tickets' (``read_table``): one column, or
-    "subject,body" read together (the train file was refused as having no column 'subject,body')."""
-    return [column] if column in columns else [columns_part(p, columns) for p in column.split(",")]
 
 
 def usable_taught(taught: list[Example], labels: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
