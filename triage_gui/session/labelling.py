@@ -206,13 +206,20 @@ class Throughput:
 
 
 def run_status(
-    table: TicketTable, state: str, baseline: bool, throughput: Throughput, finishing: int = 0, embedding: bool = False
+    table: TicketTable,
+    state: str,
+    baseline: bool,
+    throughput: Throughput,
+    finishing: int = 0,
+    embedding: bool = False,
+    fields_read: tuple[int, ...] = (),
 ) -> RunStatus:
     """The run's progress now: rows with a usable label (first pass or better), scored by the language model
     of labellable, baseline done, and while running this run's rate and the time left (from
     :meth:`Throughput.rate`; none while the run warms up); ``finishing``: stopped, the tickets the language
     model still reads in the batch in flight (:attr:`RunStatus.finishing`); ``embedding``: a sentence encoder is
-    in use, and the rows it has still to embed are counted (:attr:`RunStatus.first_pass_left`)."""
+    in use, and the rows it has still to embed are counted (:attr:`RunStatus.first_pass_left`); ``fields_read``: the
+    fields the language model reads in this run (:attr:`RunStatus.fields_read`)."""
     labelled, total = table.count_scored(), table.count_scorable()
     base_done = len(table.baseline) if baseline else 0
     rate, eta = 0.0, None
@@ -224,4 +231,5 @@ def run_status(
     finishing = finishing if state == "stopped" else 0
     current = table.count_current()
     left = len(table.unembedded()) if embedding and state == "running" else 0
-    return RunStatus(state, labelled, total, base_done, total if baseline else 0, rate, eta, current, finishing, left)
+    based = total if baseline else 0
+    return RunStatus(state, labelled, total, base_done, based, rate, eta, current, finishing, left, fields_read)

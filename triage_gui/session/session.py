@@ -17,7 +17,6 @@ import asyncio
 import logging
 import threading
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -536,8 +535,8 @@ class Session(Intents):
 
     def _status(self, state: str) -> RunStatus:
         finishing = self._reading if self.running else 0
-        status = run_status(self.table, state, self.baseline, self._throughput, finishing, self.encoder is not None)
-        return replace(status, fields_read=self._fields_read)
+        embedding = self.encoder is not None
+        return run_status(self.table, state, self.baseline, self._throughput, finishing, embedding, self._fields_read)
 
     def _set_run(self, status: RunStatus) -> None:
         self.run_status = status

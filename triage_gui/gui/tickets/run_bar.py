@@ -68,8 +68,7 @@ class RunBar(QObject):
         self.stop_button.setEnabled(False)
         self._resumable = False
         self._refinement = ""  # what the language model's reading changed (set_refinement)
-        self._fields = ("", "")  # several fields: which the language model reads, long and short (set_fields)
-        self._names: list[str] = []  # their names (a Save that changed one: that one is named)
+        self._names: list[str] = []  # several fields: their names (set_fields; a Save that changed one: it is named)
         self._shown: RunStatus | None = None
         self._note = ""  # said first (set_note)
         self.stop_button.clicked.connect(self._stop_or_resume)
@@ -104,19 +103,18 @@ class RunBar(QObject):
         """A prompt with several fields: the language model reads each ticket once per field, through that
         field's own prefix, so a ticket costs a field's time per field (said in the bar, the count the bar
         shows being tickets); [] for one field, which the bar says nothing about."""
-        self._names = list(names)
-        many = len(names)
-        words = (f"each ticket read for {many} fields", f"{many} fields") if many > 1 else ("", "")
-        if words != self._fields:
-            self._fields = words
+        if list(names) != self._names:
+            self._names = list(names)
             if self._shown is not None:
                 self.show_run(self._shown)
 
     def _fields_words(self, status: RunStatus) -> tuple[str, str]:
         """What the language model reads: every field, or (a Save that changed some) those alone, by name."""
         names, read = self._names, status.fields_read
+        if len(names) < 2:
+            return "", ""
         if not read or len(read) >= len(names) or max(read) >= len(names):
-            return self._fields
+            return f"each ticket read for {len(names)} fields", f"{len(names)} fields"
         said = " and ".join(names[i] for i in read)
         kept = " and ".join(name for i, name in enumerate(names) if i not in read)
         return f"each ticket read for the {said} alone (the {kept} as read before)", f"{said} alone"
@@ -155,15 +153,17 @@ class RunBar(QObject):
             base = f" · baseline {status.baseline_done}/{status.baseline_total}" if status.baseline_total else ""
             model = f"language model {status.labelled:,} / {status.total:,} · " if first else ""
             brief = f"classifier {status.classified:,} · " if first else ""
-            if not first and status.baseline_total and status.labelled >= status.total:
-                # every ticket read, the baseline still going (turned on after the run): it has no rate of the
-                # language model's; a walkthrough read "0.0 tickets/s · baseline 7/150" as a stalled run
-                done = f"baseline (full re-encode) {status.baseline_done:,} / {status.baseline_total:,}"
-                return f"The language model has read every ticket · {done}", done
             if not first and status.total and status.labelled >= status.total:
-                # every ticket's score kept from an earlier run: embedding them for the classifier is what runs
+                # Every ticket read, and no rate of the language model's to give: the baseline still going (turned
+                # on after the run; a walkthrough read "0.0 tickets/s · baseline 7/150" as a stalled run), else the
+                # first pass embedding tickets whose scores were kept from an earlier run
                 left = status.first_pass_left
-                done = f"classifier's first pass {status.total - left:,} / {status.total:,}" if left else "finishing"
+                if status.baseline_total:
+                    done = f"baseline (full re-encode) {status.baseline_done:,} / {status.baseline_total:,}"
+                else:
+                    done = (
+                        f"classifier's first pass {status.total - left:,} / {status.total:,}" if left else "finishing"
+                    )
                 return f"The language model has read every ticket · {done}", done
             if status.classified < status.total:  # the first pass is still going: no "0.0 tickets/s" meanwhile
                 classified = brief = f"first pass {status.classified:,} / {status.total:,} · "
