@@ -520,7 +520,9 @@ class TicketTable:
         """Latency of every row scored by the current version, in the order the language model read them (the
         least sure first, not file order: the chart's newest point is the latest ticket read)."""
         n = self._n
-        rows = np.flatnonzero((self._score_version.data[:n] == self.version) & (self.version != NONE))  # NONE == NONE
+        if self.version < 0:  # no version built yet: its NONE is every unscored row's too (as count_scored)
+            return self._latency.data[:0]
+        rows = np.flatnonzero(self._score_version.data[:n] == self.version)
         rows = rows[np.argsort(self._read_seq.data[rows], kind="stable")]
         return self._latency.data[rows]
 
