@@ -233,6 +233,26 @@ def test_column_subject_body_reads_the_train_files_tickets_as_the_inputs(files, 
         assert "text 'subject + body'" in done.stderr
 
 
+def test_column_and_train_label_named_in_another_case_find_the_train_files_columns(files, tmp_path):
+    """``--column text --train-label queue`` with a train file whose columns are 'Text' and 'Queue' was refused
+    ("train.csv has no column 'text'"), though a field's column is found so: one column but for case and the
+    spaces around it is the one named, and the taught tickets label their own rows."""
+    with open(files / "train.csv", encoding="utf-8") as handle:
+        train = [r for r in csv.DictReader(handle) if r["queue"]][:10]
+    upper = tmp_path / "upper.csv"
+    with open(upper, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["Text", "Queue"])
+        writer.writerows([r["text"], r["queue"]] for r in train)
+    done = run_cli(
+        "classify", str(upper), "--prompt", str(files / "queue.json"), "--fast", "--no-taught",
+        "--column", "text", "--train", str(upper), "--train-label", "queue",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert [r["label"] for r in rows(done.stdout)] == [r["queue"] for r in train]
+    assert "(text 'Text', label 'Queue')" in done.stderr
+
+
 def test_eval_gold_finds_a_field_and_its_column_named_in_another_case(files, capsys):
     """``eval --gold queue=queue,priority=priority`` on a prompt whose fields are 'Queue' and 'Priority' (and
     a file whose columns are too) was refused ("give field=column for fields of the prompt"), though

@@ -55,7 +55,7 @@ def train_columns(args: argparse.Namespace, names: list[str]) -> list[str | None
         return [None] * len(names)
     if args.train == "-":
         raise ValueError("--train reads a labelled file; standard input (-) is only for the tickets to label.")
-    from ..engine.tickets import NoTickets, open_tickets
+    from ..engine.tickets import NoTickets, loosely, open_tickets
 
     try:
         columns = open_tickets(args.train).columns
@@ -74,13 +74,6 @@ def train_columns(args: argparse.Namespace, names: list[str]) -> list[str | None
         elif column != name:
             print(f"{Path(args.train).name}: the column {column!r} teaches the field {name!r}", file=sys.stderr)
     return found
-
-
-def loosely(name: str, columns: list[str]) -> str | None:
-    """The one column whose name is ``name`` but for case and surrounding spaces (None: none, or several)."""
-    key = name.strip().casefold()
-    alike = [c for c in columns if c.strip().casefold() == key]
-    return alike[0] if len(alike) == 1 else None
 
 
 def write_fields(

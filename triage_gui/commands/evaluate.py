@@ -137,7 +137,7 @@ def gold_pairs(gold: str, profile, columns: list[str]) -> list[tuple[int, str]]:
     """``--gold field=column,…`` as (field index, gold column) pairs, every one checked. A field or a column
     named in another case or with spaces around it is the one so named ("queue=Queue" for the field 'Queue' and
     the column 'Queue' was refused), said on stderr, as ``classify --train`` finds a field's column."""
-    from ._fields import loosely
+    from ..engine.tickets import loosely
 
     names = [f.name for f in profile.fields]
     pairs: list[tuple[int, str]] = []

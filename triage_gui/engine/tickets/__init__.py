@@ -28,7 +28,7 @@ from ._field_export import (
     write_fields_csv,
 )
 from ._formats import FILE_FILTER, FORMAT_NAMES, FORMATS, SUPPORTED, XLSX, Format, check_file, open_tickets
-from ._into_table import read_table, rows_of
+from ._into_table import loosely, read_table, rows_of
 from ._reader import Ticket, TicketSource, tickets_from_text
 from ._sniff import SAMPLE_BYTES, NoTickets, TicketFileError, choose_text_column, detect_encoding
 from ._taught import read_taught, usable_taught, write_taught
@@ -58,6 +58,7 @@ __all__ = [
     "field_cells",
     "fields_workbook",
     "labelled_per_field",
+    "loosely",
     "open_tickets",
     "output_format",
     "output_header",

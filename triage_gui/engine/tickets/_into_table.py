@@ -65,6 +65,14 @@ def text_columns(column: str, columns: list[str]) -> list[str]:
 
 
 def columns_part(part: str, columns: list[str]) -> str:
-    """One name of ``--column a,b``: as given, or without the spaces around it where only that is a column
-    ("subject, body" was refused as "no column ' body'")."""
-    return part if part in columns or part.strip() not in columns else part.strip()
+    """One name of ``--column a,b``: as given, or the one column it names but for case and the spaces around
+    it ("subject, body" was refused as "no column ' body'"; ``--column text`` with a train file's ``Text``);
+    as given when none or several match, for the caller's "no column" message."""
+    return part if part in columns else (loosely(part, columns) or part)
+
+
+def loosely(name: str, columns: list[str]) -> str | None:
+    """The one column whose name is ``name`` but for case and surrounding spaces (None: none, or several)."""
+    key = name.strip().casefold()
+    alike = [c for c in columns if c.strip().casefold() == key]
+    return alike[0] if len(alike) == 1 else None

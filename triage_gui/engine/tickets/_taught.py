@@ -16,7 +16,7 @@ from ..files import atomic_open
 from ..prompt import MAX_TAUGHT_CHARS, Example, label_key
 from ..table import BLANK, SEVERAL, joined
 from ._formats import open_tickets
-from ._into_table import text_columns
+from ._into_table import loosely, text_columns
 
 LABEL_COLUMN_NAMES = ("label", "labels", "queue", "team", "category", "class", "intent", "group")
 
@@ -56,6 +56,7 @@ def read_taught(
         )
         if label_column is None:
             raise ValueError(f"{source.path.name}: which column holds the labels? It has: {', '.join(columns)}")
+    label_column = label_column if label_column in columns else (loosely(label_column, columns) or label_column)
     if label_column not in columns:
         raise ValueError(f"{source.path.name} has no column {label_column!r}; it has: {', '.join(columns)}")
     label_index = columns.index(label_column)
