@@ -17,6 +17,7 @@ from test_session_learning import topical
 from triage_gui.commands import classify
 from triage_gui.engine.prompt import Example, Field, Label, PromptProfile
 from triage_gui.engine.table import TicketTable, decide
+from triage_gui.session.session import Session
 
 QUEUE = Field(
     "queue",
@@ -38,18 +39,21 @@ def two_fields() -> PromptProfile:
     return PromptProfile.of_fields([QUEUE, PRIORITY], "Queue and priority")
 
 
-def fast_labels(profile: PromptProfile, n: int, tmp_path, monkeypatch, fast: bool = True) -> list[dict[str, str]]:
+def fast_labels(
+    profile: PromptProfile, n: int, tmp_path, monkeypatch, fast: bool = True, encoder: str = "bundled"
+) -> list[dict[str, str]]:
     """What ``classify --fast`` (or without ``fast``: ``classify`` with the fake language model) writes for
-    these rows, with the fake encoder in place of the bundled one."""
+    these rows, with the fake encoder in place of the bundled one (``encoder`` "none": none)."""
     table = TicketTable()
     table.add(topical(n))
     table.start_version(0, profile.label_names, [])
-    monkeypatch.setattr(classify, "load_encoder_for", lambda args, table=None: FakeEncoder(FakeEngine()))
+    fake_encoder = None if encoder == "none" else FakeEncoder(FakeEngine())
+    monkeypatch.setattr(classify, "load_encoder_for", lambda args, table=None: fake_encoder)
     monkeypatch.setattr(classify, "load_model_said", lambda args: FakeModel("fake-model"))
     monkeypatch.setattr(classify, "scorer_for", lambda args, loaded, single: FakeScorer(FakeEngine(), single))
     args = argparse.Namespace(
         train=None, train_label=None, fast=fast, no_learning=False, ray=None, batch_size=4, baseline=False,
-        no_taught=False, encoder="bundled",
+        no_taught=False, encoder=encoder,
     )  # fmt: skip
     out = tmp_path / "fast.csv"
     assert classify.run_fields(args, profile, table, str(out)) == 0
@@ -106,6 +110,32 @@ def test_the_language_model_reads_every_field_and_gives_the_labels_classify_give
         assert field_cells(second, n) == want
 
     body()
+
+
+def test_without_a_sentence_encoder_every_field_is_labelled_from_the_language_models_reading(tmp_path, monkeypatch):
+    """``--encoder none`` (or an encoder that failed to load): the queue column filled from the language model's
+    reading and the priority column stayed empty for good, its fit waiting for embeddings that never come. Each
+    further field is now labelled as ``classify`` labels it without an encoder."""
+    profile, n = two_fields(), 24
+    expected = fast_labels(profile, n, tmp_path, monkeypatch, fast=False, encoder="none")
+
+    async def body() -> None:
+        fake = FakeEngine()
+        session = Session(fake.as_engine(), device="cpu", batch_size=4, encoder="none")
+        try:
+            await ready(session, profile)
+            session.add_rows(topical(n))
+            await idle(session)
+            second = session.fields.table_of(1)
+            assert session.encoder is None and second is not None and second.count_scored() == n
+            want = [(r["priority_label"], r["priority_confidence"], r["priority_source"]) for r in expected]
+            assert field_cells(second, n) == want
+            assert {label for label, _, _ in want} == {"low", "high"}
+        finally:
+            await session.close()
+            session.join_threads()
+
+    asyncio.run(asyncio.wait_for(body(), 30))
 
 
 def test_the_baseline_compares_every_field_with_its_full_re_encode():

@@ -300,12 +300,15 @@ class FieldLabels:
     async def _refit(self) -> None:
         encoder, table = self.encoder(), self.table
         embedded = embedded_count(table)
-        if encoder is None or not embedded:
-            return  # the rows' embedding refits (rows_embedded)
         reads = self._reads()  # on the loop's thread, with the snapshots: what each field's fit puts in
+        read = len(reads[0].rows) if reads else 0
+        # An encoder: its first pass waits for the rows' embedding (rows_embedded refits). None (``--encoder
+        # none``, or one that failed to load): the language model's reading alone, as the first field's labels
+        # are; the priority column stayed empty for good while the queue's filled
+        if not (embedded if encoder is not None else read):
+            return
         tables = [field_table(table, spec.labels, self._bias(i)) for i, spec in enumerate(self.specs)]
         taught = [usable(t, spec.labels) for t, spec in zip(self.taught, self.specs, strict=True)]
-        read = len(reads[0].rows) if reads else 0
         thread = self.engine if read and self.engine is not None else self.thread
         try:
             suggestions = await thread.run(_fit, tables, self.specs, taught, encoder, reads)
