@@ -248,6 +248,26 @@ def test_names_too_long_for_half_the_pane_go_over_their_bars_whole(qtbot):
     assert bars.height() == ROW_HEIGHT * len(names) + 4
 
 
+def test_the_teach_box_shows_a_long_label_whole(qtbot):
+    """W11: the Teach box showed ten letters of "payments and transfers" ("payments and tra"), the label a lead
+    was about to teach; it is as wide as the longest label, up to WIDEST_LABEL letters."""
+    from triage_gui.engine.table import NewRow, TicketTable
+    from triage_gui.gui.results.detail_pane import WIDEST_LABEL, FieldPart
+
+    part = FieldPart()
+    qtbot.addWidget(part)
+    width = part.teach_box.fontMetrics().horizontalAdvance
+    table = TicketTable()
+    table.add([NewRow({"text": "my transfer failed"}, "my transfer failed")])
+    table.start_version(0, ["cards", "payments and transfers"], [])
+    part.show_decision(table, 0, None, "", True)
+    assert part.teach_box.sizeHint().width() > width("payments and transfers")
+    long = "payments and transfers " * 3  # capped: the row wraps, the pane is not pushed wider
+    table.start_version(1, ["cards", long], [])
+    part.show_decision(table, 0, None, "", True)
+    assert width(long[:WIDEST_LABEL]) < part.teach_box.sizeHint().width() < width(long)
+
+
 # ------------------------------------------------------------------ the screen
 
 

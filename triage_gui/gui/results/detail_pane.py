@@ -50,6 +50,7 @@ FIRST_READ = f"the classifier's first pass, from the prompt's examples and label
 
 ROW_HEIGHT = 18
 GAP = 6
+WIDEST_LABEL = 26  # letters a Teach box shows before it elides (a 1024 px window's pane is ~300 px wide)
 
 
 @dataclass(frozen=True)
@@ -214,6 +215,10 @@ class FieldPart(QWidget):
             self.teach_box.clear()  # no ticket: no label (a stale greyed one read as this ticket's)
             if table is not None and row >= 0:
                 self.teach_box.addItems(table.labels)
+                # As wide as the longest label, up to WIDEST_LABEL letters (the row wraps below a narrow pane):
+                # at 10 it showed "payments and tra" for the label a lead was about to teach (W11)
+                longest = max(map(len, table.labels), default=0)
+                self.teach_box.setMinimumContentsLength(max(10, min(longest, WIDEST_LABEL)))
                 # No label yet: an empty box, not the first label (which read as this ticket's)
                 label = table.taught_label(row) or (d.label if d is not None else None)
                 self.teach_box.setCurrentIndex(self.teach_box.findText(label or ""))
