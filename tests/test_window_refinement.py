@@ -94,6 +94,24 @@ def test_a_refinement_not_used_for_labels_is_said_in_one_line_and_the_pass_still
     assert np.all(session.table.scored_mask())  # every ticket was read all the same
 
 
+def test_the_language_models_verdict_is_marked_provisional_while_the_first_pass_runs(qtbot, window, monkeypatch):
+    """After a restart the first pass runs again (up to a minute): the tab said "on 6 taught tickets, it fixed 0
+    and broke 1", then "changed none of 6" once the pass ended, the first not marked as provisional (W11)."""
+    from dataclasses import replace
+
+    _label_all(qtbot, window)
+    session = window.session
+    done = session.run_status
+    said = window.summary.refinement()
+    assert said.startswith(("The language model", "Language model")) and "So far" not in said
+    monkeypatch.setattr(session, "run_status", replace(done, state="running", first_pass_left=30))
+    window.summary.dirty = True
+    window.summary.refresh()
+    note = "So far: the classifier's first pass is still running, and this may change when it ends."
+    assert f"{said} {note}" in window.results.accuracy.text()
+    assert note not in window.tickets.rate_label.text()  # the run bar says the first pass runs in its own words
+
+
 def _label_tooltip(window, row: int) -> str:
     from PySide6.QtCore import Qt
 

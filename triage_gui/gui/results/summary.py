@@ -165,7 +165,12 @@ class Summary:
     def refinement(self, short: bool = False) -> str:
         """What the language model's reading changed, in one line (session.refinement)."""
         table = self.session.table
-        return refinement_changes(table, self.session.refinement(), self.evaluation.gold).words(short)
+        said = refinement_changes(table, self.session.refinement(), self.evaluation.gold).words(short)
+        if said and not short and self.session.run_status.first_pass_left:
+            # After a restart the first pass runs again for up to a minute: the tab said "it fixed 0 and broke 1",
+            # then "changed none of 6" once the pass ended, with nothing marking the first as provisional (W11)
+            said += " So far: the classifier's first pass is still running, and this may change when it ends."
+        return said
 
     def field_gold(self, field: int) -> tuple[TicketTable | None, GoldColumn | None]:
         """A further field's labelled table (None: not yet) and gold column (None: none); (None, None) for the
