@@ -40,6 +40,37 @@ def test_tickets_are_read_from_standard_input_as_from_a_file(monkeypatch, data):
     assert [table.texts[r] for r in range(len(table))] == TICKETS and column == "text", summary
 
 
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ["My card was stolen, please block it", "How do I top up, by bank transfer?", "I was charged twice, refund me"],
+        ["Refund please", "My card was stolen yesterday and I need a new one today", "Why was I charged a fee?"],
+    ],
+    ids=["commas", "short-first"],
+)
+def test_tickets_piped_a_line_each_are_each_a_ticket(monkeypatch, lines):
+    """W12: three tickets piped a line each, each with one comma, were read as CSV: the first was taken as a
+    header and lost, the others labelled on half their words; a short first line was a header too. Text with
+    no quote or tab whose commas are prose commas, and a first line naming no column, is a ticket a line."""
+    stdin_of(monkeypatch, ("\n".join(lines) + "\n").encode())
+    table, column, _ = read_table("-", None)
+    assert [table.texts[r] for r in range(len(table))] == lines and column == "text"
+
+
+@pytest.mark.parametrize(
+    ("data", "columns"),
+    [
+        ("text, queue\nmy card, cards\nrefund me, billing\n", ["text", "queue"]),  # a column named
+        ("id,complaint\n1,my card broke\n2,refund\n", ["id", "complaint"]),  # a delimiter with no space
+        ("Ticket; Team\nmy card; cards\nrefund me; billing\n", ["Ticket", "Team"]),
+    ],
+)
+def test_a_table_piped_is_still_read_as_a_table(monkeypatch, data, columns):
+    stdin_of(monkeypatch, data.encode())
+    table, _, _ = read_table("-", None)
+    assert table.columns == columns and len(table) == 2
+
+
 def test_empty_or_missing_standard_input_is_one_sentence(monkeypatch):
     stdin_of(monkeypatch, b"")
     with pytest.raises(ValueError, match=r"^standard input is empty\.$"):

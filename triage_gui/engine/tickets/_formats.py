@@ -30,6 +30,7 @@ from ._sniff import (
     TicketFileError,
     is_tab_table,
     looks_jsonl,
+    looks_like_lines,
     read_head,
     scan_whole_file,
     text_encoding,
@@ -99,7 +100,7 @@ EXCEL = Format("Excel (.xlsx)", (".xlsx", ".xlsm"), "xlsx", _xlsx, TicketSource.
 FORMATS = (
     CSV,
     Format("TSV", (".tsv", ".tab"), "csv", _csv, TicketSource._csv_records),
-    Format("TXT (one ticket a line)", (".txt",), "txt", _txt, TicketSource._txt_records),
+    Format("TXT (one ticket a line)", (".txt",), "txt", _txt, TicketSource._txt_records, looks=looks_like_lines),
     Format("JSON (an array of tickets)", (".json",), "json", _json, TicketSource._json_records, looks=_json_array),
     Format("JSONL", (".jsonl", ".ndjson"), "jsonl", _jsonl, TicketSource._jsonl_records, looks=looks_jsonl),
     EXCEL,

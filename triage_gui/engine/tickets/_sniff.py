@@ -281,6 +281,24 @@ def is_tab_table(sample: str, complete: bool) -> bool:
     return all(len(r) == len(rows[0]) for r in rows) and has_header(rows)
 
 
+# Names a header row holds besides a text column's: with any, a file under no telling name is a table
+HEADER_WORDS = ("id", "label", "queue", "priority", "category", "team", "date", "name", "email", "status")
+
+
+def looks_like_lines(sample: str) -> bool:
+    """Text under no telling name (standard input, a file without a suffix) that is one ticket a line, as a .txt
+    is: no quote or tab, each ``,``, ``;`` or ``|`` followed by a space as in prose ("stolen, please block it"),
+    and a first line naming no column. Read as CSV, three piped tickets each with one comma lost the first as a
+    header and were labelled on half their words; one short first line ("Refund please") was a header too."""
+    lines = [line for line in sample.splitlines() if line.strip()][:200]
+    if not lines or '"' in sample or "\t" in sample:
+        return False
+    if re.search(r"[,;|](?=[^ \n])", sample):  # "a,b": a delimiter
+        return False
+    names = {c.strip().lower().rstrip("s") for c in re.split(r"[,;|]", lines[0])}
+    return not names & {n.rstrip("s") for n in (*TEXT_COLUMN_NAMES, *HEADER_WORDS)}
+
+
 def looks_jsonl(sample: str) -> bool:
     lines = [line for line in sample.splitlines()[:5] if line.strip()]
     return bool(lines) and all(line.lstrip().startswith("{") for line in lines)
