@@ -302,6 +302,9 @@ def test_pasted_lines_and_pasted_csv():
     columns, tickets, col = tickets_from_text("id,message\n1,card lost\n2,app crash\n")
     assert columns == ["id", "message"] and columns[col] == "message"
     assert [t.text for t in tickets] == ["card lost", "app crash"]
+    pasted = ["My card was stolen, please block it", "I was charged twice, refund me"]  # no table (W12)
+    columns, tickets, col = tickets_from_text("\n".join(pasted))
+    assert columns == ["text"] and [t.text for t in tickets] == pasted
 
 
 cell = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), max_size=40) | st.sampled_from(

@@ -33,6 +33,7 @@ from ._sniff import (
     has_content,
     has_header,
     looks_jsonl,
+    looks_like_lines,
     reading,
     sniff_delimiter,
     text_sample,
@@ -375,7 +376,7 @@ def tickets_from_text(text: str) -> tuple[list[str], list[Ticket], int]:
     """
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     lines = [line for line in text.split("\n") if line.strip()]
-    if len(lines) >= 2:
+    if len(lines) >= 2 and not looks_like_lines(text):  # a comma in each pasted line is no table (W12)
         delimiter = sniff_delimiter(text, "")
         rows = [r for r in csv_rows(text, delimiter) if has_content(r)]
         widths = {len(r) for r in rows}
