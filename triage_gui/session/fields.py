@@ -293,6 +293,15 @@ class FieldLabels:
         self._fitted = 0
         self.read, self.full, self._fitted_read = [{} for _ in self.scorers], [{} for _ in self.scorers], 0
 
+    def encoder_changed(self) -> None:
+        """Another sentence encoder (or none): the rows' embeddings went, the language model's reading of every
+        field stays, as the first field's scores stay in the ticket table, and each field is fitted again (the
+        labels shown stay until it lands). Dropped with the embeddings, the priority fell back to its first pass
+        for good, or with no encoder left its column stayed empty: no run was left to read it again."""
+        self._fitting.cancel()
+        self._fitted, self._fitted_read = 0, 0
+        self.refit()
+
     def refit(self) -> None:
         if self.specs:
             self._fitting.start(self._refit())

@@ -199,7 +199,7 @@ class Session(Intents):
         self.refresh_checks()  # checks made with another encoder may no longer hold
         prepare_grouping(self.loader_thread)
         self.table.use_encoder(encoder_key(encoder))  # another encoder's embeddings go: every row again
-        self.fields.cleared()
+        self.fields.encoder_changed()
         if self.scorer is not None:
             self.teaching.encoder_ready()  # the prompt's examples through the encoder too
         if self.running:
@@ -217,7 +217,7 @@ class Session(Intents):
         self._encoder_loading.cancel()
         self._labelling.cancel()  # its batch in flight carries the old encoder's vectors: never stored
         self.encoder = None
-        self.fields.cleared()
+        self.fields.encoder_changed()
         if spec == "none" or self.engine.load_encoder is None:
             self.table.use_encoder("none")
             if self.scorer is not None:

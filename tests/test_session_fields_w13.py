@@ -1,0 +1,71 @@
+"""A prompt with several fields where a one-field prompt was fine (W13's sweep): a change of sentence encoder
+once the language model had read every ticket. On the fake engine."""
+
+from __future__ import annotations
+
+from test_session import idle, ready, run, until
+from test_session_fields import fast_labels, field_cells, two_fields
+from test_session_learning import topical
+
+
+def test_choosing_no_encoder_after_the_reading_keeps_every_field_labelled(tmp_path, monkeypatch):
+    """*Model › Choose model…* with no sentence encoder once every ticket was read: the queue kept its labels and
+    the priority column went empty for good (its reading thrown away with the old encoder's embeddings, and no
+    run left to read it again). Each field is now labelled as ``classify`` labels it without an encoder."""
+    profile, n = two_fields(), 24
+    expected = fast_labels(profile, n, tmp_path, monkeypatch, fast=False, encoder="none")
+
+    @run
+    async def body(session, fake):
+        await ready(session, profile)
+        session.add_rows(topical(n))
+        await idle(session)
+        assert session.set_encoder("none")
+        await idle(session)
+        second = session.fields.table_of(1)
+        assert session.encoder is None and second is not None and second.count_scored() == n
+        want = [(r["priority_label"], r["priority_confidence"], r["priority_source"]) for r in expected]
+        assert field_cells(second, n) == want
+        assert session.table.count_scored() == n  # the queue's reading kept, as the priority's now is
+
+    body()
+
+
+def test_another_encoder_after_the_reading_keeps_every_fields_reading(tmp_path, monkeypatch):
+    """Another sentence encoder (or the first one arriving late) once every ticket was read: the queue kept the
+    language model's reading and the priority fell back to its first pass for good, its scores dropped with the
+    old embeddings. Each field now keeps its reading: its labels are those ``classify`` gives it."""
+    profile, n = two_fields(), 24
+    expected = fast_labels(profile, n, tmp_path, monkeypatch, fast=False)
+
+    @run
+    async def body(session, fake):
+        await ready(session, profile)
+        session.add_rows(topical(n))
+        await idle(session)
+        assert session.set_encoder("other")
+        await until(lambda: session.encoder is not None)
+        await idle(session)
+        second = session.fields.table_of(1)
+        assert second is not None and second.count_scored() == n and session.fields.settled
+        want = [(r["priority_label"], r["priority_confidence"], r["priority_source"]) for r in expected]
+        assert field_cells(second, n) == want
+
+    body()
+
+
+def test_a_late_encoder_keeps_the_further_fields_reading():
+    @run
+    async def body(session, fake):
+        fake.encoder_gate.clear()  # the encoder's load waits until every ticket is read
+        await ready(session, two_fields())
+        session.add_rows(topical(20))
+        await until(lambda: session.table.count_scored() == 20 and len(session.fields.read[0]) == 20)
+        await idle(session)
+        fake.encoder_gate.set()
+        await until(lambda: session.encoder is not None)
+        await idle(session)
+        second = session.fields.table_of(1)
+        assert second is not None and second.count_scored() == 20 and session.fields.settled
+
+    body()
