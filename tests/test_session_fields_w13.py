@@ -1,11 +1,18 @@
 """A prompt with several fields where a one-field prompt was fine (W13's sweep): a change of sentence encoder
-once the language model had read every ticket. On the fake engine."""
+once the language model had read every ticket, and a version's score without an encoder. On the fake engine."""
 
 from __future__ import annotations
 
+import asyncio
+
+from fake_engine import FakeEngine
 from test_session import idle, ready, run, until
 from test_session_fields import fast_labels, field_cells, two_fields
 from test_session_learning import topical
+
+from triage_gui.session.evaluation import Evaluation
+from triage_gui.session.field_scoring import FieldVersions
+from triage_gui.session.session import Session
 
 
 def test_choosing_no_encoder_after_the_reading_keeps_every_field_labelled(tmp_path, monkeypatch):
@@ -69,3 +76,30 @@ def test_a_late_encoder_keeps_the_further_fields_reading():
         assert second is not None and second.count_scored() == 20 and session.fields.settled
 
     body()
+
+
+def test_without_an_encoder_a_further_fields_version_is_scored_against_its_gold():
+    """``--encoder none``: the queue's version got its accuracy against its gold column, the priority's never
+    (its labels never counted as final: they waited for embeddings that never come)."""
+
+    async def body() -> None:
+        session = Session(FakeEngine().as_engine(), device="cpu", batch_size=4, encoder="none")
+        evaluation = Evaluation(session.table)
+        versions = FieldVersions(session, evaluation)
+        scored: list[int] = []
+        evaluation.field_scored.connect(lambda index, profile, measure: scored.append(index))
+        try:
+            await ready(session, two_fields())
+            rows = topical(24)
+            for i, row in enumerate(rows):
+                row.values["priority"] = ("low", "high")[i % 2]  # the priority's gold column
+            session.add_rows(rows)
+            await idle(session)
+            evaluation.choose_for("priority", "priority")
+            await until(lambda: not versions._waiting.active)
+            assert session.fields.settled and scored == [1]
+        finally:
+            await session.close()
+            session.join_threads()
+
+    asyncio.run(asyncio.wait_for(body(), 30))

@@ -211,7 +211,9 @@ class FieldLabels:
         scorable = self.table.count_scorable()
         done = not self._fitting.pending and all(t is not None and len(t) == len(self.table) for t in self.tables)
         read = len(self.scorers) == len(self.specs) and 0 < scorable <= self._fitted_read
-        return bool(self.specs) and done and 0 < scorable <= self._fitted and read
+        # Without an encoder nothing is embedded: the fit on the reading is final (a version never got its score)
+        embedded = self.encoder() is None or 0 < scorable <= self._fitted
+        return bool(self.specs) and done and embedded and read
 
     # ------------------------------------------------------------- changes
 
