@@ -1,5 +1,6 @@
 """A prompt with several fields where a one-field prompt was fine (W13's sweep): a change of sentence encoder
-once the language model had read every ticket, and a version's score without an encoder. On the fake engine."""
+once the language model had read every ticket, a version's score without an encoder, Undo after a Save that
+removed a field. On the fake engine."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ import asyncio
 
 from fake_engine import FakeEngine
 from test_session import idle, ready, run, until
-from test_session_fields import fast_labels, field_cells, two_fields
+from test_session_fields import QUEUE, fast_labels, field_cells, two_fields
 from test_session_learning import topical
 
+from triage_gui.engine.prompt import PromptProfile
 from triage_gui.session.evaluation import Evaluation
 from triage_gui.session.field_scoring import FieldVersions
 from triage_gui.session.session import Session
@@ -103,3 +105,29 @@ def test_without_an_encoder_a_further_fields_version_is_scored_against_its_gold(
             session.join_threads()
 
     asyncio.run(asyncio.wait_for(body(), 30))
+
+
+def test_undo_after_a_save_removed_the_last_field_skips_that_fields_steps():
+    """The priority removed in the prompt editor and saved: Edit › Undo offered "Undo teach 1 ticket 'low'
+    (priority)", and taking it raised IndexError in the window's event loop (the field is gone) and emptied the
+    undo menu. A step of a field a Save removed is dropped, as a move drops it (:meth:`TaughtHistory.moved`)."""
+
+    @run
+    async def body(session, fake):
+        await ready(session, two_fields())
+        session.add_rows(topical(20))
+        await idle(session)
+        session.teach_field(1, [5], "low")
+        session.teach([8], "technical")
+        await idle(session)
+        session.set_prompt(PromptProfile.of_fields([QUEUE], "Queue"))  # the priority removed, saved
+        await idle(session)
+        history = session.history
+        assert history.undo_text == "teach 1 ticket 'technical' (queue)"
+        history.undo()
+        await idle(session)
+        assert session.table.taught_label(8) is None
+        assert history.undo_text == "" and history.undo() is None  # the priority's step went with it
+        assert history.redo() is not None and session.table.taught_label(8) == "technical"
+
+    body()

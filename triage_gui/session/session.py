@@ -244,6 +244,7 @@ class Session(Intents):
         saving an unchanged prompt costs nothing; after a Stop it resumes the pass. The fields after the first
         (a prompt with several) have their own first pass and scorers, read in the same run (:mod:`fields`)."""
         self.fields.set_prompt(profile)
+        self.teaching.history.fields_left(len(profile.fields))  # a removed field's undo steps go with it
         if self.requested is not None and profile.content_hash() == self.requested.content_hash():
             if not self.user_stopped or not self._remaining():
                 return False
