@@ -1,6 +1,6 @@
 """A prompt with several fields where a one-field prompt was fine (W13's sweep): a change of sentence encoder
 once the language model had read every ticket, a version's score without an encoder, Undo after a Save that
-removed a field. On the fake engine."""
+removed a field, a Stop without an encoder. On the fake engine."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from test_session_fields import QUEUE, fast_labels, field_cells, two_fields
 from test_session_learning import topical
 
 from triage_gui.engine.prompt import PromptProfile
+from triage_gui.engine.table import decide
 from triage_gui.session.evaluation import Evaluation
 from triage_gui.session.field_scoring import FieldVersions
 from triage_gui.session.session import Session
@@ -131,3 +132,31 @@ def test_undo_after_a_save_removed_the_last_field_skips_that_fields_steps():
         assert history.redo() is not None and session.table.taught_label(8) == "technical"
 
     body()
+
+
+def test_a_stop_without_an_encoder_leaves_every_field_labelled_on_the_tickets_read():
+    """``--encoder none``, Stop before the language model had read 16 tickets: the queue showed a label on each
+    ticket read and the priority column stayed empty until Resume (its fit waited for 16 rows read, or all);
+    with more read, the priority lagged the queue by the tickets read since its last fit. A run's end now fits
+    each field on every ticket read."""
+
+    async def body() -> None:
+        fake = FakeEngine()
+        session = Session(fake.as_engine(), device="cpu", batch_size=4, encoder="none")
+        try:
+            await ready(session, two_fields())
+            fake.batch_seconds = 0.05
+            session.add_rows(topical(40))
+            await until(lambda: session.table.count_scored() >= 3)
+            session.stop()
+            await idle(session)
+            read = session.table.count_scored()
+            assert 3 <= read < 16 and len(session.fields.read[0]) == read
+            second = session.fields.table_of(1)
+            assert second is not None and second.count_scored() == read
+            assert sum(decide(second, r).label is not None for r in range(40)) == read  # as the queue's
+        finally:
+            await session.close()
+            session.join_threads()
+
+    asyncio.run(asyncio.wait_for(body(), 30))

@@ -155,6 +155,7 @@ class FieldLabels:
         self.read: list[dict[int, TicketScore]] = []  # per further field: row -> its score, in the order read
         self.full: list[dict[int, TicketScore]] = []  # per further field: row -> its full re-encode (the baseline)
         self._fitted_read = 0  # rows read by the language model the tables in use were fitted on
+        self._ended = False  # the last labelling run ended (:meth:`run_ended`) and no batch was read since
 
     # ------------------------------------------------------------- reading
 
@@ -334,11 +335,21 @@ class FieldLabels:
         if self._due():  # rows embedded or read meanwhile
             self.refit()
 
+    def run_ended(self) -> None:
+        """The labelling run ended with tickets still unread (a Stop): each field is fitted on every ticket read,
+        as the first field shows a label on each. Its fit waited for 16 read (or all), so without an encoder a
+        Stop left the priority column empty until Resume, and with more read it lagged the queue's."""
+        self._ended = True
+        if self.specs and not self._fitting.active and self._due():
+            self.refit()
+
     def _due(self) -> bool:
         scorable = self.table.count_scorable()
         read = len(self.read[0]) if self.read else 0
-        return refit_due(embedded_count(self.table), scorable, self._fitted) or (
-            bool(read) and refit_due(read, scorable, self._fitted_read)
+        return (
+            refit_due(embedded_count(self.table), scorable, self._fitted)
+            or (bool(read) and refit_due(read, scorable, self._fitted_read))
+            or (self._ended and read > self._fitted_read)
         )
 
     def _bias(self, index: int) -> list[float]:
@@ -371,6 +382,7 @@ class FieldLabels:
         and the fields refitted once the rows read have doubled (16, 32, …) or every row is read."""
         if len(more) != len(self.read):
             return  # a batch of another prompt's fields (a Save while it was on the engine thread)
+        self._ended = False  # a run reads on
         for kept, based, (scores, full) in zip(self.read, self.full, more, strict=True):
             for row, score, base in zip(rows, scores, full, strict=True):
                 if score is not None:

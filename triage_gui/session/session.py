@@ -501,6 +501,7 @@ class Session(Intents):
         for memory in (self.scores, *self.field_scores):  # the scores this run read, kept for a reopen
             if written := memory.to_write():
                 self.file_thread.submit(memory.store.write, *written)
+        self.fields.run_ended()  # each further field fitted on every ticket read (a Stop)
         self._set_run(self._status("stopped" if self._remaining() else "done"))
 
     def _from_store(self, rows: range) -> None:
