@@ -1,6 +1,6 @@
 """A prompt with several fields where a one-field prompt was fine (W13's sweep): a change of sentence encoder
 once the language model had read every ticket, a version's score without an encoder, Undo after a Save that
-removed a field, a Stop without an encoder. On the fake engine."""
+removed a field, a Stop without an encoder, a taught label a Save removed. On the fake engine."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import asyncio
 
 from fake_engine import FakeEngine
 from test_session import idle, ready, run, until
-from test_session_fields import QUEUE, fast_labels, field_cells, two_fields
+from test_session_fields import PRIORITY, QUEUE, fast_labels, field_cells, two_fields
 from test_session_learning import topical
 
-from triage_gui.engine.prompt import PromptProfile
+from triage_gui.engine.prompt import Example, Field, Label, PromptProfile
 from triage_gui.engine.table import decide
 from triage_gui.session.evaluation import Evaluation
 from triage_gui.session.field_scoring import FieldVersions
@@ -160,3 +160,31 @@ def test_a_stop_without_an_encoder_leaves_every_field_labelled_on_the_tickets_re
             session.join_threads()
 
     asyncio.run(asyncio.wait_for(body(), 30))
+
+
+def test_a_taught_label_a_save_removed_is_not_shown_as_taught_in_a_further_field():
+    """A ticket taught "low" in the priority, then "low" removed from the priority and saved: the priority column
+    still showed "low" ✓ taught, a label the field no longer has, while a queue ticket whose label was removed
+    showed its learned label, untaught (the taught ticket set aside, kept in the file)."""
+
+    @run
+    async def body(session, fake):
+        await ready(session, two_fields())
+        session.add_rows(topical(20))
+        await idle(session)
+        session.teach_field(1, [5], "low")
+        session.teach([8], "technical")
+        await idle(session)
+        queue = Field("queue", QUEUE.instruction, [QUEUE.labels[0], QUEUE.labels[2]], QUEUE.examples[:1])
+        taught = [*PRIORITY.taught, Example(session.table.texts[5], "low")]  # as the prompt file keeps it
+        priority = Field("priority", "How urgent?", [Label("medium", "some"), Label("high", "broken")],
+                         PRIORITY.examples[:1], ordered=True, taught=taught)  # fmt: skip
+        session.set_prompt(PromptProfile.of_fields([queue, priority], "Queue and priority"))
+        await idle(session)
+        first = decide(session.table, 8, 0.5)
+        assert first.label in ("billing", "account") and not first.taught  # the first field's
+        second = session.field_decision(1, 5, 0.5)
+        assert second is not None and second.label in ("medium", "high") and not second.taught
+        assert session.field_taught()[0][-1] == (session.table.texts[5], "low")  # kept for the file
+
+    body()

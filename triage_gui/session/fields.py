@@ -187,6 +187,8 @@ class FieldLabels:
             return None
         d = decide(table, row, low)
         taught = self.taught_of(index).get(table.texts[row].strip())
+        if taught not in table.labels:  # a label a Save removed: set aside (kept in the file), as the first field's
+            taught = None  # it showed "low" ✓ in a priority that no longer has "low"
         if taught is not None and not (d.taught and d.label == taught):
             return d._replace(label=taught, source=Source.TAUGHT, confidence=1.0, taught=True, stale=False,
                               low_confidence=False)  # fmt: skip
