@@ -1,6 +1,7 @@
 """A prompt with several fields where a one-field prompt was fine (W13's sweep): a change of sentence encoder
 once the language model had read every ticket, a version's score without an encoder, Undo after a Save that
-removed a field, a Stop without an encoder, a taught label a Save removed. On the fake engine."""
+removed a field, a Stop without an encoder, a taught label a Save removed,
+a Save removing a field while its fit runs. On the fake engine."""
 
 from __future__ import annotations
 
@@ -186,5 +187,25 @@ def test_a_taught_label_a_save_removed_is_not_shown_as_taught_in_a_further_field
         second = session.field_decision(1, 5, 0.5)
         assert second is not None and second.label in ("medium", "high") and not second.taught
         assert session.field_taught()[0][-1] == (session.table.texts[5], "low")  # kept for the file
+
+    body()
+
+
+def test_a_save_that_removes_the_further_field_while_its_fit_runs_raises_nothing():
+    """The priority removed and saved while its refit was on its way (a teach a moment before; the fit waits
+    3-8 s for the engine thread): the refit the Save restarted ran with no further field and raised IndexError
+    ("Task exception was never retrieved" in the log)."""
+
+    @run
+    async def body(session, fake):
+        await ready(session, two_fields())
+        session.add_rows(topical(20))
+        await idle(session)
+        session.teach_field(1, [5], "low")  # the priority's refit on its way
+        session.set_prompt(PromptProfile.of_fields([QUEUE], "Queue"))
+        await idle(session)
+        task = session.fields._fitting.task
+        assert task is not None and (task.cancelled() or task.exception() is None)
+        assert session.field_names == [] and session.fields.table_of(1) is None
 
     body()

@@ -310,6 +310,8 @@ class FieldLabels:
     def refit(self) -> None:
         if self.specs:
             self._fitting.start(self._refit())
+        else:  # a Save left no further field: a fit on its way (one the Save restarted) fits nothing; it raised
+            self._fitting.cancel()
 
     async def _refit(self) -> None:
         encoder, table = self.encoder(), self.table
