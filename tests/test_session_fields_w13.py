@@ -1,7 +1,7 @@
 """A prompt with several fields where a one-field prompt was fine (W13's sweep): a change of sentence encoder
 once the language model had read every ticket, a version's score without an encoder, Undo after a Save that
 removed a field, a Stop without an encoder, a taught label a Save removed,
-a Save removing a field while its fit runs. On the fake engine."""
+a Save removing a field while its fit runs, Enter right after a teach. On the fake engine."""
 
 from __future__ import annotations
 
@@ -207,5 +207,30 @@ def test_a_save_that_removes_the_further_field_while_its_fit_runs_raises_nothing
         task = session.fields._fitting.task
         assert task is not None and (task.cancelled() or task.exception() is None)
         assert session.field_names == [] and session.fields.table_of(1) is None
+
+    body()
+
+
+def test_enter_right_after_a_teach_in_a_further_field_keeps_the_label_taught():
+    """A priority ticket taught "high", then Enter (accept what it shows) before the field's refit landed (3-8 s
+    on a busy CPU): the cell showed "high" ✓, and Enter taught the label the fit before showed, "low", in its
+    place; the queue's Enter keeps what was just taught. It accepts what the cell shows now."""
+
+    @run
+    async def body(session, fake):
+        await ready(session, two_fields())
+        session.add_rows(topical(20))
+        await idle(session)
+        before = session.field_decision(1, 5, 0.5)
+        assert before is not None
+        other = "low" if before.label == "high" else "high"
+        fake.gate.clear()  # the refit waits for the engine thread
+        session.teach_field(1, [5], other)
+        shown = session.field_decision(1, 5, 0.5)
+        assert shown is not None and shown.label == other and shown.taught
+        assert session.accept_field(1, [5]) == ({other: 1}, [])
+        fake.gate.set()
+        await idle(session)
+        assert session.fields.taught_of(1)[session.table.texts[5]] == other
 
     body()

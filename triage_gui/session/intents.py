@@ -202,14 +202,12 @@ class Intents:
         Returns label -> rows accepted with it, and the rows of that field's random sample this checked."""
         if not field:
             return self.accept(rows)
-        from ..engine.table import decide
-
         checks = self.fields.checks.of(field)
         checked = checks.record(rows, None) if checks is not None else []
-        shown, table = self.fields.table_of(field), self.table
+        table = self.table
         by_label: dict[str, list[str]] = {}
-        for row in rows:
-            d = decide(shown, row) if shown is not None and 0 <= row < len(shown) else None
+        for row in rows:  # the label the cell shows: a teach before its refit landed is accepted, not undone
+            d = self.fields.decision(field, row) if row >= 0 else None
             if d is not None and d.label is not None and row not in table.problems:
                 by_label.setdefault(d.label, []).append(table.texts[row])
         changes = {}
