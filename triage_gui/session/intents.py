@@ -268,10 +268,7 @@ class Intents:
     def field_suggestions(self, field: int) -> tuple[int, ...]:
         """Field ``field``'s rows to teach next (1: the second field), best first, none taught for it yet: the
         *Teach next* list of that field's column, as :meth:`next_to_teach` picks its first."""
-        table, taught = self.fields.table_of(field), self.fields.taught_of(field)
-        if table is None or not 0 < field <= len(self.fields.suggestions):
-            return ()
-        return tuple(r for r in self.fields.suggestions[field - 1] if table.texts[r].strip() not in taught)
+        return tuple(self.fields.suggested(field)) if field > 0 else ()
 
     def restore_kept(self, taught: Sequence[tuple[str, str]], checks: Sequence[CheckRecord]) -> None:
         """What a prompt file keeps, now in use: its taught set (replacing this one) and its checks."""
