@@ -237,3 +237,20 @@ def test_enter_right_after_a_teach_in_a_further_field_keeps_the_label_taught():
         assert session.fields.taught_of(1)[session.table.texts[5]] == other
 
     body()
+
+
+def test_the_window_keeps_the_priority_column_filled_when_no_encoder_is_chosen(qtbot, encoded_window, tmp_path):
+    """*Model › Choose model…*, sentence encoder "none", once every ticket was read (the window's own path):
+    the priority column went blank for good while the queue's kept its labels."""
+    from test_window_fields import N, cell, open_two_fields
+
+    from triage_gui.gui.tickets.ticket_model import Col, FieldCol
+
+    window = encoded_window
+    open_two_fields(qtbot, window, tmp_path)
+    session = window.session
+    window.app_actions.use_encoder("none")
+    qtbot.waitUntil(lambda: not session.busy and session.fields.settled, timeout=15_000)
+    assert session.encoder is None
+    assert all(cell(window, r, Col.LABEL) for r in range(N))
+    assert all(cell(window, r, FieldCol(1, "priority")).lstrip("✓⚠ ") in ("low", "high") for r in range(N))
