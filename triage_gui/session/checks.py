@@ -400,7 +400,7 @@ class FieldChecks:
         return same_content(self.history(index), a, b)
 
     def _taught(self, index: int, table: TicketTable, row: int) -> bool:
-        return table.texts[row].strip() in self.taught_of(index)
+        return self.taught_of(index).get(table.texts[row].strip()) in table.labels  # a label gone: set aside
 
     def records(self) -> list[list[CheckRecord]]:
         """Every further field's verdicts, in field order, as the prompt file keeps them."""

@@ -155,6 +155,7 @@ class FieldLabels:
         self.read: list[dict[int, TicketScore]] = []  # per further field: row -> its score, in the order read
         self.full: list[dict[int, TicketScore]] = []  # per further field: row -> its full re-encode (the baseline)
         self._fitted_read = 0  # rows read by the language model the tables in use were fitted on
+        self._ended = False  # the last labelling run ended (:meth:`run_ended`) and no batch was read since
 
     # ------------------------------------------------------------- reading
 
@@ -186,6 +187,8 @@ class FieldLabels:
             return None
         d = decide(table, row, low)
         taught = self.taught_of(index).get(table.texts[row].strip())
+        if taught not in table.labels:  # a label a Save removed: set aside (kept in the file), as the first field's
+            taught = None  # it showed "low" ✓ in a priority that no longer has "low"
         if taught is not None and not (d.taught and d.label == taught):
             return d._replace(label=taught, source=Source.TAUGHT, confidence=1.0, taught=True, stale=False,
                               low_confidence=False)  # fmt: skip
@@ -197,11 +200,17 @@ class FieldLabels:
 
     def next_to_teach(self, index: int) -> int | None:
         """Field ``index``'s best suggestion not taught for that field yet (None: none yet)."""
+        return next(iter(self.suggested(index)), None)
+
+    def suggested(self, index: int) -> list[int]:
+        """Field ``index``'s rows to teach next, best first, none taught for it now (the table's says as at its
+        fit); a ticket taught a label the field no longer has is set aside, so offered again, as the first
+        field's is (it was left out of *Teach next* and of the random checks for good)."""
         table = self.table_of(index)
         if table is None or index > len(self.suggestions):
-            return None
-        taught = self.taught_of(index)  # as taught now (the table's says as at its fit)
-        return next((r for r in self.suggestions[index - 1] if table.texts[r].strip() not in taught), None)
+            return []
+        taught = self.taught_of(index)
+        return [r for r in self.suggestions[index - 1] if taught.get(table.texts[r].strip()) not in table.labels]
 
     @property
     def settled(self) -> bool:
@@ -211,7 +220,9 @@ class FieldLabels:
         scorable = self.table.count_scorable()
         done = not self._fitting.pending and all(t is not None and len(t) == len(self.table) for t in self.tables)
         read = len(self.scorers) == len(self.specs) and 0 < scorable <= self._fitted_read
-        return bool(self.specs) and done and 0 < scorable <= self._fitted and read
+        # Without an encoder nothing is embedded: the fit on the reading is final (a version never got its score)
+        embedded = self.encoder() is None or 0 < scorable <= self._fitted
+        return bool(self.specs) and done and embedded and read
 
     # ------------------------------------------------------------- changes
 
@@ -293,9 +304,20 @@ class FieldLabels:
         self._fitted = 0
         self.read, self.full, self._fitted_read = [{} for _ in self.scorers], [{} for _ in self.scorers], 0
 
+    def encoder_changed(self) -> None:
+        """Another sentence encoder (or none): the rows' embeddings went, the language model's reading of every
+        field stays, as the first field's scores stay in the ticket table, and each field is fitted again (the
+        labels shown stay until it lands). Dropped with the embeddings, the priority fell back to its first pass
+        for good, or with no encoder left its column stayed empty: no run was left to read it again."""
+        self._fitting.cancel()
+        self._fitted, self._fitted_read = 0, 0
+        self.refit()
+
     def refit(self) -> None:
         if self.specs:
             self._fitting.start(self._refit())
+        else:  # a Save left no further field: a fit on its way (one the Save restarted) fits nothing; it raised
+            self._fitting.cancel()
 
     async def _refit(self) -> None:
         encoder, table = self.encoder(), self.table
@@ -323,11 +345,21 @@ class FieldLabels:
         if self._due():  # rows embedded or read meanwhile
             self.refit()
 
+    def run_ended(self) -> None:
+        """The labelling run ended with tickets still unread (a Stop): each field is fitted on every ticket read,
+        as the first field shows a label on each. Its fit waited for 16 read (or all), so without an encoder a
+        Stop left the priority column empty until Resume, and with more read it lagged the queue's."""
+        self._ended = True
+        if self.specs and not self._fitting.active and self._due():
+            self.refit()
+
     def _due(self) -> bool:
         scorable = self.table.count_scorable()
         read = len(self.read[0]) if self.read else 0
-        return refit_due(embedded_count(self.table), scorable, self._fitted) or (
-            bool(read) and refit_due(read, scorable, self._fitted_read)
+        return (
+            refit_due(embedded_count(self.table), scorable, self._fitted)
+            or (bool(read) and refit_due(read, scorable, self._fitted_read))
+            or (self._ended and read > self._fitted_read)
         )
 
     def _bias(self, index: int) -> list[float]:
@@ -360,6 +392,7 @@ class FieldLabels:
         and the fields refitted once the rows read have doubled (16, 32, …) or every row is read."""
         if len(more) != len(self.read):
             return  # a batch of another prompt's fields (a Save while it was on the engine thread)
+        self._ended = False  # a run reads on
         for kept, based, (scores, full) in zip(self.read, self.full, more, strict=True):
             for row, score, base in zip(rows, scores, full, strict=True):
                 if score is not None:

@@ -202,14 +202,12 @@ class Intents:
         Returns label -> rows accepted with it, and the rows of that field's random sample this checked."""
         if not field:
             return self.accept(rows)
-        from ..engine.table import decide
-
         checks = self.fields.checks.of(field)
         checked = checks.record(rows, None) if checks is not None else []
-        shown, table = self.fields.table_of(field), self.table
+        table = self.table
         by_label: dict[str, list[str]] = {}
-        for row in rows:
-            d = decide(shown, row) if shown is not None and 0 <= row < len(shown) else None
+        for row in rows:  # the label the cell shows: a teach before its refit landed is accepted, not undone
+            d = self.fields.decision(field, row) if row >= 0 else None
             if d is not None and d.label is not None and row not in table.problems:
                 by_label.setdefault(d.label, []).append(table.texts[row])
         changes = {}
@@ -270,10 +268,7 @@ class Intents:
     def field_suggestions(self, field: int) -> tuple[int, ...]:
         """Field ``field``'s rows to teach next (1: the second field), best first, none taught for it yet: the
         *Teach next* list of that field's column, as :meth:`next_to_teach` picks its first."""
-        table, taught = self.fields.table_of(field), self.fields.taught_of(field)
-        if table is None or not 0 < field <= len(self.fields.suggestions):
-            return ()
-        return tuple(r for r in self.fields.suggestions[field - 1] if table.texts[r].strip() not in taught)
+        return tuple(self.fields.suggested(field)) if field > 0 else ()
 
     def restore_kept(self, taught: Sequence[tuple[str, str]], checks: Sequence[CheckRecord]) -> None:
         """What a prompt file keeps, now in use: its taught set (replacing this one) and its checks."""

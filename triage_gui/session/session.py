@@ -199,7 +199,7 @@ class Session(Intents):
         self.refresh_checks()  # checks made with another encoder may no longer hold
         prepare_grouping(self.loader_thread)
         self.table.use_encoder(encoder_key(encoder))  # another encoder's embeddings go: every row again
-        self.fields.cleared()
+        self.fields.encoder_changed()
         if self.scorer is not None:
             self.teaching.encoder_ready()  # the prompt's examples through the encoder too
         if self.running:
@@ -217,7 +217,7 @@ class Session(Intents):
         self._encoder_loading.cancel()
         self._labelling.cancel()  # its batch in flight carries the old encoder's vectors: never stored
         self.encoder = None
-        self.fields.cleared()
+        self.fields.encoder_changed()
         if spec == "none" or self.engine.load_encoder is None:
             self.table.use_encoder("none")
             if self.scorer is not None:
@@ -244,6 +244,7 @@ class Session(Intents):
         saving an unchanged prompt costs nothing; after a Stop it resumes the pass. The fields after the first
         (a prompt with several) have their own first pass and scorers, read in the same run (:mod:`fields`)."""
         self.fields.set_prompt(profile)
+        self.teaching.history.fields_left(len(profile.fields))  # a removed field's undo steps go with it
         if self.requested is not None and profile.content_hash() == self.requested.content_hash():
             if not self.user_stopped or not self._remaining():
                 return False
@@ -500,6 +501,7 @@ class Session(Intents):
         for memory in (self.scores, *self.field_scores):  # the scores this run read, kept for a reopen
             if written := memory.to_write():
                 self.file_thread.submit(memory.store.write, *written)
+        self.fields.run_ended()  # each further field fitted on every ticket read (a Stop)
         self._set_run(self._status("stopped" if self._remaining() else "done"))
 
     def _from_store(self, rows: range) -> None:

@@ -151,6 +151,15 @@ class TaughtHistory:
         self.undone = [replace(s, field=where[s.field]) for s in undone if s.field in where]
         self.changed.emit()
 
+    def fields_left(self, count: int) -> None:
+        """A Save left ``count`` fields, those after them removed (a field removed before another is a move,
+        :meth:`moved`): a removed field's steps are dropped. Undone, one raised (its field gone) and emptied
+        the menu."""
+        done, undone = [s for s in self.done if s.field < count], [s for s in self.undone if s.field < count]
+        if len(done) != len(self.done) or len(undone) != len(self.undone):
+            self.done, self.undone = done, undone
+            self.changed.emit()
+
     def clear(self) -> None:
         """A taught set replaced as a whole (another prompt opened): the old steps no longer apply."""
         if self.done or self.undone:
