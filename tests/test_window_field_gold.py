@@ -374,3 +374,33 @@ def test_a_further_fields_values_are_mapped_to_its_own_labels_once(qtbot, window
     combo.setCurrentText("queue")
     combo.activated.emit(combo.currentIndex())
     assert len(asked) == 1  # remembered for this file's header and this field
+
+
+def test_learn_from_the_gold_column_teaches_the_field_of_the_column_in_use(qtbot, window, tmp_path, monkeypatch):
+    """W13: *Teach › Learn from the gold column* taught the queue from the queue's gold column whichever column
+    was in use, though the priority had its own. In the priority's column it teaches the priority from the
+    priority's gold column (one undo step naming the field); the queue's taught set stays as it was."""
+    from PySide6.QtWidgets import QMessageBox
+
+    rows = open_two_fields(qtbot, window, tmp_path)
+    session = window.session
+    asked: list[str] = []
+
+    def yes(parent, title, text, *args):
+        asked.append(text)
+        return QMessageBox.StandardButton.Yes
+
+    monkeypatch.setattr(QMessageBox, "question", yes)
+    model, view = window.model, window.tickets.table
+    source = model.index(0, model.column_ids().index(FieldCol(1, "priority")))
+    view.setCurrentIndex(window.tickets.proxy.mapFromSource(source))
+    assert window.tickets.field_in_use == 1
+    queue_taught = dict(session.taught)
+    window.ticket_actions.learn_from_gold()
+    assert asked and "the label for the priority in the priority column" in asked[0]
+    assert session.taught_in(1) == {r["text"]: r["priority"] for r in rows}
+    assert dict(session.taught) == queue_taught  # the queue as it was
+    assert session.teaching.history.undo_text == f"learn {N} tickets from the gold column (priority)"
+    qtbot.waitUntil(lambda: (t := session.field_table(1)) is not None and t.taught_label(5) is not None, timeout=10_000)
+    second = session.field_table(1)
+    assert second is not None and [second.taught_label(r) for r in range(N)] == [r["priority"] for r in rows]

@@ -63,14 +63,17 @@ class GoldColumn:
         return self._ids
 
 
-def gold_teaching(table: TicketTable, gold: GoldColumn, taught: Mapping[str, str]) -> tuple[dict[int, str], int, int]:
+def gold_teaching(
+    table: TicketTable, gold: GoldColumn, taught: Mapping[str, str], labels: list[str] | None = None
+) -> tuple[dict[int, str], int, int]:
     """What learning from the gold column would teach: row -> label for every loaded row whose gold value
-    maps to a label, and how many of those rows are taught that label already and how many a different
-    one now (the question before says both)."""
+    maps to a label (of ``labels``: a further field's; default the table's), and how many of those rows are
+    taught that label already and how many a different one now (the question before says both)."""
     found: dict[int, str] = {}
+    names = table.labels if labels is None else labels
     for row in range(len(table)):
         if row not in table.problems:
-            label = gold.label_for(table.value(row, gold.column), table.labels)
+            label = gold.label_for(table.value(row, gold.column), names)
             if label is not None:
                 found[row] = label
     now = {row: taught.get(table.texts[row].strip()) for row in found}

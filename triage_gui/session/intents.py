@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from .checks import same_content
 from .field_versions import number_in
+from .gold import GoldColumn, gold_teaching
 
 if TYPE_CHECKING:
     from ..engine.grouping import Grouping
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
     from .checks import CheckStatus, RandomChecks
     from .events import Event
     from .fields import FieldLabels
-    from .gold import GoldColumn
     from .languages import LanguageDetection
     from .status import HeadStatus, PromptStatus
     from .teaching import Teaching
@@ -245,9 +245,25 @@ class Intents:
         did); returns how many changed."""
         return self.teaching.add_items(items)
 
-    def learn_from(self, gold: GoldColumn) -> int:
-        """Teach the whole gold column (one undo step); returns the tickets taught."""
-        return self.teaching.learn_from(gold)
+    def learn_from(self, gold: GoldColumn, field: int = 0) -> int:
+        """Teach the whole gold column (one undo step), in field ``field`` (a further field: its own gold column
+        and taught set; *Learn from the gold column* in the priority's column taught the queue); returns the
+        tickets taught."""
+        if not field:
+            return self.teaching.learn_from(gold)
+        found, _, _ = gold_teaching(self.table, gold, self.taught_in(field), self.field_labels(field))
+        by_label: dict[str, list[str]] = {}
+        for row, label in found.items():
+            by_label.setdefault(label, []).append(self.table.texts[row])
+        changes = {}
+        for label, texts in by_label.items():
+            changes.update(self.fields.teach(field, texts, label))
+        self.history.record("gold", changes, field, self.fields.names[field - 1])
+        return len(found)
+
+    def taught_in(self, field: int) -> dict[str, str]:
+        """Field ``field``'s taught set now (ticket text -> label; 0: the first field's)."""
+        return dict(self.taught) if not field else self.fields.taught_of(field)
 
     def forget_all(self, field: int = 0) -> None:
         """Teach › Forget everything taught in field ``field`` (0: the first field); one undo step (a further

@@ -259,24 +259,30 @@ class TicketActions:
         evaluation.choose(column, mapping)
 
     def learn_from_gold(self) -> None:
-        """Teach the whole gold column, once the user agreed to how many tickets that is (one undo step)."""
-        gold = self.evaluation.gold
+        """Teach the whole gold column, once the user agreed to how many tickets that is (one undo step); a
+        prompt with several fields: the gold column of the field of the column in use, in that field (W13)."""
+        session, field = self.session, self.tickets.field_in_use
+        names = session.field_names
+        field = field if field < len(names) else 0
+        name = names[field] if len(names) > 1 else ""
+        gold = self.evaluation.gold if not field else self.evaluation.gold_for(name)
+        its = f" for the {name}" if name else ""
         if gold is None:
-            self.warn("No gold column", "Pick the column of correct labels (Gold:) first.")
+            self.warn("No gold column", f"Pick the column of correct labels{its} (Gold:) first.")
             return
-        found, same, differ = gold_teaching(self.session.table, gold, self.session.taught)
+        found, same, differ = gold_teaching(session.table, gold, session.taught_in(field), session.field_labels(field))
         if not found:
-            self.notify(f"No ticket's value in {gold.column} is one of the labels: nothing to learn.", 10000)
+            self.notify(f"No ticket's value in {gold.column} is one of the labels{its}: nothing to learn.", 10000)
             return
         if same == len(found):
-            self.notify(f"Every ticket with a label in {gold.column} is taught that label already.", 10000)
+            self.notify(f"Every ticket with a label in {gold.column} is taught that label{its} already.", 10000)
             return
         also = f" {same} more are taught their gold label already." if same else ""
         also += f" {differ} of these are taught a different label now; they take the gold one." if differ else ""
         answer = QMessageBox.question(
             self.parent,
             "Learn from the gold column",
-            f"Teach {counted(len(found) - same, 'ticket')} the label in the {gold.column} column?{also} "
+            f"Teach {counted(len(found) - same, 'ticket')} the label{its} in the {gold.column} column?{also} "
             "Ctrl+Z undoes it.",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel,
@@ -284,8 +290,8 @@ class TicketActions:
         self.tickets.focus_table()  # back to the table, whatever the answer (Ctrl+E went nowhere after it)
         if answer != QMessageBox.StandardButton.Yes:
             return
-        taught = self.session.learn_from(gold)
-        self.notify(f"Learning from {counted(taught, 'ticket')} of the gold column — Ctrl+Z undoes.", 10000)
+        taught = session.learn_from(gold, field)
+        self.notify(f"Learning from {counted(taught, 'ticket')} of the gold column{its} — Ctrl+Z undoes.", 10000)
 
     # ---------------------------------------------------------------- export
 
