@@ -94,6 +94,7 @@ class PromptEditor(QWidget):
         self.name.setToolTip("The prompt's name; made from its labels until you type one")
         self._auto_name = ""  # the name made from the labels, while the lead has not typed one
         self._names: list[str] = []  # the label names as last seen (to follow a rename into the examples)
+        self._renames: list[tuple[str, str]] = []  # labels renamed in their cells since the Save, in order (W14)
         self.instruction = QPlainTextEdit()
         self.instruction.setAccessibleName("Instruction")
         self.instruction.setPlaceholderText("What the model should do with each ticket…")
@@ -324,6 +325,15 @@ class PromptEditor(QWidget):
         self._restore(profile.to_dict())
         if clear_undo:
             self.undo_stack.clear()
+            self._renames.clear()
+
+    def label_renames(self, saved: bool = False) -> list[tuple[str, str]]:
+        """The labels renamed in their cells (old, new) since the last Save, in order: a Save has each field's
+        taught tickets follow those that hold (``session.label_renames``); ``saved``: and forget them."""
+        renames = list(self._renames)
+        if saved:
+            self._renames.clear()
+        return renames
 
     def _restore(self, data: dict) -> None:
         self._restoring = True
@@ -364,6 +374,8 @@ class PromptEditor(QWidget):
         if self._restoring or item.column() != 0 or len(names) != self.labels.rowCount():
             return
         old, new = names[row], item.text()
+        if old and new.strip() and old != new:
+            self._renames.append((old, new))
         if old and new.strip() and old != new and old not in self.label_names():
             with QSignalBlocker(self.examples):
                 for r in range(self.examples.rowCount()):
