@@ -81,3 +81,24 @@ def test_renames_chain_and_apply_only_where_the_old_name_went_and_the_new_one_ca
     assert renamed_labels(renames, ["a", "m"], ["c", "n"]) == {"a": "c", "m": "n"}
     assert renamed_labels(renames, ["q"], ["c"]) == {}  # the old name was never this field's
     assert renamed_labels([("a", "b")], ["a", "b"], ["b"]) == {}  # 'b' was there already: a removal
+
+
+def test_the_line_under_the_editor_says_how_many_taught_tickets_a_removed_label_left_out(qtbot, window, tmp_path):
+    """It said "Taught tickets (queue): 15 (kept with this prompt)" while the status bar said "Learned from 12":
+    three of them were taught labels the prompt no longer had (W14)."""
+    open_two_fields(qtbot, window, tmp_path)
+    session, editor = window.session, window.editor
+    press(qtbot, window, 2, Col.LABEL, Qt.Key.Key_3)  # 'account'
+    press(qtbot, window, 3, Col.LABEL, Qt.Key.Key_2)  # 'technical'
+    press(qtbot, window, 4, PRIORITY, Qt.Key.Key_1)  # 'low'
+    qtbot.waitUntil(lambda: not session.busy, timeout=10_000)
+    assert "Taught tickets (queue):</b> 2 (kept with this prompt)<br>" in editor.taught_count.text()
+    editor.labels.selectRow(2)
+    editor._remove_row(editor.labels)  # 'account' removed
+    editor.flush_snapshot()
+    assert window.prompt.save()
+    qtbot.waitUntil(lambda: not session.busy and session.head_status.stranded == 1, timeout=15_000)
+    line = editor.taught_count.text()
+    assert "Taught tickets (queue):</b> 2 (kept with this prompt; 1 of them under a label it no longer has" in line
+    editor.field_bar.combo.setCurrentIndex(1)  # the priority's line: none left out
+    assert "Taught tickets (priority):</b> 2 (kept with this prompt)<br>" in editor.taught_count.text()

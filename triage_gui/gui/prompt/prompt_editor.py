@@ -4,7 +4,7 @@ renamed, moved or removed as one undo step."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from PySide6.QtCore import QEvent, QSignalBlocker, Qt, QTimer, Signal
@@ -186,16 +186,18 @@ class PromptEditor(QWidget):
         self.labels.itemChanged.connect(self._edited)
         self.examples.itemChanged.connect(self._edited)
 
-    def set_taught_count(self, count: int) -> None:
-        """The first field's taught tickets (the only field of a one-field prompt)."""
-        self.taught_count.taught = count
+    def set_taught_count(self, count: int, left: int = 0) -> None:
+        """The first field's taught tickets (the only field of a one-field prompt), ``left`` out of its fit."""
+        self.taught_count.taught, self.taught_count.left[0] = count, left
         self._show_taught()
 
-    def set_field_taught(self, counts: list[int], names: list[str] | None = None) -> None:
+    def set_field_taught(self, counts: list[int], names: list[str] | None = None, learned: Sequence[int] = ()) -> None:
         """The taught tickets of each field after the first (the line under the editor counts the shown
         field's: it said "none yet" on the priority field with a priority ticket taught), and every field's
-        name as saved, so that a field moved before Save is counted by its name, not its new place."""
+        name as saved, so that a field moved before Save is counted by its name, not its new place; ``learned``:
+        how many of each its fit learns from."""
         self.taught_count.further, self.taught_count.saved = list(counts), list(names or [])
+        self.taught_count.left[1:] = [n - k for n, k in zip(counts, learned, strict=False)]
         self._show_taught()
 
     def edit_first_label(self) -> None:
