@@ -245,6 +245,9 @@ class Session(Intents):
         (a prompt with several) have their own first pass and scorers, read in the same run (:mod:`fields`)."""
         self.fields.set_prompt(profile)
         if self.requested is not None and profile.content_hash() == self.requested.content_hash():
+            if self.profile is not None and self.profile.content_hash() == profile.content_hash():
+                self.profile = profile  # what the model does not read is the new one's: a field's labels in order
+            self.requested = profile
             if not self.user_stopped or not self._remaining():
                 return False
             self.resume()

@@ -87,6 +87,7 @@ class PromptEditor(QWidget):
         self.field_bar.renamed.connect(self.rename_field)
         self.field_bar.removed.connect(self.remove_field)
         self.field_bar.moved.connect(self.move_field)
+        self.field_bar.ordered_set.connect(lambda on: self.rename_field(ordered=on))
 
         self.name = QLineEdit()
         self.name.setAccessibleName("Prompt name")
@@ -265,6 +266,8 @@ class PromptEditor(QWidget):
     def _header(self, title: str, table: QTableWidget, reorder: bool) -> QHBoxLayout:
         row = QHBoxLayout()
         row.addWidget(QLabel(title), 1)
+        if table is self.labels:  # a prompt with several fields: the shown field's labels in order, or not (W14)
+            row.addWidget(self.field_bar.ordered_box)
         style = self.style()
         buttons: list[tuple[str, str, str, QStyle.StandardPixmap | None, Callable[[], None]]] = [
             ("Add", "+", "list-add", None, lambda: self._add_row(table)),
@@ -332,9 +335,7 @@ class PromptEditor(QWidget):
     def label_renames(self, saved: bool = False) -> list[tuple[str, str]]:
         """The labels renamed in their cells (old, new) since the last Save, in order: a Save has each field's
         taught tickets follow those that hold (``session.label_renames``); ``saved``: and forget them."""
-        renames = list(self._renames)
-        if saved:
-            self._renames.clear()
+        renames, self._renames = list(self._renames), [] if saved else self._renames
         return renames
 
     def _restore(self, data: dict) -> None:
@@ -346,7 +347,7 @@ class PromptEditor(QWidget):
         self._fields = editable(whole.fields) if several else []
         self._field = min(self._field, len(self._fields) - 1) if several else 0
         profile = whole.field_profile(self._field) if several else whole
-        self.field_bar.show_fields([f.name for f in self._fields], self._field)
+        self.field_bar.show_fields([f.name for f in self._fields], self._field, [f.ordered for f in self._fields])
         self.name.setText(profile.name)
         self.name.setCursorPosition(0)  # its start, not its end, when longer than the field
         made_up = (auto_name(profile.label_names), "Untitled prompt", "")
@@ -436,12 +437,13 @@ class PromptEditor(QWidget):
         """*Add a field…*: its name asked, then added (a one-field prompt's first gets the selector)."""
         self.field_bar.ask_add()
 
-    def rename_field(self, name: str) -> None:
-        """The field shown, renamed (one undo step)."""
-        fields = self._fields_now()
-        if fields:
-            was, fields[self._field] = fields[self._field].name, replace(fields[self._field], name=name)
-            self._step(PromptProfile.of_fields(fields, self.profile().name), self._field, f"rename '{was}' to '{name}'")
+    def rename_field(self, name: str = "", ordered: bool | None = None) -> None:
+        """The field shown, renamed, or its labels put in order or not (one undo step)."""
+        if fields := self._fields_now():
+            was, on = fields[self._field], fields[self._field].ordered if ordered is None else ordered
+            fields[self._field], order = replace(was, name=name or was.name, ordered=on), "" if on else "no "
+            what = f"rename '{was.name}' to '{name}'" if name else f"labels of '{was.name}' in {order}order"
+            self._step(PromptProfile.of_fields(fields, self.profile().name), self._field, what)
 
     def remove_field(self) -> None:
         """The field shown, removed; the last field cannot be (one undo step)."""
