@@ -49,6 +49,8 @@ def test_the_in_order_box_puts_a_fields_labels_in_order_and_the_accuracy_tab_cou
     assert not box.isChecked()  # each field its own
     assert window.prompt.save()
     assert PromptProfile.load(path).fields[1].ordered
+    # it said "Prompt unchanged: nothing to re-label." for a change it had just saved
+    assert window.statusBar().currentMessage() == "Nothing the model reads changed: nothing to re-label."
     settled(qtbot, window)
     assert "two or more steps from their gold label (low < medium < high)" in show_field(window, 1)
     column = model.column_index(FieldCol(1, "priority"))

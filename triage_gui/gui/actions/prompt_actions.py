@@ -174,7 +174,7 @@ class PromptActions:
             saved = self.document.saved
             self.session.restore_kept([(e.text, e.label) for e in saved.taught], saved.checks)
         if not self.session.set_prompt(self.document.saved):
-            self.notify(note or "Prompt unchanged: nothing to re-label.", 15000 if note else 6000)
+            self.notify(note or "Nothing the model reads changed: nothing to re-label.", 15000 if note else 6000)
         elif note:
             self.notify(note, 15000)
         return True
