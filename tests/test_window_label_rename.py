@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
+from test_session_learning import topical
 from test_window_fields import cell, open_two_fields, press
 
 from triage_gui.engine.prompt import PromptProfile
+from triage_gui.engine.table import NewRow
 from triage_gui.gui.tickets.ticket_model import Col, FieldCol
 from triage_gui.session.label_renames import renamed_labels
 
@@ -102,3 +104,17 @@ def test_the_line_under_the_editor_says_how_many_taught_tickets_a_removed_label_
     assert "Taught tickets (queue):</b> 2 (kept with this prompt; 1 of them under a label it no longer has" in line
     editor.field_bar.combo.setCurrentIndex(1)  # the priority's line: none left out
     assert "Taught tickets (priority):</b> 2 (kept with this prompt)<br>" in editor.taught_count.text()
+
+
+def test_a_one_field_prompt_renames_its_taught_tickets_too(qtbot, window):
+    session, editor = window.session, window.editor
+    session.paste([NewRow({"text": r.text}, r.text) for r in topical(12)])
+    qtbot.waitUntil(lambda: not session.busy and session.table.count_scored() == 12, timeout=15_000)
+    first = editor.label_names()[0]
+    press(qtbot, window, 1, Col.LABEL, Qt.Key.Key_1)
+    qtbot.waitUntil(lambda: not session.busy, timeout=10_000)
+    assert session.taught[session.table.texts[1]] == first
+    rename(editor, 0, "payments")
+    assert window.prompt.save()
+    qtbot.waitUntil(lambda: not session.busy, timeout=15_000)
+    assert session.taught[session.table.texts[1]] == "payments" and session.head_status.stranded == 0
