@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from triage_gui.engine.table import NewRow
+from triage_gui.paths import config_dir
 
 Button = QMessageBox.StandardButton
 
@@ -301,7 +302,16 @@ def test_open_tickets_starts_beside_the_last_ticket_file_else_the_prompt_file(qt
         lambda parent, title, folder, filters: asked.append(folder) or ([], ""),
     )
     window.ticket_actions.open_dialog()
-    assert asked[-1] == str(window.document.path.parent)  # no ticket file yet: beside the prompt file in use
+    # W14: no ticket file yet and the app's own prompt (in its settings folder): the home folder, where a new
+    # lead's files are; it showed the settings folder, holding nothing a lead opens
+    assert window.document.path.parent == config_dir()
+    assert asked[-1] == str(Path.home())
+    mine = tmp_path / "prompts" / "mine.json"
+    mine.parent.mkdir()
+    window.editor.profile().save(mine)
+    assert window.prompt.open(str(mine))
+    window.ticket_actions.open_dialog()
+    assert asked[-1] == str(mine.parent)  # a prompt of the lead's: beside it
     week = tmp_path / "week" / "w12.csv"
     week.parent.mkdir()
     week.write_text("text\nwhere is my parcel\n", encoding="utf-8")

@@ -305,7 +305,7 @@ class MainWindow(QMainWindow):
     def show_head(self, status: HeadStatus) -> None:
         self.detail.taught_count = status.learned  # (the pane is shown again below)
         self.teaching.show_head(status, self.learn_status)
-        self.editor.set_taught_count(status.taught)
+        self.editor.set_taught_count(status.taught, status.stranded)
         self._show_field_taught()
         self.mark_dirty()
         self.model.rows_changed(0, self.session.ticket_count - 1)
@@ -313,7 +313,7 @@ class MainWindow(QMainWindow):
 
     def _show_field_taught(self) -> None:
         counts = [len(taught) for taught in self.session.field_taught()]
-        self.editor.set_field_taught(counts, self.session.field_names)
+        self.editor.set_field_taught(counts, self.session.field_names, self.session.field_learned())
         self.detail.set_field_taught(counts)
 
     def _rows_added(self, rows: range) -> None:

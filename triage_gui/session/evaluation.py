@@ -88,6 +88,25 @@ class Evaluation:
         self.gold = gold
         self.gold_changed.emit(gold)
 
+    def _gold_key(self, field: str = "") -> str:
+        return "|".join(self.table.columns) + "::(gold)" + (f"::{field}" if field else "")
+
+    def _remember(self, column: str | None, field: str = "") -> None:
+        """The gold column found or chosen for this file's header (None: the lead's none), kept with the mappings,
+        so that a column a renamed or removed label left under 90 % label names is gold again when the file is
+        opened after a restart (W14: Gold (queue) said (none) without a word)."""
+        if column is None:
+            self.mappings.pop(self._gold_key(field), None)
+        else:
+            self.mappings[self._gold_key(field)] = {"column": column}
+
+    def _remembered(self, field: str = "", labels: list[str] | None = None) -> str | None:
+        """The column remembered for this header, where it still holds a label name (or has a value mapping)."""
+        was = self.mappings.get(self._gold_key(field), {}).get("column", "")
+        if was not in self.table.columns:
+            return None
+        return was if match_share(self.table, was, labels)[0] or self.header_key(was, field) in self.mappings else None
+
     def header_key(self, column: str, field: str = "") -> str:
         """Where a column's value mapping is remembered: per file header, and per field after the first (the
         same column mapped to the queue's labels and to the priority's are two mappings)."""
@@ -105,6 +124,7 @@ class Evaluation:
     def choose(self, column: str | None, mapping: dict[str, str] | None = None) -> None:
         """Use ``column`` as gold (a new mapping is remembered for files with the same header)."""
         self.offered = True
+        self._remember(column)
         if column is None:
             self.set_gold(None)
             return
@@ -144,8 +164,12 @@ class Evaluation:
                 continue
             matched, total = match_share(table, column)
             if total and matched / total >= 0.9:
+                self._remember(column)
                 self.set_gold(GoldColumn(column))
                 return True
+        if (was := self._remembered()) is not None and was != text_column:
+            self.set_gold(self._column(was, None))
+            return True
         return False
 
     def cleared(self) -> None:
@@ -163,6 +187,7 @@ class Evaluation:
         """Use ``column`` as the further field ``field``'s gold (None: none); a new mapping is remembered for
         files with the same header, for that field."""
         self.field_offered.add(field)
+        self._remember(column, field)
         if column is None:
             self.field_gold.pop(field, None)
             self.field_gold_changed.emit(field, None)
@@ -207,9 +232,12 @@ class Evaluation:
                 matched, total = match_share(table, column, labels)
                 if column != text_column and column not in taken and total and matched / total >= 0.9:
                     shares.append((matched / total, column))
-            if shares:
-                best = max(shares, key=lambda share: share[0])  # the first of the best
-                self.field_gold[name] = GoldColumn(best[1])
+            was = self._remembered(name, labels)
+            was = was if was is not None and was != text_column and was not in taken else ""
+            if shares or was:
+                best = max(shares, key=lambda share: share[0])[1] if shares else was  # the first of the best
+                self._remember(best, name)
+                self.field_gold[name] = GoldColumn(best) if shares else self._column(best, None, name)
                 self.field_gold_changed.emit(name, self.field_gold[name])
                 found.append(name)
         return found

@@ -274,6 +274,16 @@ class FieldLabels:
             self.apply(index, {text: after for text, (_, after) in changes.items()})
         return changes
 
+    def relabel(self, index: int, mapping: dict[str, str]) -> int:
+        """Field ``index``'s labels renamed in the prompt about to be saved: its tickets taught an old name take
+        the new one (the Save's :meth:`set_prompt` refits); returns how many."""
+        taught = self.taught[index - 1]
+        renamed = {text: mapping[label] for text, label in taught.items() if label in mapping}
+        taught.update(renamed)
+        if renamed:
+            self.taught_changed.emit()
+        return len(renamed)
+
     def apply(self, index: int, labels: dict[str, str | None]) -> None:
         """Undo or redo: these texts' taught labels in field ``index``, set as a teach sets them."""
         taught = self.taught[index - 1]

@@ -246,6 +246,9 @@ class Session(Intents):
         self.fields.set_prompt(profile)
         self.teaching.history.fields_left(len(profile.fields))  # a removed field's undo steps go with it
         if self.requested is not None and profile.content_hash() == self.requested.content_hash():
+            if self.profile is not None and self.profile.content_hash() == profile.content_hash():
+                self.profile = profile  # what the model does not read is the new one's: a field's labels in order
+            self.requested = profile
             if not self.user_stopped or not self._remaining():
                 return False
             self.resume()

@@ -174,6 +174,15 @@ class Teaching:
         self._set(replace(self.status, taught=len(self.taught)))  # known at start, before any file
         self._refit_soon()
 
+    def relabel(self, mapping: dict[str, str]) -> int:
+        """Labels renamed in the prompt about to be saved: the tickets taught an old name take the new one
+        (its Save's relabel marks the rows); returns how many."""
+        renamed = {text: mapping[label] for text, label in self.taught.items() if label in mapping}
+        self.taught.update(renamed)
+        if renamed:
+            self._changed()
+        return len(renamed)
+
     @undoable("import")
     def add_items(self, items: Sequence[tuple[str, str | None]]) -> int:
         """Teach tickets that need not be loaded (an imported CSV; None: forget, as another window did)."""

@@ -39,7 +39,6 @@ class FieldGoldActions:
     ) -> None:
         self.session, self.evaluation, self.tickets, self.model = session, evaluation, tickets, model
         self.results, self.parent, self.refresh = results, parent, refresh
-        self.ordered: list[bool] = []  # per field (the first's first): labels in an order (low < medium < high)
         session.prompt_changed.connect(self.prompt_ready)
         session.file_changed.connect(self.file_read)
         session.table_reset.connect(self.show)
@@ -49,12 +48,10 @@ class FieldGoldActions:
         model.far = self.far
 
     def prompt_ready(self, status: PromptStatus) -> None:
-        """A prompt in use: the Accuracy tab's field selector, the fields' order flags, and a gold column for each
+        """A prompt in use: the Accuracy tab's field selector, and a gold column for each
         further field not looked for yet (the window's handler looked for the first field's before this one)."""
         if status.state != "ready":
             return
-        profile = self.session.prompt_in_use
-        self.ordered = [f.ordered for f in profile.fields] if profile is not None else []
         self.results.show_fields(self.session.field_names)
         self.evaluation.follow_fields(self.session.field_names)  # a Save that moved a field first: golds follow
         self.detect()
@@ -103,7 +100,8 @@ class FieldGoldActions:
     def far(self, field: int, row: int) -> Far | None:
         """The ticket table's mark: in an ordered field, the row's label two or more steps from its taught or
         gold label (None: not, or the field is not ordered)."""
-        if field >= len(self.ordered) or not self.ordered[field]:
+        profile = self.session.prompt_in_use  # (not kept: a Save that only put a field's labels in order, W14)
+        if profile is None or field >= len(profile.fields) or not profile.fields[field].ordered:
             return None
         table = self.session.field_table(field)
         if table is None or row >= len(table):

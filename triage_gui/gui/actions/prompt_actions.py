@@ -13,12 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (
-    QDialog,
-    QFileDialog,
-    QMessageBox,
-    QWidget,
-)
+from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QWidget
 
 from ...engine.prompt import Field, Label, Measure, Problem, ProfileError, PromptProfile, VersionRecord, default_profile
 from ...engine.tickets import read_taught, write_taught
@@ -159,8 +154,11 @@ class PromptActions:
         An unchanged prompt is written (the taught tickets may have changed) but relabels nothing."""
         self.editor.flush_snapshot()
         profile, new = self.editor.profile(), self.document.status.new
-        taught = [(t, label) for t, label in self.session.taught_items() if not new or self._left.get(t) != label]
         try:
+            profile.validate()  # before a renamed label's taught tickets take its new name (W14)
+            if not new and self.session.follow_renames(self.editor.label_renames(saved=True), profile):
+                self.keep_taught()
+            taught = [(t, label) for t, label in self.session.taught_items() if not new or self._left.get(t) != label]
             note = self.document.save(profile, taught, path)  # a new prompt: only what was taught since New
         except ProfileError as exc:
             self.editor.show_problems(exc.problems)
@@ -176,7 +174,7 @@ class PromptActions:
             saved = self.document.saved
             self.session.restore_kept([(e.text, e.label) for e in saved.taught], saved.checks)
         if not self.session.set_prompt(self.document.saved):
-            self.notify(note or "Prompt unchanged: nothing to re-label.", 15000 if note else 6000)
+            self.notify(note or "Nothing the model reads changed: nothing to re-label.", 15000 if note else 6000)
         elif note:
             self.notify(note, 15000)
         return True

@@ -37,7 +37,7 @@ from ...engine.tickets import (
     write_field_results,
     write_results,
 )
-from ...paths import sample_tickets
+from ...paths import config_dir, sample_tickets
 from ...session.evaluation import Evaluation
 from ...session.gold import gold_teaching
 from ...session.session import Session
@@ -88,9 +88,12 @@ class TicketActions:
         self.tickets.offer_recent(files[0] if files else None)  # the empty table offers the last file
 
     def open_dialog(self) -> None:
-        # Beside the last ticket file opened, else the prompt file in use: "" started in the settings folder (W11)
-        near = self.last_opened or next(iter(self.settings.recent_files()), "") or self.prompt_file() or ""
-        folder = str(Path(near).parent) if near and Path(near).parent.is_dir() else ""
+        # Beside the last ticket file opened, else the prompt file in use: "" started in the settings folder (W11);
+        # the app's own prompt is in the settings folder, so a new lead's is the home folder (W14)
+        prompt = self.prompt_file()
+        own = prompt is not None and os.path.realpath(prompt.parent) == os.path.realpath(config_dir())
+        near = self.last_opened or next(iter(self.settings.recent_files()), "") or ("" if own else str(prompt or ""))
+        folder = str(Path(near).parent) if near and Path(near).parent.is_dir() else str(Path.home())
         paths, _ = QFileDialog.getOpenFileNames(self.parent, "Open ticket files", folder, FILE_FILTER)
         if paths:
             self.open_files(paths, ask_sheet=True)

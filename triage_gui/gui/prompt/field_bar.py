@@ -4,8 +4,11 @@ for a one-field prompt, which looks as it always has (Edit > Add a field… adds
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import QSignalBlocker, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QHBoxLayout,
     QInputDialog,
@@ -25,6 +28,7 @@ class FieldBar(QWidget):
     renamed = Signal(str)  # the shown field's new name
     removed = Signal()  # the shown field
     moved = Signal(int)  # the shown field, one place left (-1) or right (1)
+    ordered_set = Signal(bool)  # the shown field's labels in order (low < medium < high), or not
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -55,6 +59,14 @@ class FieldBar(QWidget):
         self.right_action = menu.addAction("Move right")
         self.right_action.triggered.connect(lambda: self.moved.emit(1))
         self.move_button.setMenu(menu)
+        # Shown in the Labels header (the editor puts it there): the bar has no room left at 1024 px (W14: a
+        # priority built in the window never counted its labels two steps off; only the file's "ordered" did).
+        self.ordered_box = QCheckBox("in order")
+        self.ordered_box.setToolTip(
+            "This field's labels are in an order, first to last (low < medium < high): the Accuracy tab counts "
+            "the labels two or more steps from their gold one, and the table marks them ‼"
+        )
+        self.ordered_box.clicked.connect(self.ordered_set)
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.title)
@@ -64,8 +76,11 @@ class FieldBar(QWidget):
             row.addWidget(button)
         self.show_fields([], 0)
 
-    def show_fields(self, names: list[str], current: int) -> None:
-        """The fields by name and the one shown ([]: a one-field prompt: the bar hides)."""
+    def show_fields(self, names: list[str], current: int, ordered: Sequence[bool] = ()) -> None:
+        """The fields by name and the one shown ([]: a one-field prompt: the bar hides), and which are in order."""
+        with QSignalBlocker(self.ordered_box):
+            self.ordered_box.setChecked(current < len(ordered) and ordered[current])
+        self.ordered_box.setVisible(len(names) > 1)
         with QSignalBlocker(self.combo):
             self.combo.clear()
             self.combo.addItems(names)

@@ -4,7 +4,7 @@ renamed, moved or removed as one undo step."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from PySide6.QtCore import QEvent, QSignalBlocker, Qt, QTimer, Signal
@@ -87,6 +87,7 @@ class PromptEditor(QWidget):
         self.field_bar.renamed.connect(self.rename_field)
         self.field_bar.removed.connect(self.remove_field)
         self.field_bar.moved.connect(self.move_field)
+        self.field_bar.ordered_set.connect(lambda on: self.rename_field(ordered=on))
 
         self.name = QLineEdit()
         self.name.setAccessibleName("Prompt name")
@@ -94,6 +95,7 @@ class PromptEditor(QWidget):
         self.name.setToolTip("The prompt's name; made from its labels until you type one")
         self._auto_name = ""  # the name made from the labels, while the lead has not typed one
         self._names: list[str] = []  # the label names as last seen (to follow a rename into the examples)
+        self._renames: list[tuple[str, str]] = []  # labels renamed in their cells since the Save, in order (W14)
         self.instruction = QPlainTextEdit()
         self.instruction.setAccessibleName("Instruction")
         self.instruction.setPlaceholderText("What the model should do with each ticket…")
@@ -185,16 +187,18 @@ class PromptEditor(QWidget):
         self.labels.itemChanged.connect(self._edited)
         self.examples.itemChanged.connect(self._edited)
 
-    def set_taught_count(self, count: int) -> None:
-        """The first field's taught tickets (the only field of a one-field prompt)."""
-        self.taught_count.taught = count
+    def set_taught_count(self, count: int, left: int = 0) -> None:
+        """The first field's taught tickets (the only field of a one-field prompt), ``left`` out of its fit."""
+        self.taught_count.taught, self.taught_count.left[0] = count, left
         self._show_taught()
 
-    def set_field_taught(self, counts: list[int], names: list[str] | None = None) -> None:
+    def set_field_taught(self, counts: list[int], names: list[str] | None = None, learned: Sequence[int] = ()) -> None:
         """The taught tickets of each field after the first (the line under the editor counts the shown
         field's: it said "none yet" on the priority field with a priority ticket taught), and every field's
-        name as saved, so that a field moved before Save is counted by its name, not its new place."""
+        name as saved, so that a field moved before Save is counted by its name, not its new place; ``learned``:
+        how many of each its fit learns from."""
         self.taught_count.further, self.taught_count.saved = list(counts), list(names or [])
+        self.taught_count.left[1:] = [n - k for n, k in zip(counts, learned, strict=False)]
         self._show_taught()
 
     def edit_first_label(self) -> None:
@@ -262,6 +266,8 @@ class PromptEditor(QWidget):
     def _header(self, title: str, table: QTableWidget, reorder: bool) -> QHBoxLayout:
         row = QHBoxLayout()
         row.addWidget(QLabel(title), 1)
+        if table is self.labels:  # a prompt with several fields: the shown field's labels in order, or not (W14)
+            row.addWidget(self.field_bar.ordered_box)
         style = self.style()
         buttons: list[tuple[str, str, str, QStyle.StandardPixmap | None, Callable[[], None]]] = [
             ("Add", "+", "list-add", None, lambda: self._add_row(table)),
@@ -324,6 +330,13 @@ class PromptEditor(QWidget):
         self._restore(profile.to_dict())
         if clear_undo:
             self.undo_stack.clear()
+            self._renames.clear()
+
+    def label_renames(self, saved: bool = False) -> list[tuple[str, str]]:
+        """The labels renamed in their cells (old, new) since the last Save, in order: a Save has each field's
+        taught tickets follow those that hold (``session.label_renames``); ``saved``: and forget them."""
+        renames, self._renames = list(self._renames), [] if saved else self._renames
+        return renames
 
     def _restore(self, data: dict) -> None:
         self._restoring = True
@@ -334,7 +347,7 @@ class PromptEditor(QWidget):
         self._fields = editable(whole.fields) if several else []
         self._field = min(self._field, len(self._fields) - 1) if several else 0
         profile = whole.field_profile(self._field) if several else whole
-        self.field_bar.show_fields([f.name for f in self._fields], self._field)
+        self.field_bar.show_fields([f.name for f in self._fields], self._field, [f.ordered for f in self._fields])
         self.name.setText(profile.name)
         self.name.setCursorPosition(0)  # its start, not its end, when longer than the field
         made_up = (auto_name(profile.label_names), "Untitled prompt", "")
@@ -364,6 +377,8 @@ class PromptEditor(QWidget):
         if self._restoring or item.column() != 0 or len(names) != self.labels.rowCount():
             return
         old, new = names[row], item.text()
+        if old and new.strip() and old != new:
+            self._renames.append((old, new))
         if old and new.strip() and old != new and old not in self.label_names():
             with QSignalBlocker(self.examples):
                 for r in range(self.examples.rowCount()):
@@ -422,12 +437,13 @@ class PromptEditor(QWidget):
         """*Add a field…*: its name asked, then added (a one-field prompt's first gets the selector)."""
         self.field_bar.ask_add()
 
-    def rename_field(self, name: str) -> None:
-        """The field shown, renamed (one undo step)."""
-        fields = self._fields_now()
-        if fields:
-            was, fields[self._field] = fields[self._field].name, replace(fields[self._field], name=name)
-            self._step(PromptProfile.of_fields(fields, self.profile().name), self._field, f"rename '{was}' to '{name}'")
+    def rename_field(self, name: str = "", ordered: bool | None = None) -> None:
+        """The field shown, renamed, or its labels put in order or not (one undo step)."""
+        if fields := self._fields_now():
+            was, on = fields[self._field], fields[self._field].ordered if ordered is None else ordered
+            fields[self._field], order = replace(was, name=name or was.name, ordered=on), "" if on else "no "
+            what = f"rename '{was.name}' to '{name}'" if name else f"labels of '{was.name}' in {order}order"
+            self._step(PromptProfile.of_fields(fields, self.profile().name), self._field, what)
 
     def remove_field(self) -> None:
         """The field shown, removed; the last field cannot be (one undo step)."""

@@ -26,6 +26,7 @@ class TaughtLine(QLabel):
         self.new, self.kept = False, KEPT  # a prompt never saved (nothing taught); where the taught tickets are
         self.taught = 0  # the first field's taught tickets (the only field of a one-field prompt)
         self.further: list[int] = []  # each further field's, as saved
+        self.left: list[int] = [0]  # each field's taught under a label it no longer has (out of its fit), as saved
         self.saved: list[str] = []  # every field's name as saved
         self.estimates: dict[str, str] = {}  # each field's estimate by its saved name ("" for a one-field prompt)
         self.show_for([], 0)
@@ -44,5 +45,11 @@ class TaughtLine(QLabel):
         key = named if len(saved) > 1 or at > 0 else ""  # (a one-field prompt in use: its estimate says "")
         estimate = estimates.get(key) or CheckStatus(field=named).describe()
         title = f"Taught tickets ({fields[field].name})" if several else "Taught tickets"
-        taught = f"{count} ({self.kept})" if count else "none yet. Correct a label in the table to teach."
+        left = self.left[at] if at < len(self.left) and count and not self.new else 0  # (W14: it said 15, 12 learned)
+        kept = (
+            f"{self.kept}; {left} of them under a label it no longer has, left out of the learning"
+            if left
+            else self.kept
+        )
+        taught = f"{count} ({kept})" if count else "none yet. Correct a label in the table to teach."
         self.setText(f"<b>{title}:</b> {taught}" + (f"<br>{estimate}" if estimate else ""))
