@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -264,9 +264,14 @@ class FieldLabels:
     def teach(self, index: int, texts: Sequence[str], label: str | None) -> dict[str, tuple[str | None, str | None]]:
         """Set (None: forget) field ``index``'s taught label of these ticket texts; returns text -> (before,
         after) for those that changed (an undo step's changes), and refits that field's labels."""
+        return self.teach_each(index, {text: label for text in texts})
+
+    def teach_each(self, index: int, labels: Mapping[str, str | None]) -> dict[str, tuple[str | None, str | None]]:
+        """:meth:`teach` with a label per text (ticket text -> label; an accept of what each row shows, a gold
+        column): one change set, one refit."""
         taught = self.taught[index - 1]
         changes: dict[str, tuple[str | None, str | None]] = {}
-        for text in texts:
+        for text, label in labels.items():
             text = text.strip()
             if text and taught.get(text) != label:
                 changes[text] = (taught.get(text), label)

@@ -12,6 +12,7 @@ reads like what a user does. :class:`session.Session` inherits this.
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
@@ -204,18 +205,16 @@ class Intents:
             return self.accept(rows)
         checks = self.fields.checks.of(field)
         checked = checks.record(rows, None) if checks is not None else []
-        table = self.table
-        by_label: dict[str, list[str]] = {}
+        table, counts = self.table, Counter[str]()
+        shown: dict[str, str] = {}
         for row in rows:  # the label the cell shows: a teach before its refit landed is accepted, not undone
             d = self.fields.decision(field, row) if row >= 0 else None
             if d is not None and d.label is not None and row not in table.problems:
-                by_label.setdefault(d.label, []).append(table.texts[row])
-        changes = {}
-        for label, texts in by_label.items():
-            changes.update(self.fields.teach(field, texts, label))
+                shown[table.texts[row]] = d.label
+                counts[d.label] += 1
         with self.history.answering(len(checked)):
-            self.history.record("accept", changes, field, self.fields.names[field - 1])
-        return {label: len(texts) for label, texts in by_label.items()}, checked
+            self.history.record("accept", self.fields.teach_each(field, shown), field, self.fields.names[field - 1])
+        return dict(counts), checked
 
     def field_labels(self, field: int) -> list[str]:
         """Field ``field``'s labels (0: the first field's, :attr:`labels`)."""
@@ -252,12 +251,7 @@ class Intents:
         if not field:
             return self.teaching.learn_from(gold)
         found, _, _ = gold_teaching(self.table, gold, self.taught_in(field), self.field_labels(field))
-        by_label: dict[str, list[str]] = {}
-        for row, label in found.items():
-            by_label.setdefault(label, []).append(self.table.texts[row])
-        changes = {}
-        for label, texts in by_label.items():
-            changes.update(self.fields.teach(field, texts, label))
+        changes = self.fields.teach_each(field, {self.table.texts[row]: label for row, label in found.items()})
         self.history.record("gold", changes, field, self.fields.names[field - 1])
         return len(found)
 
