@@ -1,6 +1,6 @@
 """The sentence encoder a lead chooses (issue 35): kept across restarts, embeddings kept per encoder (a
 switch embeds every row again, never mixes two 384-wide encoders), the multilingual encoder's vectors the
-same alone and in any batch, and the language detector's "mostly not English" that offers it."""
+same alone and in any batch, and the language detector's "not English" that offers it."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from test_session import PROFILE, idle, ready, rows
 
 from triage_gui.engine.learning import embed_table
 from triage_gui.engine.model import E5_SMALL, MINILM, canonical_encoder
-from triage_gui.engine.table import NewRow, TicketTable, detect_languages, mostly_not_english
+from triage_gui.engine.table import NewRow, TicketTable, detect_languages, not_english
 from triage_gui.session.session import Session
 
 
@@ -130,11 +130,16 @@ def sample_counts(texts: list[str]) -> dict[str, int]:
     return dict(Counter(detect_languages(texts)))
 
 
-def test_mostly_not_english_tells_a_german_file_from_an_english_one():
+def test_not_english_tells_a_german_file_from_an_english_one_from_a_quarter_on():
+    """A quarter or more not in English is offered (NOT_ENGLISH_SHARE: about +7 points there, measured); 36 %
+    German was not offered when it took a half, though e5-small took those tickets' queue from 59 % to 67 %."""
     german = ["Meine Karte wurde zweimal belastet", "Ich kann mich nicht anmelden", "Wo bleibt meine neue Karte?"]
     english = ["My card was charged twice", "I cannot log in", "Where is my new card?"]
-    assert mostly_not_english(sample_counts(german * 10)) and not mostly_not_english(sample_counts(english * 10))
-    assert not mostly_not_english(sample_counts(german + english * 2)) and not mostly_not_english(sample_counts([]))
+    assert not_english(sample_counts(german * 10)) == "Most of these tickets are not in English (30 German)"
+    assert not_english(sample_counts(english * 10)) == "" and not_english(sample_counts([])) == ""
+    said = not_english(sample_counts(german + english * 2))
+    assert said == "33 % of these tickets are not in English (6 English, 3 German)"
+    assert not_english(sample_counts(german + english * 4)) == ""  # a fifth
 
 
 def test_spanish_and_italian_tickets_with_english_looking_words_are_not_english():
@@ -143,9 +148,9 @@ def test_spanish_and_italian_tickets_with_english_looking_words_are_not_english(
     spanish = ["No puedo entrar a mi cuenta desde ayer", "No me llega el codigo a mi telefono"]
     italian = ["Non riesco a pagare in negozio con la carta", "Il bonifico in uscita non è arrivato"]
     counts = sample_counts(spanish * 5 + italian * 5)
-    assert counts == {"es": 10, "it": 10} and mostly_not_english(counts)
-    assert not mostly_not_english({"en": 6, "de": 5, "": 40})  # unknown ("ok", "ATM") counts for nothing
-    assert not mostly_not_english({"": 12})
+    assert counts == {"es": 10, "it": 10} and not_english(counts)
+    assert not not_english({"en": 8, "de": 2, "": 40})  # unknown ("ok", "ATM") counts for nothing
+    assert not not_english({"": 12})
 
 
 @pytest.fixture(scope="module")
@@ -191,6 +196,22 @@ def test_a_mostly_german_file_gets_the_multilingual_encoder_offered_over_the_tab
     window.session.open_file(path, replace=True)  # with it in use, nothing more is offered
     qtbot.waitUntil(lambda: window.statusBar().currentMessage().startswith("tickets.csv:"), timeout=10_000)
     assert offer.isHidden()
+
+
+def test_a_file_a_third_german_is_offered_the_multilingual_encoder_and_told_the_share(qtbot, window, tmp_path):
+    """W14: 113 IT tickets, 36 % German, got no offer (it took a half), though e5-small took their queue from 59 %
+    to 67 %: from a quarter on the offer shows, saying how many are not English."""
+    german = ["Meine Karte wurde zweimal belastet", "Ich kann mich nicht anmelden", "Wo bleibt meine neue Karte?"]
+    english = ["My card was charged twice", "I cannot log in to the app", "Where is my new card?"]
+    texts = [f"{(german if i % 3 == 0 else english)[i % 3]} ({i})" for i in range(12)]
+    path = tmp_path / "mixed.csv"
+    path.write_text("text\n" + "".join(f"{t}\n" for t in texts), encoding="utf-8")
+    offer = window.language_offer
+    window.session.open_file(path)
+    qtbot.waitUntil(lambda: not offer.isHidden(), timeout=10_000)
+    assert offer.label.text() == (
+        "33 % of these tickets are not in English (8 English, 4 German): multilingual-e5-small labels them better."
+    )
 
 
 def test_the_multilingual_offer_reads_whole_at_1024_and_not_now_or_the_model_dialog_take_it_away(

@@ -130,20 +130,18 @@ def load_encoder_for(args: argparse.Namespace, table: TicketTable | None = None)
 
 def multilingual_hint(spec: str, table: TicketTable) -> str:
     """The window's offer of the multilingual encoder, on the command line: "" unless the encoder is MiniLM
-    (English) and most tickets of a known language are not English. On the six-language dev set (docs/
-    performance.md) MiniLM labelled 33.4 % of the German tickets right untaught, multilingual-e5-small 71.3 %;
+    (English) and a quarter or more of the tickets of a known language are not English
+    (:func:`engine.table.not_english`). On the six-language dev set (docs/performance.md) MiniLM labelled
+    33.4 % of the German tickets right untaught, multilingual-e5-small 71.3 %;
     a hint, not a switch, as in the window: a script's encoder (and its labels) does not change with what a file
     holds, and e5-small embeds at about a third of MiniLM's speed."""
     from ..engine.model import E5_SMALL, MINILM, canonical_encoder
-    from ..engine.table import language_summary, mostly_not_english
+    from ..engine.table import not_english
 
-    counts = table.language_counts()
-    if canonical_encoder(spec) != MINILM or not mostly_not_english(counts):
+    said = not_english(table.language_counts())
+    if canonical_encoder(spec) != MINILM or not said:
         return ""
-    return (
-        f"most of these tickets are not in English ({language_summary(counts)}): --encoder {E5_SMALL} "
-        "(multilingual-e5-small, bundled) labels them better than the English MiniLM"
-    )
+    return f"{said}: --encoder {E5_SMALL} (multilingual-e5-small, bundled) labels them better than the English MiniLM"
 
 
 def first_pass(encoder, table: TicketTable) -> None:

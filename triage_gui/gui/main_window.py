@@ -299,7 +299,7 @@ class MainWindow(QMainWindow):
         """The multilingual encoder's offer over the table (:mod:`language_offer`), no dialog, once per file: asked
         when the file is read and again when every row's language is known; a file that needs none hides it."""
         if self._file_done is not None:
-            self.language_offer.offer(shown := self.session.offers_multilingual())
+            self.language_offer.offer(shown := bool(said := self.session.offers_multilingual()), said)
             self._file_done = None if shown else self._file_done  # offered: once per file
 
     def show_head(self, status: HeadStatus) -> None:

@@ -57,17 +57,17 @@ class Intents:
 
     # ------------------------------------------------------------- reading
 
-    def offers_multilingual(self) -> bool:
-        """Whether to offer the multilingual encoder: the encoder in use is not the multilingual one and
-        most tickets of a known language are not English (:func:`engine.table.mostly_not_english`), by the
+    def offers_multilingual(self) -> str:
+        """What the offer of the multilingual encoder says ("": none): the encoder in use is not the multilingual
+        one and enough tickets of a known language are not English (:func:`engine.table.not_english`), by the
         table's language column as far as it is detected (the window asks again on ``languages_known``).
         Nothing is detected here: the detector's first load takes 1-9 s, too long for the loop's thread."""
         from ..engine.model import MULTILINGUAL, canonical_encoder
-        from ..engine.table import mostly_not_english
+        from ..engine.table import not_english
 
         if canonical_encoder(self.encoder_spec) == MULTILINGUAL:
-            return False
-        return mostly_not_english(self.table.language_counts())
+            return ""
+        return not_english(self.table.language_counts())
 
     @property
     def ticket_count(self) -> int:

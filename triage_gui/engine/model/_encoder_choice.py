@@ -1,7 +1,7 @@
 """Which sentence encoder: the bundled ones by name and the key their embeddings are kept under. Free of
 torch and numpy, so the window's model dialog lists the names without loading a model. (Whether a file's
 tickets are mostly not English, so that the window offers the multilingual encoder, is the language
-detector's to say: ``engine.table.mostly_not_english``.)
+detector's to say: ``engine.table.not_english``.)
 
 A table's embeddings are kept per encoder (:class:`engine.table.FeatureStore` keyed by :func:`encoder_key`):
 all-MiniLM-L6-v2 and multilingual-e5-small are both 384 wide, so keyed by width alone the two would mix.

@@ -19,7 +19,7 @@ from ._language import (
     detect_languages,
     language_name,
     language_summary,
-    mostly_not_english,
+    not_english,
     sample_languages,
     stop_words,
 )
@@ -54,7 +54,7 @@ __all__ = [
     "language_name",
     "language_summary",
     "logprob_difference",
-    "mostly_not_english",
+    "not_english",
     "sample_languages",
     "stop_words",
     "text_parts",

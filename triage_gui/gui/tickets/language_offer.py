@@ -1,4 +1,5 @@
-"""The offer over the ticket table when most of a file's tickets are not in English: one line and a button that
+"""The offer over the ticket table when enough of a file's tickets are not in English (a quarter: measured in
+``engine.table._language``): one line and a button that
 switches to the multilingual sentence encoder, and *Not now*.
 
 It was one status-bar line ending "(Model › Choose model…)": at 1024 px the menu path was cut beside the
@@ -41,7 +42,10 @@ class LanguageOffer(QWidget):
         box.addWidget(self.later_button)
         self.hide()
 
-    def offer(self, shown: bool) -> None:
+    def offer(self, shown: bool, said: str = "") -> None:
+        """Shown or not; ``said``: how many tickets are not in English ("36 % of these tickets …")."""
+        if said:
+            self.label.setText(f"{said}: {NAME} labels them better.")
         self.setHidden(not shown)
 
     def _use(self) -> None:
