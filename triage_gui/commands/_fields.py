@@ -62,7 +62,7 @@ def train_columns(args: argparse.Namespace, names: list[str]) -> list[str | None
     except NoTickets as exc:  # a header alone: no field is taught (a checker's K = 0 as a file)
         print(f"{exc} It teaches nothing.", file=sys.stderr)
         return [None] * len(names)
-    found = [name if name in columns else loosely(name, columns) for name in names]
+    found = [loosely(name, columns) for name in names]
     if not any(found):
         raise ValueError(
             f"{Path(args.train).name} has no column named after a field ({', '.join(map(repr, names))}); "

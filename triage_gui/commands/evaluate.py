@@ -147,14 +147,14 @@ def gold_pairs(gold: str, profile, columns: list[str]) -> list[tuple[int, str]]:
             continue
         if not profile.several:
             raise ValueError("This prompt has one field: name its gold column alone (--gold COLUMN).")
-        field = field if field in names else (loosely(field, names) or field)
+        field = loosely(field, names) or field
         if field not in names or not column:
             raise ValueError(
                 f"--gold {part!r}: give field=column for fields of the prompt ({', '.join(map(repr, names))})"
             )
         if names.index(field) in (i for i, _ in pairs):
             raise ValueError(f"--gold names field {field!r} twice")
-        found = column if column in columns else loosely(column, columns)
+        found = loosely(column, columns)
         if found is None:
             raise ValueError(f"no column {column!r} for field {field!r}; the file has: {', '.join(columns)}")
         if found != column:

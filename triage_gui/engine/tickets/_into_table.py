@@ -68,11 +68,14 @@ def columns_part(part: str, columns: list[str]) -> str:
     """One name of ``--column a,b``: as given, or the one column it names but for case and the spaces around
     it ("subject, body" was refused as "no column ' body'"; ``--column text`` with a train file's ``Text``);
     as given when none or several match, for the caller's "no column" message."""
-    return part if part in columns else (loosely(part, columns) or part)
+    return loosely(part, columns) or part
 
 
 def loosely(name: str, columns: list[str]) -> str | None:
-    """The one column whose name is ``name`` but for case and surrounding spaces (None: none, or several)."""
+    """The column named ``name``, else the one whose name is ``name`` but for case and surrounding spaces (None:
+    none, or several)."""
+    if name in columns:
+        return name
     key = name.strip().casefold()
     alike = [c for c in columns if c.strip().casefold() == key]
     return alike[0] if len(alike) == 1 else None

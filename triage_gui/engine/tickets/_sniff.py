@@ -290,12 +290,12 @@ def looks_like_lines(sample: str) -> bool:
     is: no quote or tab, each ``,``, ``;`` or ``|`` followed by a space as in prose ("stolen, please block it"),
     and a first line naming no column. Read as CSV, three piped tickets each with one comma lost the first as a
     header and were labelled on half their words; one short first line ("Refund please") was a header too."""
-    lines = [line for line in sample.splitlines() if line.strip()][:200]
-    if not lines or '"' in sample or "\t" in sample:
+    first = next((line for line in sample.splitlines() if line.strip()), None)
+    if first is None or '"' in sample or "\t" in sample:
         return False
     if re.search(r"[,;|](?=[^ \n])", sample):  # "a,b": a delimiter
         return False
-    names = {c.strip().lower().rstrip("s") for c in re.split(r"[,;|]", lines[0])}
+    names = {c.strip().lower().rstrip("s") for c in re.split(r"[,;|]", first)}
     return not names & {n.rstrip("s") for n in (*TEXT_COLUMN_NAMES, *HEADER_WORDS)}
 
 

@@ -56,7 +56,7 @@ def read_taught(
         )
         if label_column is None:
             raise ValueError(f"{source.path.name}: which column holds the labels? It has: {', '.join(columns)}")
-    label_column = label_column if label_column in columns else (loosely(label_column, columns) or label_column)
+    label_column = loosely(label_column, columns) or label_column
     if label_column not in columns:
         raise ValueError(f"{source.path.name} has no column {label_column!r}; it has: {', '.join(columns)}")
     label_index = columns.index(label_column)
