@@ -19,6 +19,16 @@ from triage_gui.session.field_scoring import FieldVersions
 from triage_gui.session.session import Session
 
 
+async def taught_in_both(session) -> None:
+    """Two fields, 20 rows read, row 5 taught "low" in the priority and row 8 "technical" in the queue."""
+    await ready(session, two_fields())
+    session.add_rows(topical(20))
+    await idle(session)
+    session.teach_field(1, [5], "low")
+    session.teach([8], "technical")
+    await idle(session)
+
+
 def test_choosing_no_encoder_after_the_reading_keeps_every_field_labelled(tmp_path, monkeypatch):
     """*Model › Choose model…* with no sentence encoder once every ticket was read: the queue kept its labels and
     the priority column went empty for good (its reading thrown away with the old encoder's embeddings, and no
@@ -116,12 +126,7 @@ def test_undo_after_a_save_removed_the_last_field_skips_that_fields_steps():
 
     @run
     async def body(session, fake):
-        await ready(session, two_fields())
-        session.add_rows(topical(20))
-        await idle(session)
-        session.teach_field(1, [5], "low")
-        session.teach([8], "technical")
-        await idle(session)
+        await taught_in_both(session)
         session.set_prompt(PromptProfile.of_fields([QUEUE], "Queue"))  # the priority removed, saved
         await idle(session)
         history = session.history
@@ -170,12 +175,7 @@ def test_a_taught_label_a_save_removed_is_not_shown_as_taught_in_a_further_field
 
     @run
     async def body(session, fake):
-        await ready(session, two_fields())
-        session.add_rows(topical(20))
-        await idle(session)
-        session.teach_field(1, [5], "low")
-        session.teach([8], "technical")
-        await idle(session)
+        await taught_in_both(session)
         queue = Field("queue", QUEUE.instruction, [QUEUE.labels[0], QUEUE.labels[2]], QUEUE.examples[:1])
         taught = [*PRIORITY.taught, Example(session.table.texts[5], "low")]  # as the prompt file keeps it
         priority = Field("priority", "How urgent?", [Label("medium", "some"), Label("high", "broken")],
