@@ -19,3 +19,4 @@ MAX_TICKET_TOKENS = 1024
 LABEL_CHARS = 20_000
 # Below this confidence a row is marked ⚠ and the low-confidence filter shows it.
 LOW_CONFIDENCE = 0.5
+SUGGESTIONS = 50  # "Teach next" rows kept per field after each fit, the first field's and each further one's

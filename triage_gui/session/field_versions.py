@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,14 +24,7 @@ from ..engine.prompt import MAX_VERSIONS, PROMPT_KEYS, Measure, PromptProfile, V
 
 if TYPE_CHECKING:
     from ..engine.table import TicketTable
-
-
-class FieldSpec(Protocol):  # session.fields.FieldSpec (not imported: that module imports this one)
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def profile(self) -> PromptProfile: ...
+    from .field_fit import FieldSpec
 
 
 Flip = tuple[int, str, str, str]  # source row, ticket text, old label, new label

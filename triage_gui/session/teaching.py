@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..defaults import SUGGESTIONS
 from ..engine.table import decide
 from .events import Event
 from .gold import gold_teaching
@@ -50,7 +51,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 VECTORISE_CHUNK = 2048
-SUGGESTIONS = 50  # "Teach next" rows kept after each fit
 FIRST_CHUNK = 2048
 
 
