@@ -254,3 +254,35 @@ def test_the_window_keeps_the_priority_column_filled_when_no_encoder_is_chosen(q
     assert session.encoder is None
     assert all(cell(window, r, Col.LABEL) for r in range(N))
     assert all(cell(window, r, FieldCol(1, "priority")).lstrip("✓⚠ ") in ("low", "high") for r in range(N))
+
+
+def test_a_failed_build_leaves_every_field_on_the_prompt_in_use():
+    """A Save whose priority the model cannot build (too long for it): the queue stayed on the prompt in use and
+    the priority switched to the failed one's labels, its reading thrown away, so its column went stale with a
+    label the prompt in use does not have. Every field now stays on the prompt in use, labelled as before."""
+
+    @run
+    async def body(session, fake):
+        await ready(session, two_fields())
+        session.add_rows(topical(20))
+        await idle(session)
+        second = session.fields.table_of(1)
+        assert second is not None
+        urgent = Field("priority", "FAIL: far too long", [*PRIORITY.labels, Label("urgent", "down for everyone")],
+                       PRIORITY.examples, ordered=True, taught=PRIORITY.taught)  # fmt: skip
+        fake.build_gate.clear()  # a ticket taught while the model builds it is kept
+        assert session.set_prompt(PromptProfile.of_fields([QUEUE, urgent], "Queue and priority"))
+        session.teach_field(1, [3], "low")
+        fake.build_gate.set()
+        await until(lambda: session.prompt_status.state == "failed")
+        await idle(session)
+        second = session.fields.table_of(1)
+        assert second is not None and second.labels == ["low", "high"]
+        assert session.fields.taught_of(1)[second.texts[3].strip()] == "low"
+        assert field_cells(second, 20)[3] == ("low", "1.0000", "taught")
+        assert session.fields.settled and {c[0] for c in field_cells(second, 20)} <= {"low", "high"}
+        session.add_rows(topical(4))  # and the further field reads on with its scorer in use
+        await idle(session)
+        assert session.fields.table_of(1).count_scored() == 24
+
+    body()

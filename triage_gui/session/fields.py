@@ -78,6 +78,7 @@ class FieldLabels:
         self.full: list[dict[int, TicketScore]] = []  # per further field: row -> its full re-encode (the baseline)
         self._fitted_read = 0  # rows read by the language model the tables in use were fitted on
         self._ended = False  # the last labelling run ended (:meth:`run_ended`) and no batch was read since
+        self._in_use: tuple | None = None  # the fields as they were before a Save switched them, till it is built
 
     # ------------------------------------------------------------- reading
 
@@ -159,7 +160,9 @@ class FieldLabels:
         unchanged = self._key_of(specs, taught) == self._key_of(self.specs, self.taught)
         if not unchanged:
             if [self._prompt_of(s) for s in specs] != [self._prompt_of(s) for s in self.specs]:
+                in_use = self._state()
                 self.new_version([])  # the scorers read other fields: the rebuild brings this prompt's
+                self._in_use = in_use  # back if the rebuild fails (:meth:`back_to`)
             self.specs, self.taught = specs, taught
             self.tables, self.suggestions = [None] * len(specs), [[] for _ in specs]
         # After the taught sets: a field's rows still to check are weighed against its own (a field moved to
@@ -170,6 +173,27 @@ class FieldLabels:
         self._fitted = 0
         self.rows_changed.emit(0, max(0, len(self.table) - 1))
         self.refit()
+
+    def _state(self) -> tuple:
+        return (self.specs, self.taught, self.tables, self.suggestions, self.previous, self.scorers, self.read,
+                self.full, self._fitted, self._fitted_read)  # fmt: skip
+
+    def back_to(self, profile: PromptProfile, scorers: Sequence[ScorerLike]) -> None:
+        """A Save whose build failed: each field back on the prompt in use (``profile``, read by ``scorers``) with
+        its labels and reading, and the tickets taught since (a field of the same name), as the first field
+        stays; the priority had switched to the failed prompt's labels and thrown its reading away (W13)."""
+        in_use, self._in_use = self._in_use, None
+        if in_use is None or list(in_use[5]) != list(scorers):
+            return  # the fields were not switched (the Save changed the first field only)
+        now = dict(zip(self.names, self.taught, strict=True))
+        self._fitting.cancel()
+        (self.specs, taught, self.tables, self.suggestions, self.previous, self.scorers, self.read, self.full,
+         self._fitted, self._fitted_read) = in_use  # fmt: skip
+        self.taught = [now.get(spec.name, kept) for spec, kept in zip(self.specs, taught, strict=True)]
+        self.checks.set_fields(profile.more_fields)
+        self.rows_changed.emit(0, max(0, len(self.table) - 1))
+        if self.taught != taught:
+            self.refit()
 
     @staticmethod
     def _prompt_of(spec: FieldSpec) -> tuple[str, str]:
@@ -318,7 +342,7 @@ class FieldLabels:
         """A prompt version came into use with these scorers of the further fields (built beside the first
         field's, on Save): every row is read again for every field, as for the first; the labels shown stay
         until the new reading refits them."""
-        self.scorers = list(scorers)
+        self.scorers, self._in_use = list(scorers), None  # built: no way back
         self.read, self.full = [{} for _ in self.scorers], [{} for _ in self.scorers]
         self._fitted_read = 0
         if self._fitting.active:  # a fit of the old reading: landing, it would count the old rows as read

@@ -61,6 +61,7 @@ class Session(Intents):
         self.model: Any = None
         self.model_spec = ""  # what the model in use was loaded from
         self.scorer: ScorerLike | None = None
+        self.more: list[ScorerLike] = []  # the further fields' scorers in use (a prompt with several fields)
         self.encoder_spec = encoder  # the sentence encoder ("none": labels learned without one)
         self.encoder: Any = None  # loaded once, beside the first model; it does not depend on the prompt
         self._encoder_loading = LatestTask("encoder")
@@ -171,7 +172,7 @@ class Session(Intents):
             self.message.emit("Model not loaded", f"{exc}{still}")
             return
         self.model, self.model_spec = loaded, spec
-        self.scorer = None
+        self.scorer, self.more = None, []
         self._labelling.cancel()
         self._set_model(self._ready_status())
         profile = self.requested or self.profile
@@ -283,7 +284,9 @@ class Session(Intents):
             raise
         except Exception as exc:
             log.info("prompt rebuild failed: %s", exc)
-            self.requested = self.profile  # the prompt in use stays in use
+            self.requested = self.profile  # the prompt in use stays in use, every field of it (W13: a further
+            if self.profile is not None:  # field had switched)
+                self.fields.back_to(self.profile, self.more)
             self._set_prompt(PromptStatus("failed", self.table.version, message=str(exc), field=field_of(exc)))
             self._ensure_running()
             return
@@ -292,7 +295,7 @@ class Session(Intents):
         # Another field first (a Save that moved the priority left of the queue): its labels are no flips of the
         # queue's (the Flipped tab listed all 300 tickets "account and security → high", walkthrough W).
         same = self.profile is None or self.profile.field_name == profile.field_name
-        self.scorer, self.profile = scorer, profile
+        self.scorer, self.profile, self.more = scorer, profile, more
         version = self.table.version + 1
         bias = getattr(scorer, "bias", None)
         self.table.start_version(version, list(scorer.labels), [] if bias is None else [float(b) for b in bias], same)
