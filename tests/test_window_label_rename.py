@@ -118,3 +118,29 @@ def test_a_one_field_prompt_renames_its_taught_tickets_too(qtbot, window):
     assert window.prompt.save()
     qtbot.waitUntil(lambda: not session.busy, timeout=15_000)
     assert session.taught[session.table.texts[1]] == "payments" and session.head_status.stranded == 0
+
+
+def test_undo_and_redo_of_a_teach_before_a_rename_use_the_new_name(qtbot, window, tmp_path):
+    """Taught 'billing', renamed 'payments' and saved: Redo of that teach after its Undo taught 'billing', a
+    label the prompt no longer had (the ticket set aside, its ✓ gone), and the menu said "Redo teach 1 ticket
+    'billing'". Each step follows the rename, in each field."""
+    open_two_fields(qtbot, window, tmp_path)
+    session, editor = window.session, window.editor
+    press(qtbot, window, 2, Col.LABEL, Qt.Key.Key_1)  # the queue's 'billing'
+    press(qtbot, window, 5, PRIORITY, Qt.Key.Key_2)  # the priority's 'high'
+    qtbot.waitUntil(lambda: not session.busy, timeout=10_000)
+    texts = session.table.texts
+    rename(editor, 0, "payments")
+    editor.field_bar.combo.setCurrentIndex(1)
+    rename(editor, 1, "urgent")
+    assert window.prompt.save()
+    qtbot.waitUntil(lambda: not session.busy and session.field_names == ["queue", "priority"], timeout=15_000)
+    assert session.history.undo_text == "teach 1 ticket 'urgent' (priority)"
+    session.history.undo()
+    session.history.undo()
+    assert session.history.redo_text == "teach 1 ticket 'payments' (queue)"
+    session.history.redo()
+    session.history.redo()
+    assert session.taught[texts[2]] == "payments" and dict(session.fields.items(1))[texts[5]] == "urgent"
+    qtbot.waitUntil(lambda: cell(window, 2, Col.LABEL) == "✓ payments", timeout=10_000)
+    qtbot.waitUntil(lambda: cell(window, 5, PRIORITY) == "✓ urgent", timeout=10_000)

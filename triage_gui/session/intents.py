@@ -293,6 +293,7 @@ class Intents:
                 mapping := renamed_labels(renames, self.field_labels(i), profile.fields[at].label_names)
             ):
                 changed += self.teaching.relabel(mapping) if not i else self.fields.relabel(i, mapping)
+                self.teaching.history.renamed(i, mapping)
         return changed
 
     def restore_kept(self, taught: Sequence[tuple[str, str]], checks: Sequence[CheckRecord]) -> None:

@@ -151,6 +151,26 @@ class TaughtHistory:
         self.undone = [replace(s, field=where[s.field]) for s in undone if s.field in where]
         self.changed.emit()
 
+    def renamed(self, field: int, mapping: Mapping[str, str]) -> None:
+        """Labels of ``field`` renamed on a Save (old name -> new, :mod:`label_renames`): its steps undo and redo
+        to the new names. A Redo of a teach made before the rename taught the old name, which the prompt no
+        longer had, so the ticket was set aside."""
+
+        def name(label: str | None) -> str | None:
+            return mapping.get(label, label) if label is not None else None
+
+        def follow(step: Step) -> Step:
+            if step.field != field:
+                return step
+            changes: Changes = {t: (name(before), name(after)) for t, (before, after) in step.changes.items()}
+            what = step.what
+            for old, new in mapping.items():
+                what = what.replace(f"'{old}'", f"'{new}'")
+            return replace(step, what=what, changes=changes)
+
+        self.done, self.undone = [follow(s) for s in self.done], [follow(s) for s in self.undone]
+        self.changed.emit()
+
     def fields_left(self, count: int) -> None:
         """A Save left ``count`` fields, those after them removed (a field removed before another is a move,
         :meth:`moved`): a removed field's steps are dropped. Undone, one raised (its field gone) and emptied
