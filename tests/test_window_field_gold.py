@@ -143,7 +143,12 @@ def test_each_field_finds_its_own_gold_column_and_its_accuracy_is_a_hand_count(q
     assert f"{100 * right / total:.1f}%" in priority_text
     assert f"; {far} two or more steps from their gold label (low < medium < high)" in priority_text
     assert 0 < far < N and right < N  # the test can tell a wrong count from a right one
-    assert "Random-check" not in priority_text  # the checks are the queue's, not said beside the priority
+    # Each field's own random-check estimate beside its gold figure (the queue's checks are not the priority's)
+    assert "Random-check estimate: none yet" in priority_text
+    row = session.draw_checks(1)[0]
+    session.teach_field(1, [row], second.labels[int(second.label_ids()[row])])  # "right as shown"
+    qtbot.waitUntil(lambda: "Random-check estimate: priority ~100%" in show_field(window, 1), timeout=10_000)
+    assert "Random-check estimate: none yet" in show_field(window, 0)
 
 
 def test_teaching_a_priority_ticket_leaves_the_queue_alone_and_is_judged_out_of_fold(qtbot, window, tmp_path):

@@ -223,8 +223,9 @@ class Summary:
 
     def refresh_field_gold(self, field: int) -> None:
         """A further field's accuracy against its own gold column, in the first field's words: taught tickets count
-        with the label a model not trained on them gives (the field's first pass judges them out of fold). That
-        field has no versions of its own yet, so no version comparison, stage or refinement note."""
+        with the label a model not trained on them gives (the field's first pass judges them out of fold), its
+        stage and its own random-check estimate beside it (the tab said neither, W13). No version comparison or
+        refinement note: the field's fit keeps no out-of-fold verdict of the language model's reading."""
         table, gold = self.field_gold(field)
         name, rows = self.session.field_names[field], len(self.session.table)
         if gold is None:
@@ -238,7 +239,10 @@ class Summary:
             return
         assert table is not None
         notes = counting_notes(table, gold)
+        if stage := stage_note(table):  # as the first field's: how many of these labels the language model read
+            notes.insert(0, stage)
         if later := rows - len(table):  # the field's table is refitted as rows arrive: the newest are not in it yet
             notes.insert(0, f"{counted(later, 'ticket')} not labelled for {name} yet.")
+        notes.append(estimate_note(self.session.field_check_status(field)))  # its own checks, as the first's
         far = two_steps(table, gold) if self.ordered(field) else None
         self.results.show_gold(report, "", " ".join(notes), field, far)
