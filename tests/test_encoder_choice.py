@@ -192,6 +192,9 @@ def test_a_mostly_german_file_gets_the_multilingual_encoder_offered_over_the_tab
     offer.use_button.click()
     assert offer.isHidden() and canonical_encoder(window.session.encoder_spec) == E5_SMALL
     assert window.statusBar().currentMessage().startswith("Sentence encoder: multilingual-e5-small")
+    # and the model's line names it for good, once the message has gone (W14: nothing did)
+    assert " · multilingual-e5-small · " in window.model_status.text()
+    assert window.model_status.toolTip().endswith("sentence encoder: multilingual-e5-small")
     window.statusBar().clearMessage()
     window.session.open_file(path, replace=True)  # with it in use, nothing more is offered
     qtbot.waitUntil(lambda: window.statusBar().currentMessage().startswith("tickets.csv:"), timeout=10_000)

@@ -177,6 +177,7 @@ class MainWindow(QMainWindow):
         offer = self.language_offer  # one click to the multilingual encoder; hidden once it is in use
         offer.use_clicked.connect(lambda: self.app_actions.use_encoder(MULTILINGUAL))
         self.app_actions.encoder_switched.connect(lambda: offer.offer(False))
+        self.app_actions.encoder_switched.connect(lambda: self.app_actions.name_model(self.model_status))
         s.rows_added.connect(self._rows_added)
         s.rows_changed.connect(self._rows_changed)
         s.table_reset.connect(self._table_reset)
@@ -231,9 +232,7 @@ class MainWindow(QMainWindow):
         self.app_actions.close_progress()
         if status.state == "ready":
             self.settings.set("model", self.session.model_spec or BUNDLED)
-            # Short, so the file's status keeps room at 1024 px; the rest in the tooltip.
-            self.model_status.setText(f"{status.name} · {status.device}")
-            self.model_status.setToolTip(f"{status.name} on {status.device}, loaded in {status.seconds:.1f} s")
+            self.app_actions.name_model(self.model_status)  # short, so the file's status keeps room at 1024 px
             if status.message:
                 self.statusBar().showMessage(status.message, 15000)
             if self.freeze_gc:

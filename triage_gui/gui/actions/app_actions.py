@@ -11,9 +11,9 @@ from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QDialog, QProgressDialog, QWidget
+from PySide6.QtWidgets import QDialog, QLabel, QProgressDialog, QWidget
 
-from ...engine.model import encoder_name
+from ...engine.model import MINILM, canonical_encoder, encoder_name
 from ...session.events import Event
 from ...session.session import Session
 from ...session.status import ModelStatus
@@ -58,6 +58,19 @@ class AppActions:
             again = "every ticket is labelled again" if self.session.ticket_count else "the next tickets use it"
             self.notify(f"Sentence encoder: {name}; {again}.", 15000)
             self.encoder_switched.emit()
+
+    def name_model(self, label: QLabel) -> None:
+        """The status bar's model line (``label``) and its tooltip, once a model is ready, naming the sentence
+        encoder when it is not the bundled MiniLM: after a switch to multilingual-e5-small only a message said so,
+        gone in 15 s (W14)."""
+        status = self.session.model_status
+        if status.state != "ready":
+            return
+        spec = canonical_encoder(self.session.encoder_spec)
+        encoder = "" if spec == MINILM else "no sentence encoder" if spec == "none" else encoder_name(spec)
+        label.setText(" · ".join(filter(None, [status.name, encoder, status.device])))
+        label.setToolTip(f"{status.name} on {status.device}, loaded in {status.seconds:.1f} s; sentence encoder: "
+                         f"{encoder or encoder_name(MINILM)}")  # fmt: skip
 
     def set_calibration(self, on: bool) -> None:
         """Through the session's setter (it rebuilds the prompt), never by writing its flag."""
