@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from PySide6.QtCore import QEvent, QSignalBlocker, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QIcon, QUndoCommand, QUndoStack
+from PySide6.QtGui import QIcon, QUndoCommand, QUndoStack
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -29,10 +29,9 @@ from PySide6.QtWidgets import (
 from ...engine.prompt import Example, Field, Label, Problem, PromptProfile
 from ...session.field_order import FIRST_FIELD
 from .field_bar import FieldBar
+from .problem_marks import clear_marks, mark_problems
 from .prompt_cells import LabelChoice, MultiLine, TabOn
 from .taught_line import KEPT, TaughtLine
-
-ERROR_BRUSH = QBrush(QColor(230, 60, 60, 90))
 
 
 class _Snapshot(QUndoCommand):
@@ -547,38 +546,14 @@ class PromptEditor(QWidget):
     def clear_problems(self) -> None:
         self.errors.hide()
         self.errors.clear()
-        self.instruction.setStyleSheet("")
-        # A mark cleared is no edit: unblocked, each cell's itemChanged re-read the whole prompt and hashed it
-        # twice (Use as labels with 24 suggested groups, 138 cells: 240-450 ms on the GUI thread).
-        with QSignalBlocker(self.labels), QSignalBlocker(self.examples):
-            for table in (self.labels, self.examples):
-                for r in range(table.rowCount()):
-                    for c in range(table.columnCount()):
-                        item = table.item(r, c)
-                        if item is not None:
-                            item.setData(Qt.ItemDataRole.BackgroundRole, None)
+        clear_marks(self.instruction, self.labels, self.examples)
 
     def show_problems(self, problems: list[Problem]) -> None:
         """Point at each offending field; nothing the user typed is changed."""
         self.clear_problems()
-        with QSignalBlocker(self.labels), QSignalBlocker(self.examples):
-            for problem in problems:
-                self._mark(problem.field)
+        mark_problems(problems, self.instruction, self.labels, self.examples)
         self.errors.setText("Not saved:\n" + "\n".join(f"• {p.message}" for p in problems))
         self.errors.show()
-
-    def _mark(self, field: str) -> None:
-        if field == "instruction":
-            self.instruction.setStyleSheet("QPlainTextEdit { border: 2px solid #d23c3c; }")
-            return
-        for prefix, table in (("labels", self.labels), ("examples", self.examples)):
-            if not field.startswith(prefix + "["):
-                continue
-            row = int(field[len(prefix) + 1 : field.index("]")])
-            column = 1 if field.endswith((".label", ".description")) else 0
-            item = table.item(row, column)
-            if item is not None:
-                item.setBackground(ERROR_BRUSH)
 
 
 def editable(fields: list[Field]) -> list[Field]:
