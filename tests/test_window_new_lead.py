@@ -180,6 +180,30 @@ def test_tab_in_the_labels_table_moves_to_the_next_cell_and_adds_a_row_at_the_en
     assert window.editor.examples.rowCount() == len(window.session.profile.examples)  # no example was added
 
 
+def test_tab_into_a_filled_description_then_typing_replaces_it(qtbot, window):
+    """Tab from a label's name into its filled description and typing appended to the old text (W14); now it
+    replaces it, as typing in the name cell after Tab does. Opened to edit (double-click, F2), it still adds."""
+    window.activateWindow()
+    labels = window.editor.labels
+    labels.setFocus()
+    labels.setCurrentCell(0, 0)
+    labels.editItem(labels.item(0, 0))
+    qtbot.waitUntil(lambda: _editor(labels) is not None, timeout=2_000)
+    assert labels.item(0, 1).text()  # filled
+    qtbot.keyClick(_editor(labels), Qt.Key.Key_Tab)
+    qtbot.waitUntil(lambda: labels.currentColumn() == 1 and _editor(labels) is not None, timeout=2_000)
+    qtbot.keyClicks(_editor(labels), "money in or out")
+    qtbot.keyClick(_editor(labels), Qt.Key.Key_Tab)
+    qtbot.waitUntil(lambda: labels.currentRow() == 1, timeout=2_000)
+    assert labels.item(0, 1).text() == "money in or out"
+    labels.setCurrentCell(0, 1)
+    labels.editItem(labels.item(0, 1))
+    qtbot.waitUntil(lambda: _editor(labels) is not None, timeout=2_000)
+    qtbot.keyClicks(_editor(labels), ", refunds")
+    qtbot.keyClick(_editor(labels), Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: labels.item(0, 1).text() == "money in or out, refunds", timeout=2_000)
+
+
 def test_subject_and_body_read_together_as_the_ticket_text(qtbot, window, monkeypatch, tmp_path):
     from triage_gui.gui.tickets import text_columns
 

@@ -70,10 +70,16 @@ class MultiLine(TabOn):
         editor.setMinimumHeight(60)
         return editor
 
+    select_all = False  # the next editor opened holds its text selected (Tab into the cell: typing replaces it)
+
     def setEditorData(self, editor: QWidget, index) -> None:
         if isinstance(editor, QPlainTextEdit):
             editor.setPlainText(index.data() or "")
-            editor.moveCursor(QTextCursor.MoveOperation.End)
+            if self.select_all:
+                editor.selectAll()
+            else:  # opened to edit (a double-click, F2): the cursor at the end, to add to it
+                editor.moveCursor(QTextCursor.MoveOperation.End)
+            self.select_all = False
 
     def setModelData(self, editor: QWidget, model, index) -> None:
         if isinstance(editor, QPlainTextEdit):

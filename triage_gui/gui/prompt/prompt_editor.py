@@ -500,6 +500,9 @@ class PromptEditor(QWidget):
             return
         row, column = divmod(max(step, 0), 2)
         table.setCurrentCell(row, column)
+        # Typing replaces what the cell held, as in the name cell (Qt selects a line editor's text): Tab into a
+        # filled description appended to it (W14)
+        self._multi_line[0].select_all = column == 1
         item = table.item(row, column)
         if item is None:
             item = QTableWidgetItem("")
