@@ -32,6 +32,7 @@ from ..engine.prompt import Measure, PromptProfile
 from ..engine.table import TicketTable
 from ..words import counted
 from .events import Event
+from .field_versions import Flip, first_field_flips
 from .gold import GoldColumn, gold_report, match_share
 from .tasks import LatestTask
 
@@ -346,16 +347,9 @@ class Evaluation:
         number = self.numbering(version)
         return f"version {number}" + ("'s earlier run" if number == self.numbering(self.in_use) else "")
 
-    def flips(self, limit: int = 2000) -> tuple[list[tuple[int, str, str, str]], int]:
+    def flips(self, limit: int = 2000) -> tuple[list[Flip], int]:
         """Tickets whose label changed with the last prompt version (the first ``limit``), and how many."""
-        table = self.table
-        previous, current = table.previous_ids(), table.label_ids()
-        changed = np.flatnonzero(table.scored_mask() & (previous >= 0) & (current >= 0) & (previous != current))
-        out = []
-        for row in changed[:limit]:
-            old, new = table.label_vocab[previous[row]], table.label_vocab[current[row]]
-            out.append((int(row), table.texts[row], old, new))
-        return out, len(changed)
+        return first_field_flips(self.table, limit)
 
 
 class VersionScoring:

@@ -54,6 +54,18 @@ def previous_tables(
     return out
 
 
+def first_field_flips(table: TicketTable, limit: int = 2000) -> tuple[list[Flip], int]:
+    """The first field's tickets whose label changed with the last prompt version (the first ``limit``), and how
+    many: its table keeps the labels it showed before (:meth:`TicketTable.previous_ids`), in its own vocabulary."""
+    previous, current = table.previous_ids(), table.label_ids()
+    changed = np.flatnonzero(table.scored_mask() & (previous >= 0) & (current >= 0) & (previous != current))
+    out = []
+    for row in changed[:limit]:
+        old, new = table.label_vocab[previous[row]], table.label_vocab[current[row]]
+        out.append((int(row), table.texts[row], old, new))
+    return out, len(changed)
+
+
 def flips_between(
     previous: TicketTable | None, current: TicketTable | None, limit: int = 2000
 ) -> tuple[list[Flip], int]:
