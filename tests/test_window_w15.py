@@ -38,3 +38,36 @@ def test_the_last_answer_of_a_priority_sample_says_the_priority_estimate(qtbot, 
     assert window.check_status.text().startswith("priority ~"), window.check_status.text()
     message = window.statusBar().currentMessage()
     assert message.startswith("Sample checked. ") and "priority" in message, message
+
+
+def test_a_renamed_labels_gold_rows_count_under_the_new_name_in_every_field(qtbot, window, tmp_path):
+    """W15: a lead renamed the queue label 'access' to 'accounts' and saved; the gold column, still 'access' on
+    those rows, stayed gold, but the Accuracy tab counted 30 of the 42 gold rows and called the other 12 "tickets
+    without a gold label". A rename now maps the old name to the new one in each field's gold column, and the
+    mapping is kept with the file's header, as a value mapping is (a restart counts them too)."""
+    from test_window_field_gold import N, hand_count, open_two_fields, settled, show_field, shown_accuracy
+
+    from triage_gui.session.evaluation import Evaluation
+
+    rows = open_two_fields(qtbot, window, tmp_path)
+    session, editor, evaluation = window.session, window.editor, window.evaluation
+    assert shown_accuracy(show_field(window, 0))[1] == N and shown_accuracy(show_field(window, 1))[1] == N
+    editor.field_bar.combo.setCurrentIndex(0)
+    editor.labels.item(2, 0).setText("login")  # the queue's 'account'
+    editor.field_bar.combo.setCurrentIndex(1)
+    editor.labels.item(2, 0).setText("urgent")  # the priority's 'high'
+    editor.flush_snapshot()
+    assert window.prompt.save()
+    qtbot.waitUntil(lambda: session.table.labels == ["billing", "technical", "login"], timeout=10_000)
+    settled(qtbot, window)
+    queue = [{"account": "login"}.get(r["queue"], r["queue"]) for r in rows]
+    right, total, _ = hand_count(session.table, queue)
+    assert total == N and shown_accuracy(show_field(window, 0)) == (right, total)
+    table = session.field_table(1)
+    judged = [table.evaluated_label(r) for r in range(N)]  # a taught row's: by a model not trained on it
+    priority = [{"high": "urgent"}.get(r["priority"], r["priority"]) for r in rows]
+    right = sum(j == p for j, p in zip(judged, priority, strict=True))
+    assert None not in judged and shown_accuracy(show_field(window, 1)) == (right, N)
+    again = Evaluation(session.table, evaluation.mappings)  # a restart: what the settings keep
+    assert again.detect("text") and again.gold is not None
+    assert again.gold.label_for("account", session.table.labels) == "login"

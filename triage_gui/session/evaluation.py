@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -138,6 +138,20 @@ class Evaluation:
         if mapping is not None:
             self.mappings[key] = mapping
         return GoldColumn(column, dict(self.mappings.get(key) or {}))
+
+    def follow_renames(self, renamed: Mapping[int, Mapping[str, str]], names: Sequence[str]) -> None:
+        """Labels a Save renamed (field index -> old name -> new; ``names``: the fields'): each field's gold column
+        maps the old name to the new one, kept with the file's header (W15: 12 of 42 gold rows went uncounted)."""
+        for index, mapping in renamed.items():
+            field = names[index] if 0 < index < len(names) else ""
+            if (gold := self.field_gold.get(field) if field else None if index else self.gold) is None:
+                continue
+            column = self._column(gold.column, gold.renamed(mapping), field)
+            if field:
+                self.field_gold[field] = column
+                self.field_gold_changed.emit(field, column)
+            else:
+                self.set_gold(column)
 
     def detect(self, text_column: str, fields: list[str] | None = None) -> bool:
         """Offer a column whose values are (nearly all) label names as gold, once a file; True if one was

@@ -280,20 +280,21 @@ class Intents:
         *Teach next* list of that field's column, as :meth:`next_to_teach` picks its first."""
         return tuple(self.fields.suggested(field)) if field > 0 else ()
 
-    def follow_renames(self, renames: Sequence[tuple[str, str]], profile: PromptProfile) -> int:
+    def follow_renames(self, renames: Sequence[tuple[str, str]], profile: PromptProfile) -> dict[int, dict[str, str]]:
         """Before ``profile`` (the editor's, valid) is saved: each field's taught tickets whose label was renamed in
-        the editor (``renames``, as typed) take the new name (:mod:`label_renames`); returns how many did."""
+        the editor (``renames``, as typed) take the new name (:mod:`label_renames`); returns field -> old -> new."""
         from .label_renames import renamed_labels
 
-        names, changed = self.field_names or [profile.fields[0].name], 0
+        names, renamed = self.field_names or [profile.fields[0].name], {}
         for i, name in enumerate(names):
             at = next((j for j, f in enumerate(profile.fields) if f.name == name), None)
             at = i if at is None and len(profile.fields) == len(names) else at
             if at is not None and (
                 mapping := renamed_labels(renames, self.field_labels(i), profile.fields[at].label_names)
             ):
-                changed += self.teaching.relabel(mapping) if not i else self.fields.relabel(i, mapping)
-        return changed
+                renamed[i] = mapping  # (its gold column follows too: Evaluation.follow_renames)
+                self.fields.relabel(i, mapping) if i else self.teaching.relabel(mapping)
+        return renamed
 
     def restore_kept(self, taught: Sequence[tuple[str, str]], checks: Sequence[CheckRecord]) -> None:
         """What a prompt file keeps, now in use: its taught set (replacing this one) and its checks."""

@@ -156,7 +156,8 @@ class PromptActions:
         profile, new = self.editor.profile(), self.document.status.new
         try:
             profile.validate()  # before a renamed label's taught tickets take its new name (W14)
-            if not new and self.session.follow_renames(self.editor.label_renames(saved=True), profile):
+            renamed = {} if new else self.session.follow_renames(self.editor.label_renames(saved=True), profile)
+            if renamed:
                 self.keep_taught()
             taught = [(t, label) for t, label in self.session.taught_items() if not new or self._left.get(t) != label]
             note = self.document.save(profile, taught, path)  # a new prompt: only what was taught since New
@@ -170,6 +171,7 @@ class PromptActions:
             self.warn("Prompt not saved", f"Cannot write {path or self.document.path}: {exc.strerror or exc}")
             return False
         self.editor.clear_problems()
+        self.evaluation.follow_renames(renamed, self.session.field_names)  # the gold rows of a renamed label count
         if new:  # the new prompt comes into use with its own taught tickets and checks
             saved = self.document.saved
             self.session.restore_kept([(e.text, e.label) for e in saved.taught], saved.checks)
