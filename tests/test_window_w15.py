@@ -71,3 +71,36 @@ def test_a_renamed_labels_gold_rows_count_under_the_new_name_in_every_field(qtbo
     again = Evaluation(session.table, evaluation.mappings)  # a restart: what the settings keep
     assert again.detect("text") and again.gold is not None
     assert again.gold.label_for("account", session.table.labels) == "login"
+
+
+def test_a_new_leads_prompt_dialogs_start_in_the_home_folder(qtbot, window, tmp_path, monkeypatch):
+    """W15: a new lead built a two-field prompt and chose File › Save prompt as…; the dialog opened in the settings
+    folder (~/.config/ticket-triage, hidden) on prompt.json, the app's own prompt, so 'it_prompt.json' would have
+    been saved where the lead never looks. As Open tickets… does since W14: the app's own prompt starts the
+    prompt's dialogs (Save prompt as…, Open prompt…, the editor's Export…) in the home folder; a lead's, beside it."""
+    from pathlib import Path
+
+    from triage_gui.paths import config_dir
+
+    asked: list[str] = []
+    for name in ("getSaveFileName", "getOpenFileName"):
+        monkeypatch.setattr(
+            f"triage_gui.gui.actions.prompt_actions.QFileDialog.{name}",
+            lambda parent, title, start, filters: asked.append(start) or ("", ""),
+        )
+    monkeypatch.setattr(window.session, "taught_items", lambda: [("my printer jams", "technical")])
+    assert window.document.path.parent == config_dir()
+    window.prompt.save_as_dialog()
+    window.prompt.open_dialog()
+    window.prompt.export_taught()
+    home = Path.home()
+    assert asked == [str(home / "prompt.json"), str(home), str(home / "prompt-taught.csv")]
+    mine = tmp_path / "prompts" / "mine.json"
+    mine.parent.mkdir()
+    window.editor.profile().save(mine)
+    assert window.prompt.open(str(mine))
+    asked.clear()
+    window.prompt.save_as_dialog()
+    window.prompt.open_dialog()
+    window.prompt.export_taught()
+    assert asked == [str(mine), str(mine.parent), str(mine.parent / "mine-taught.csv")]

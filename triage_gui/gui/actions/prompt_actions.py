@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QWidget
 
 from ...engine.prompt import Field, Label, Measure, Problem, ProfileError, PromptProfile, VersionRecord, default_profile
 from ...engine.tickets import read_taught, write_taught
+from ...paths import lead_folder
 from ...session import field_versions
 from ...session.evaluation import Evaluation, Score
 from ...session.prompt_document import DocumentStatus, PromptConflict, PromptDocument
@@ -268,13 +269,12 @@ class PromptActions:
         return True
 
     def save_as_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self.parent, "Save prompt as", str(self.document.path), "*.json")
-        if path:
+        start = lead_folder(self.document.path) / self.document.path.name  # a new lead's: not the settings folder
+        if path := QFileDialog.getSaveFileName(self.parent, "Save prompt as", str(start), "*.json")[0]:
             self.save(Path(path))
 
     def open_dialog(self) -> None:
-        # The prompt in use's folder, where the lead keeps prompts (it started in the working folder: walkthrough W).
-        folder = str(self.document.path.parent)
+        folder = str(lead_folder(self.document.path))  # where the lead keeps prompts (it was the working folder: W)
         path, _ = QFileDialog.getOpenFileName(self.parent, "Open prompt", folder, "Prompts (*.json)")
         if path:
             self.open(path)
@@ -422,7 +422,7 @@ class PromptActions:
             self.notify("Nothing taught yet.", 5000)
             return
         current = self.document.path
-        suggestion = current.with_name(f"{current.stem}-taught.csv")
+        suggestion = lead_folder(current) / f"{current.stem}-taught.csv"
         path, _ = QFileDialog.getSaveFileName(
             self.parent, "Export taught tickets", str(suggestion), "CSV files (*.csv)"
         )
