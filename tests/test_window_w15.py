@@ -104,3 +104,30 @@ def test_a_new_leads_prompt_dialogs_start_in_the_home_folder(qtbot, window, tmp_
     window.prompt.open_dialog()
     window.prompt.export_taught()
     assert asked == [str(mine), str(mine.parent), str(mine.parent / "mine-taught.csv")]
+
+
+def test_a_second_field_does_not_widen_the_prompt_editor(qtbot, window, tmp_path):
+    """W15 at 1024x640: with a queue and a priority the prompt editor took 444 px of the window (303 with one
+    field): its field bar (Field, the selector, Add field…, Rename…, Remove, Move) would not be narrower than
+    426 px, so the tickets lost a fifth of their width and, in the priority's column, the ticket text scrolled
+    out of sight. The bar now wraps its buttons where the editor is narrow; every one stays whole."""
+    from test_window_fields import open_two_fields
+
+    editor = window.editor
+    widths = {}
+    for size in ((1024, 640), (1366, 768)):
+        window.resize(*size)
+        qtbot.waitUntil(lambda size=size: window.width() == size[0], timeout=2_000)
+        qtbot.wait(50)
+        widths[size] = editor.width()
+    open_two_fields(qtbot, window, tmp_path)
+    for size, one in widths.items():
+        window.resize(*size)
+        qtbot.waitUntil(lambda size=size: window.width() == size[0], timeout=2_000)
+        qtbot.wait(50)  # the layout settles
+        assert editor.width() <= one + 2, (size, editor.width(), one)
+        bar = editor.field_bar
+        for button in (bar.combo, bar.add_button, bar.rename_button, bar.remove_button, bar.move_button):
+            place = button.geometry()
+            assert place.right() <= bar.width() and place.bottom() <= bar.height(), (size, button.text())
+            assert place.width() >= button.sizeHint().width(), (size, button.text())  # whole, not squeezed
