@@ -131,3 +131,30 @@ def test_a_second_field_does_not_widen_the_prompt_editor(qtbot, window, tmp_path
             place = button.geometry()
             assert place.right() <= bar.width() and place.bottom() <= bar.height(), (size, button.text())
             assert place.width() >= button.sizeHint().width(), (size, button.text())  # whole, not squeezed
+
+
+def test_a_renamed_label_is_no_flip_in_any_field(qtbot, window, tmp_path):
+    """W15: the queue label 'access' renamed 'accounts' and saved, the Flipped tab said "Flipped (41)" and listed
+    every ticket of the label, "#2 access → accounts: …", among the two that did change. A rename is no flip: the
+    previous labels are read under their new names, in every field."""
+    from test_window_field_gold import open_two_fields, settled
+
+    open_two_fields(qtbot, window, tmp_path)
+    session, editor = window.session, window.editor
+    queue_before = [session.table.label(r) for r in range(len(session.table))]
+    assert "account" in queue_before
+    editor.field_bar.combo.setCurrentIndex(0)
+    editor.labels.item(2, 0).setText("login")  # the queue's 'account'
+    editor.field_bar.combo.setCurrentIndex(1)
+    editor.labels.item(2, 0).setText("urgent")  # the priority's 'high'
+    editor.flush_snapshot()
+    assert window.prompt.save()
+    qtbot.waitUntil(lambda: session.table.labels == ["billing", "technical", "login"], timeout=10_000)
+    settled(qtbot, window)
+    flips, count = window.evaluation.flips()
+    queue_now = [session.table.label(r) for r in range(len(session.table))]
+    renamed = {"account": "login"}
+    changed = [r for r, (a, b) in enumerate(zip(queue_before, queue_now, strict=True)) if renamed.get(a, a) != b]
+    assert count == len(changed) and [f[0] for f in flips] == changed, (count, flips[:3])
+    further, count, compared = window.summary.field_versions.flips(1)
+    assert compared and not any((old, new) == ("high", "urgent") for _, _, old, new in further), further[:3]
