@@ -158,3 +158,40 @@ def test_a_renamed_label_is_no_flip_in_any_field(qtbot, window, tmp_path):
     assert count == len(changed) and [f[0] for f in flips] == changed, (count, flips[:3])
     further, count, compared = window.summary.field_versions.flips(1)
     assert compared and not any((old, new) == ("high", "urgent") for _, _, old, new in further), further[:3]
+
+
+def test_the_run_line_names_the_field_read_after_a_save_that_moves_fields(qtbot, tmp_path, monkeypatch, event_loop_qt):
+    """W15: a Save that added 'sentiment' had the language model read it alone ("… · sentiment alone"); the lead
+    then moved the sentiment left of the priority and saved (a move reads nothing again), and the run line said
+    "priority alone": the fields read were kept by place, and the priority had taken the sentiment's."""
+    from fake_engine import FakeEngine
+    from test_session_refinement import _stored_engine
+    from window_fakes import close_fake
+
+    from triage_gui.gui.main_window import MainWindow
+    from triage_gui.session.session import Session
+
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
+    fake = FakeEngine()
+    session = Session(_stored_engine(fake, tmp_path / "scores"), device="cpu", batch_size=8, encoder="fake")
+    win = MainWindow(session=session)
+    qtbot.addWidget(win, before_close_func=MainWindow.close_now)
+    win.show()
+    line = win.tickets.rate_label
+    try:
+        qtbot.waitUntil(lambda: session.prompt_status.state == "ready", timeout=10_000)
+        open_two_fields(qtbot, win, tmp_path)
+        editor = win.editor
+        editor.field_bar.combo.setCurrentIndex(1)
+        editor.instruction.setPlainText("How soon must a person act?")  # the priority alone read again
+        assert win.prompt.save()
+        qtbot.waitUntil(lambda: "priority alone" in line.text() and session.run_status.state == "done", timeout=15_000)
+        editor.field_bar.combo.setCurrentIndex(1)
+        editor.field_bar.left_action.trigger()  # the priority, first
+        assert win.prompt.save()
+        qtbot.waitUntil(lambda: session.field_names == ["priority", "queue"], timeout=10_000)
+        qtbot.waitUntil(lambda: not session.busy and session.run_status.state == "done", timeout=15_000)
+        qtbot.wait(100)
+        assert "queue alone" not in line.text(), line.text()  # the queue was never read again
+    finally:
+        close_fake(win)
