@@ -195,3 +195,19 @@ def test_the_run_line_names_the_field_read_after_a_save_that_moves_fields(qtbot,
         assert "queue alone" not in line.text(), line.text()  # the queue was never read again
     finally:
         close_fake(win)
+
+
+def test_adding_a_second_field_says_what_the_labels_already_there_become(qtbot, window, monkeypatch):
+    """W15: a new lead's prompt had the queue's labels; Edit › Add a field… asked only "Field name (a queue, a
+    priority…)", the lead typed "priority", and the labels already there became a field called "field 1" (the
+    table's column title, the Accuracy tab's Field:) with no word of it, found only in the selector. The first
+    addition says so, and how to name it."""
+    from PySide6.QtWidgets import QInputDialog
+
+    asked: list[str] = []
+    monkeypatch.setattr(QInputDialog, "getText", lambda parent, title, label, **k: asked.append(label) or ("", False))
+    window.editor.ask_add_field()
+    assert "'field 1'" in asked[-1] and "Rename…" in asked[-1], asked[-1]
+    window.editor.add_field("priority")
+    window.editor.ask_add_field()  # two fields already: each has its name
+    assert asked[-1] == "Field name (a queue, a priority…):", asked[-1]

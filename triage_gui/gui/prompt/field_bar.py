@@ -19,7 +19,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...session.field_order import FIRST_FIELD
 from ..widgets.flow_layout import FlowLayout
+
+ASK_NAME = "Field name (a queue, a priority…):"
 
 
 class FieldBar(QWidget):
@@ -101,9 +104,13 @@ class FieldBar(QWidget):
         self.setVisible(len(names) > 1)
 
     def ask_add(self) -> None:
-        self._ask(self.added, "Add field", "")
+        """The new field's name; a one-field prompt's first addition says what its labels become (W15: the lead
+        typed "priority" and the labels already there became a field called "field 1", said nowhere)."""
+        first = f"The labels you have become the field '{FIRST_FIELD}' (Rename… names it).\n"
+        first = "" if self.combo.count() else first
+        self._ask(self.added, "Add field", "", first + ASK_NAME)
 
-    def _ask(self, signal, title: str, name: str) -> None:
-        text, ok = QInputDialog.getText(self, title, "Field name (a queue, a priority…):", text=name)
+    def _ask(self, signal, title: str, name: str, question: str = ASK_NAME) -> None:
+        text, ok = QInputDialog.getText(self, title, question, text=name)
         if ok and text.strip():
             signal.emit(text.strip())
