@@ -392,8 +392,8 @@ WINDOW_READS = {
     },
     "evaluation": {
         "choose", "choose_for", "cleared", "comparison", "detect", "detect_fields", "field_gold_changed", "flips",
-        "follow_fields", "gold", "gold_changed", "gold_for", "mappings", "needs_mapping", "numbering", "scored",
-        "version_applied", "field_scored",
+        "follow_fields", "follow_renames", "gold", "gold_changed", "gold_for", "mappings", "needs_mapping", "numbering",
+        "scored", "version_applied", "field_scored",
     },
 }  # fmt: skip
 

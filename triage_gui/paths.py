@@ -32,6 +32,12 @@ def config_dir() -> Path:
     return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
 
 
+def lead_folder(path: Path) -> Path:
+    """Where a file dialog about ``path`` (the prompt in use) starts: its folder, unless that is the settings folder
+    (the app's own prompt, a new lead's), which holds nothing a lead keeps: the home folder then (W14, W15)."""
+    return Path.home() if os.path.realpath(path.parent) == os.path.realpath(config_dir()) else path.parent
+
+
 def resources_dir() -> Path:
     """The shipped resources, in a source checkout, an installed package or a frozen bundle."""
     frozen = getattr(sys, "_MEIPASS", None)

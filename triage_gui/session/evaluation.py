@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -32,6 +32,7 @@ from ..engine.prompt import Measure, PromptProfile
 from ..engine.table import TicketTable
 from ..words import counted
 from .events import Event
+from .field_versions import Flip, first_field_flips
 from .gold import GoldColumn, gold_report, match_share
 from .tasks import LatestTask
 
@@ -137,6 +138,20 @@ class Evaluation:
         if mapping is not None:
             self.mappings[key] = mapping
         return GoldColumn(column, dict(self.mappings.get(key) or {}))
+
+    def follow_renames(self, renamed: Mapping[int, Mapping[str, str]], names: Sequence[str]) -> None:
+        """Labels a Save renamed (field index -> old name -> new; ``names``: the fields'): each field's gold column
+        maps the old name to the new one, kept with the file's header (W15: 12 of 42 gold rows went uncounted)."""
+        for index, mapping in renamed.items():
+            field = names[index] if 0 < index < len(names) else ""
+            if (gold := self.field_gold.get(field) if field else None if index else self.gold) is None:
+                continue
+            column = self._column(gold.column, gold.renamed(mapping), field)
+            if field:
+                self.field_gold[field] = column
+                self.field_gold_changed.emit(field, column)
+            else:
+                self.set_gold(column)
 
     def detect(self, text_column: str, fields: list[str] | None = None) -> bool:
         """Offer a column whose values are (nearly all) label names as gold, once a file; True if one was
@@ -346,16 +361,9 @@ class Evaluation:
         number = self.numbering(version)
         return f"version {number}" + ("'s earlier run" if number == self.numbering(self.in_use) else "")
 
-    def flips(self, limit: int = 2000) -> tuple[list[tuple[int, str, str, str]], int]:
+    def flips(self, limit: int = 2000) -> tuple[list[Flip], int]:
         """Tickets whose label changed with the last prompt version (the first ``limit``), and how many."""
-        table = self.table
-        previous, current = table.previous_ids(), table.label_ids()
-        changed = np.flatnonzero(table.scored_mask() & (previous >= 0) & (current >= 0) & (previous != current))
-        out = []
-        for row in changed[:limit]:
-            old, new = table.label_vocab[previous[row]], table.label_vocab[current[row]]
-            out.append((int(row), table.texts[row], old, new))
-        return out, len(changed)
+        return first_field_flips(self.table, limit)
 
 
 class VersionScoring:

@@ -37,7 +37,8 @@ class FieldVersions:
         """Field ``field``'s flips (1: the second field), how many, and whether it has previous labels at all."""
         fields = self.session.fields
         previous = fields.previous[field - 1] if 0 < field <= len(fields.previous) else None
-        return (*flips_between(previous, fields.table_of(field), limit), previous is not None)
+        renamed = fields.renamed.get(fields.specs[field - 1].name, {}) if 0 < field <= len(fields.specs) else {}
+        return (*flips_between(previous, fields.table_of(field), limit, renamed), previous is not None)
 
     def look(self) -> None:
         if self.session.fields.specs:

@@ -62,6 +62,7 @@ class FieldLabels:
         self.first = ""  # the first field's name (the session's own)
         self.specs: list[FieldSpec] = []
         self.taught: list[dict[str, str]] = []  # per further field: ticket text -> label
+        self.renamed: dict[str, dict[str, str]] = {}  # a field's labels a Save renamed (its name -> old -> new)
         self.tables: list[TicketTable | None] = []  # per further field: its labelled table (None: not yet)
         self.suggestions: list[list[int]] = []  # per further field: the rows to teach next, best first
         # per further field: its labelled table before its prompt part or taught set last changed (None: none yet),
@@ -228,9 +229,10 @@ class FieldLabels:
     def relabel(self, index: int, mapping: dict[str, str]) -> int:
         """Field ``index``'s labels renamed in the prompt about to be saved: its tickets taught an old name take
         the new one (the Save's :meth:`set_prompt` refits); returns how many."""
-        taught = self.taught[index - 1]
+        taught, was = self.taught[index - 1], self.renamed.get(name := self.specs[index - 1].name, {})
         renamed = {text: mapping[label] for text, label in taught.items() if label in mapping}
         taught.update(renamed)
+        self.renamed[name] = {**{old: mapping.get(new, new) for old, new in was.items()}, **mapping}  # its flips
         if renamed:
             self.taught_changed.emit()
         return len(renamed)

@@ -42,6 +42,11 @@ class GoldColumn:
         by_name = {normal(name): name for name in labels}
         return by_name.get(key)
 
+    def renamed(self, labels: Mapping[str, str]) -> dict[str, str]:
+        """The value mapping once ``labels`` (old name -> new) are renamed: the old names' values too (W15)."""
+        mapping = {value: labels.get(label, label) for value, label in self.mapping.items()}
+        return {**{normal(old): new for old, new in labels.items()}, **mapping}
+
     def ids(self, table: TicketTable) -> np.ndarray:
         """Each row's gold label as an index into the current labels; -1 where none or ignored.
         Rows already mapped are kept (a refresh during a 200,000-row stream maps only the new ones)."""

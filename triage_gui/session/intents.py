@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 from .checks import same_content
 from .field_versions import number_in
 from .gold import GoldColumn, gold_teaching
+from .label_renames import renamed_labels
 
 if TYPE_CHECKING:
     from ..engine.grouping import Grouping
@@ -280,21 +281,20 @@ class Intents:
         *Teach next* list of that field's column, as :meth:`next_to_teach` picks its first."""
         return tuple(self.fields.suggested(field)) if field > 0 else ()
 
-    def follow_renames(self, renames: Sequence[tuple[str, str]], profile: PromptProfile) -> int:
+    def follow_renames(self, renames: Sequence[tuple[str, str]], profile: PromptProfile) -> dict[int, dict[str, str]]:
         """Before ``profile`` (the editor's, valid) is saved: each field's taught tickets whose label was renamed in
-        the editor (``renames``, as typed) take the new name (:mod:`label_renames`); returns how many did."""
-        from .label_renames import renamed_labels
-
-        names, changed = self.field_names or [profile.fields[0].name], 0
+        the editor (``renames``, as typed) take the new name (:mod:`label_renames`); returns field -> old -> new."""
+        names, renamed = self.field_names or [profile.fields[0].name], {}
         for i, name in enumerate(names):
             at = next((j for j, f in enumerate(profile.fields) if f.name == name), None)
             at = i if at is None and len(profile.fields) == len(names) else at
             if at is not None and (
                 mapping := renamed_labels(renames, self.field_labels(i), profile.fields[at].label_names)
             ):
-                changed += self.teaching.relabel(mapping) if not i else self.fields.relabel(i, mapping)
-                self.teaching.history.renamed(i, mapping)
-        return changed
+                renamed[i] = mapping  # (its gold column follows too: Evaluation.follow_renames)
+                self.fields.relabel(i, mapping) if i else self.teaching.relabel(mapping)
+                self.teaching.history.renamed(i, mapping)  # its undo steps too
+        return renamed
 
     def restore_kept(self, taught: Sequence[tuple[str, str]], checks: Sequence[CheckRecord]) -> None:
         """What a prompt file keeps, now in use: its taught set (replacing this one) and its checks."""

@@ -244,7 +244,10 @@ class Session(Intents):
         False (and does nothing) when it is what is already in use or being built and nothing was stopped:
         saving an unchanged prompt costs nothing; after a Stop it resumes the pass. The fields after the first
         (a prompt with several) have their own first pass and scorers, read in the same run (:mod:`fields`)."""
+        # The fields this run read, by name: a Save that moved them had the run line name another one (W15).
+        read = {name for i, name in enumerate(self.field_names) if i in self._fields_read}
         self.fields.set_prompt(profile)
+        self._fields_read = tuple(i for i, name in enumerate(self.field_names) if name in read)
         self.teaching.history.fields_left(len(profile.fields))  # a removed field's undo steps go with it
         if self.requested is not None and profile.content_hash() == self.requested.content_hash():
             if self.profile is not None and self.profile.content_hash() == profile.content_hash():

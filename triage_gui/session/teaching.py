@@ -179,6 +179,7 @@ class Teaching:
         (its Save's relabel marks the rows); returns how many."""
         renamed = {text: mapping[label] for text, label in self.taught.items() if label in mapping}
         self.taught.update(renamed)
+        self.table.renamed = {**{old: mapping.get(new, new) for old, new in self.table.renamed.items()}, **mapping}
         if renamed:
             self._changed()
         return len(renamed)

@@ -29,6 +29,7 @@ class TicketTable:
         self.label_vocab: list[str] = []  # every label name any prompt version used; rows index into it
         self._vocab_index: dict[str, int] = {}
         self.labels: list[str] = []  # the current prompt version's labels
+        self.renamed: dict[str, str] = {}  # labels a Save renamed, old -> new: the flips read the previous so
         self.version = NONE
         self.bias = np.zeros(0, dtype=np.float32)  # the version's calibration: kept when the rows are dropped
         self._label_ids = np.zeros(0, dtype=np.int16)

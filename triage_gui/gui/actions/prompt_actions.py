@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QWidget
 
 from ...engine.prompt import Field, Label, Measure, Problem, ProfileError, PromptProfile, VersionRecord, default_profile
 from ...engine.tickets import read_taught, write_taught
+from ...paths import lead_folder
 from ...session import field_versions
 from ...session.evaluation import Evaluation, Score
 from ...session.prompt_document import DocumentStatus, PromptConflict, PromptDocument
@@ -156,7 +157,8 @@ class PromptActions:
         profile, new = self.editor.profile(), self.document.status.new
         try:
             profile.validate()  # before a renamed label's taught tickets take its new name (W14)
-            if not new and self.session.follow_renames(self.editor.label_renames(saved=True), profile):
+            renamed = {} if new else self.session.follow_renames(self.editor.label_renames(saved=True), profile)
+            if renamed:
                 self.keep_taught()
             taught = [(t, label) for t, label in self.session.taught_items() if not new or self._left.get(t) != label]
             note = self.document.save(profile, taught, path)  # a new prompt: only what was taught since New
@@ -170,6 +172,7 @@ class PromptActions:
             self.warn("Prompt not saved", f"Cannot write {path or self.document.path}: {exc.strerror or exc}")
             return False
         self.editor.clear_problems()
+        self.evaluation.follow_renames(renamed, self.session.field_names)  # the gold rows of a renamed label count
         if new:  # the new prompt comes into use with its own taught tickets and checks
             saved = self.document.saved
             self.session.restore_kept([(e.text, e.label) for e in saved.taught], saved.checks)
@@ -266,13 +269,12 @@ class PromptActions:
         return True
 
     def save_as_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self.parent, "Save prompt as", str(self.document.path), "*.json")
-        if path:
+        start = lead_folder(self.document.path) / self.document.path.name  # a new lead's: not the settings folder
+        if path := QFileDialog.getSaveFileName(self.parent, "Save prompt as", str(start), "*.json")[0]:
             self.save(Path(path))
 
     def open_dialog(self) -> None:
-        # The prompt in use's folder, where the lead keeps prompts (it started in the working folder: walkthrough W).
-        folder = str(self.document.path.parent)
+        folder = str(lead_folder(self.document.path))  # where the lead keeps prompts (it was the working folder: W)
         path, _ = QFileDialog.getOpenFileName(self.parent, "Open prompt", folder, "Prompts (*.json)")
         if path:
             self.open(path)
@@ -420,7 +422,7 @@ class PromptActions:
             self.notify("Nothing taught yet.", 5000)
             return
         current = self.document.path
-        suggestion = current.with_name(f"{current.stem}-taught.csv")
+        suggestion = lead_folder(current) / f"{current.stem}-taught.csv"
         path, _ = QFileDialog.getSaveFileName(
             self.parent, "Export taught tickets", str(suggestion), "CSV files (*.csv)"
         )

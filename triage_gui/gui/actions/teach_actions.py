@@ -87,6 +87,8 @@ class TeachActions:
         if checked and following is not None:
             self.tickets.select_source_row(following, field)
             self.tickets.focus_table()
+        elif checked and not (status := self.session.field_check_status(field)).to_check:  # the last answer
+            self.notify(f"Sample checked. {status.describe()}.", 15000)  # after the teach's own words (W15)
 
     def _field_name(self, field: int) -> str:
         """The field's name, for a prompt with several fields ("" for one)."""

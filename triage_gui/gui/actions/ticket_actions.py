@@ -37,7 +37,7 @@ from ...engine.tickets import (
     write_field_results,
     write_results,
 )
-from ...paths import config_dir, sample_tickets
+from ...paths import lead_folder, sample_tickets
 from ...session.evaluation import Evaluation
 from ...session.gold import gold_teaching
 from ...session.session import Session
@@ -91,7 +91,7 @@ class TicketActions:
         # Beside the last ticket file opened, else the prompt file in use: "" started in the settings folder (W11);
         # the app's own prompt is in the settings folder, so a new lead's is the home folder (W14)
         prompt = self.prompt_file()
-        own = prompt is not None and os.path.realpath(prompt.parent) == os.path.realpath(config_dir())
+        own = prompt is not None and lead_folder(prompt) != prompt.parent
         near = self.last_opened or next(iter(self.settings.recent_files()), "") or ("" if own else str(prompt or ""))
         folder = str(Path(near).parent) if near and Path(near).parent.is_dir() else str(Path.home())
         paths, _ = QFileDialog.getOpenFileNames(self.parent, "Open ticket files", folder, FILE_FILTER)

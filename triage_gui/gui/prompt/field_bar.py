@@ -19,6 +19,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...session.field_order import FIRST_FIELD
+from ..widgets.flow_layout import FlowLayout
+
+ASK_NAME = "Field name (a queue, a priority…):"
+
 
 class FieldBar(QWidget):
     """See the module docstring; the editor owns the fields and answers the signals (each edit undoable)."""
@@ -67,13 +72,17 @@ class FieldBar(QWidget):
             "the labels two or more steps from their gold one, and the table marks them ‼"
         )
         self.ordered_box.clicked.connect(self.ordered_set)
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.title)
-        row.addWidget(self.combo)
-        row.addStretch(1)
-        for button in (self.add_button, self.rename_button, self.remove_button, self.move_button):
-            row.addWidget(button)
+        pick = QWidget()  # "Field" and its selector, on one line
+        pair = QHBoxLayout(pick)
+        pair.setContentsMargins(0, 0, 0, 0)
+        pair.addWidget(self.title)
+        pair.addWidget(self.combo)
+        # Wrapped where the editor is narrow: in one row the bar was 426 px at its narrowest, and at 1024x640 the
+        # editor took 444 px for it (303 with one field), the tickets a fifth less, the ticket text scrolled away
+        # in the priority's column (W15).
+        row = FlowLayout(self)
+        for widget in (pick, self.add_button, self.rename_button, self.remove_button, self.move_button):
+            row.addWidget(widget)
         self.show_fields([], 0)
 
     def show_fields(self, names: list[str], current: int, ordered: Sequence[bool] = ()) -> None:
@@ -95,9 +104,13 @@ class FieldBar(QWidget):
         self.setVisible(len(names) > 1)
 
     def ask_add(self) -> None:
-        self._ask(self.added, "Add field", "")
+        """The new field's name; a one-field prompt's first addition says what its labels become (W15: the lead
+        typed "priority" and the labels already there became a field called "field 1", said nowhere)."""
+        first = f"The labels you have become the field '{FIRST_FIELD}' (Rename… names it).\n"
+        first = "" if self.combo.count() else first
+        self._ask(self.added, "Add field", "", first + ASK_NAME)
 
-    def _ask(self, signal, title: str, name: str) -> None:
-        text, ok = QInputDialog.getText(self, title, "Field name (a queue, a priority…):", text=name)
+    def _ask(self, signal, title: str, name: str, question: str = ASK_NAME) -> None:
+        text, ok = QInputDialog.getText(self, title, question, text=name)
         if ok and text.strip():
             signal.emit(text.strip())

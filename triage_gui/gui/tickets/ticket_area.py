@@ -204,8 +204,8 @@ class TicketArea(QWidget):
 
     @property
     def field_in_use(self) -> int:
-        """The field whose column the current cell is in (a prompt with several fields; 0: the first field)."""
-        return self.model.field_of(self.table.currentIndex().column())
+        """The field whose column the current cell is, or was, in (several fields; 0: the first field)."""
+        return self.model.field_of(self.table.last_column)
 
     def show_fields(self, names: list[str]) -> None:
         """A prompt with several fields: the run bar says which the language model reads."""

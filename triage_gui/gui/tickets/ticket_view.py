@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QGuiApplication, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QTableView
 
@@ -16,6 +16,14 @@ class TicketView(QTableView):
     teach_keys = Signal(list, object)  # source rows, label or None
     accept_keys = Signal(list)
     next_key = Signal()  # N: the next ticket to teach
+    last_column = -1  # the current cell's column, kept while there is none (a sample's last answer, W15)
+
+    def currentChanged(
+        self, current: QModelIndex | QPersistentModelIndex, previous: QModelIndex | QPersistentModelIndex
+    ) -> None:
+        super().currentChanged(current, previous)
+        if current.isValid():
+            self.last_column = current.column()
 
     def keep_cell_through_resets(self, model: TicketTableModel) -> None:
         """The current cell's ticket and column (by its role) stay current through a reset of ``model`` (a Save's
