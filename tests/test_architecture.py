@@ -372,7 +372,7 @@ WINDOW_READS = {
         "has_model", "head_changed", "head_status", "history", "in_background", "labels", "learn_from",
         "languages_known", "load_model", "message", "model_changed", "model_spec", "encoder_spec",
         "offers_multilingual", "model_status", "next_to_check",
-        "next_to_teach", "field_suggestions", "number_checks", "open_file", "paste", "prompt_changed", "prompt_in_use",
+        "field_suggestions", "number_checks", "open_file", "paste", "prompt_changed", "prompt_in_use",
         "prompt_status", "reading", "refinement", "refresh_checks", "restore_kept", "resume", "rows_added",
         "rows_changed", "run_changed", "run_status", "running", "save_taught", "set_baseline",
         "set_calibration", "set_encoder", "set_prompt", "set_text_column", "shutdown", "stop", "suggest_groups",

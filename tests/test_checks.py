@@ -206,6 +206,11 @@ def test_teach_next_lists_the_suggestions_and_n_goes_to_the_next(qtbot, window):
     qtbot.keyClick(view, Qt.Key.Key_N)
     second = window.tickets.proxy.mapToSource(view.currentIndex()).row()
     assert second != first and table.taught_label(second) is None
+    # N again without teaching it goes past it to the next suggestion (it stayed on the same ticket, W15)
+    rows = session.field_suggestions(0)
+    qtbot.keyClick(view, Qt.Key.Key_N)
+    third = window.tickets.proxy.mapToSource(view.currentIndex()).row()
+    assert third == rows[rows.index(second) + 1] and table.taught_label(third) is None
 
 
 def test_an_estimate_from_checks_of_other_tickets_says_so():

@@ -122,10 +122,6 @@ class FieldLabels:
                               confidence=None, taught=False, stale=True)  # fmt: skip
         return d
 
-    def next_to_teach(self, index: int) -> int | None:
-        """Field ``index``'s best suggestion not taught for that field yet (None: none yet)."""
-        return next(iter(self.suggested(index)), None)
-
     def suggested(self, index: int) -> list[int]:
         """Field ``index``'s rows to teach next, best first, none taught for it now (the table's says as at its
         fit); a ticket taught a label the field no longer has is set aside, so offered again, as the first

@@ -268,18 +268,13 @@ class Intents:
             return
         self._teach_texts(field, [text for text, _ in self.fields.items(field)], None)
 
-    def next_to_teach(self, field: int = 0) -> int | None:
-        """The best suggestion not taught yet (None: no suggestion yet); in field ``field`` (a prompt with several
-        fields: the least sure of that field's labels, as the first field's are picked)."""
-        if field:
-            return self.fields.next_to_teach(field)
-        table = self.table
-        return next((r for r in self.teaching.suggestions if r < len(table) and table.taught_label(r) is None), None)
-
     def field_suggestions(self, field: int) -> tuple[int, ...]:
-        """Field ``field``'s rows to teach next (1: the second field), best first, none taught for it yet: the
-        *Teach next* list of that field's column, as :meth:`next_to_teach` picks its first."""
-        return tuple(self.fields.suggested(field)) if field > 0 else ()
+        """Field ``field``'s rows to teach next, best first, none taught for it yet (0: the first field's; a further
+        field's are the least sure of its own labels): the *Teach next* list of its column."""
+        if field:
+            return tuple(self.fields.suggested(field))
+        table = self.table
+        return tuple(r for r in self.teaching.suggestions if r < len(table) and table.taught_label(r) is None)
 
     def follow_renames(self, renames: Sequence[tuple[str, str]], profile: PromptProfile) -> dict[int, dict[str, str]]:
         """Before ``profile`` (the editor's, valid) is saved: each field's taught tickets whose label was renamed in

@@ -146,9 +146,13 @@ class TeachActions:
 
     def next_suggestion(self) -> None:
         """Select the next ticket to teach: the best suggestion not taught yet, or say there is none; for the
-        field of the column in use, named (a prompt with several fields)."""
+        field of the column in use, named (a prompt with several fields). On a suggestion already, the one after
+        it (round to the best): N again stayed on a ticket the lead chose not to teach, with no way past (W15)."""
         field = self.tickets.field_in_use
-        name, row = self._field_name(field), self.session.next_to_teach(field)
+        name, rows = self._field_name(field), self.session.field_suggestions(field)
+        on = self.tickets.selected_rows()
+        at = rows.index(on[0]) + 1 if len(on) == 1 and on[0] in rows else 0
+        row = rows[at % len(rows)] if rows else None
         if row is None:
             of = f" for {name}" if name else ""
             self.notify(f"No ticket to suggest yet{of}: suggestions follow the first labels.", 6000)
