@@ -211,3 +211,20 @@ def test_adding_a_second_field_says_what_the_labels_already_there_become(qtbot, 
     window.editor.add_field("priority")
     window.editor.ask_add_field()  # two fields already: each has its name
     assert asked[-1] == "Field name (a queue, a priority…):", asked[-1]
+
+
+def test_the_teach_menu_names_the_field_of_the_column_in_use(qtbot, window, tmp_path):
+    """With a queue and a priority the Teach menu did not say which field *Check a random sample…*, *Teach next*
+    or *Forget everything taught* would act on (W15); each names the field of the column in use. A one-field
+    prompt's menu is as it was."""
+    actions = window.menu_actions
+    assert actions["check"].text() == "&Check a random sample…"
+    open_two_fields(qtbot, window, tmp_path)
+    window.tickets.select_source_row(2, 1)  # a cell of the priority's column
+    actions.refresh()
+    assert actions["check"].text() == "&Check a random sample… (priority)"
+    assert actions["next"].text() == "Go to the &next ticket to teach (priority)\tN"
+    window.tickets.select_source_row(2, 0)
+    actions.refresh()
+    assert actions["forget_all"].text() == "&Forget everything taught (queue)"
+    assert actions["export"].text().startswith("&Export labelled tickets…")  # not a field's

@@ -151,6 +151,7 @@ class MainWindow(QMainWindow):
         calibrate = self.settings.get_bool("calibrate", True)
         specs = action_table(handlers, self.session, self.evaluation, calibrate, scheme)
         self.menu_actions = Actions(self, specs, self.menuBar())
+        self.menu_actions.field_name = lambda: self.teaching.field_name(self.tickets.field_in_use)
         group = QActionGroup(self)
         for spec in specs:
             if spec.id.startswith("appearance."):

@@ -41,6 +41,7 @@ class ActionSpec:
     tooltip: str = ""
     separator: bool = False  # a separator before this row
     widget_context: bool = False  # the key works only with focus inside the widgets it is added to
+    names_field: bool = False  # it acts on the field of the column in use: its title names it (several fields)
 
 
 class Actions:
@@ -48,6 +49,7 @@ class Actions:
 
     def __init__(self, parent: QWidget, specs: Sequence[ActionSpec], bar: QMenuBar) -> None:
         self.specs = list(specs)
+        self.field_name: Callable[[], str] = lambda: ""  # the field of the column in use ("": one field)
         self.by_id: dict[str, QAction] = {}
         self.menus: dict[str, QMenu] = {}
         for spec in self.specs:
@@ -64,9 +66,13 @@ class Actions:
         self.refresh()
 
     @staticmethod
-    def _action(parent: QWidget, spec: ActionSpec, menu: QMenu) -> QAction:
-        shown = f"{spec.title}\t{spec.guide_key}" if spec.key is None and spec.guide_key else spec.title
-        action = QAction(shown, parent)
+    def _shown(spec: ActionSpec, field: str = "") -> str:
+        title = f"{spec.title} ({field})" if field and spec.names_field else spec.title
+        return f"{title}\t{spec.guide_key}" if spec.key is None and spec.guide_key else title
+
+    @classmethod
+    def _action(cls, parent: QWidget, spec: ActionSpec, menu: QMenu) -> QAction:
+        action = QAction(cls._shown(spec), parent)
         if isinstance(spec.key, QKeySequence.StandardKey):  # all the platform's keys: Redo is Ctrl+Y and Ctrl+Shift+Z
             action.setShortcuts(spec.key)
         elif spec.key is not None:
@@ -95,10 +101,19 @@ class Actions:
         self.by_id[action_id].trigger()
 
     def refresh(self) -> None:
-        """Enable each action as its ``enabled_when`` says, now (called when the session's status changes)."""
+        """Enable each action as its ``enabled_when`` says, now (called when the session's status changes), and
+        name the field of the column in use in the titles of those acting on it: with a queue and a priority the
+        Teach menu did not say which field *Check a random sample…* would check (W15)."""
+        field = self.field_name()
         for spec in self.specs:
             if spec.enabled_when is not None and spec.id in self.by_id:
                 self.by_id[spec.id].setEnabled(bool(spec.enabled_when()))
+            if (
+                spec.names_field
+                and spec.id in self.by_id
+                and self.by_id[spec.id].text() != (shown := self._shown(spec, field))
+            ):
+                self.by_id[spec.id].setText(shown)
 
     def guide(self) -> list[tuple[str, str]]:
         """The F1 guide's shortcut lines: every row with a ``guide`` text, in table order."""

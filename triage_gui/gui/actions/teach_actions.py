@@ -90,7 +90,7 @@ class TeachActions:
         elif checked and not (status := self.session.field_check_status(field)).to_check:  # the last answer
             self.notify(f"Sample checked. {status.describe()}.", 15000)  # after the teach's own words (W15)
 
-    def _field_name(self, field: int) -> str:
+    def field_name(self, field: int) -> str:
         """The field's name, for a prompt with several fields ("" for one)."""
         names = self.session.field_names
         return names[field] if field < len(names) else ""
@@ -128,7 +128,7 @@ class TeachActions:
         """Teach › Forget everything taught, in the field of the column in use (a prompt with several fields
         names it): asks first, with the count (one undo step, which it says)."""
         field = self.tickets.field_in_use
-        name = self._field_name(field)
+        name = self.field_name(field)
         count = len(self.session.field_taught()[field - 1]) if field else len(self.session.taught_items())
         if not count:
             self.notify(f"Nothing is taught for {name} yet." if name else "Nothing is taught yet.", 6000)
@@ -149,7 +149,7 @@ class TeachActions:
         field of the column in use, named (a prompt with several fields). On a suggestion already, the one after
         it (round to the best): N again stayed on a ticket the lead chose not to teach, with no way past (W15)."""
         field = self.tickets.field_in_use
-        name, rows = self._field_name(field), self.session.field_suggestions(field)
+        name, rows = self.field_name(field), self.session.field_suggestions(field)
         on = self.tickets.selected_rows()
         at = rows.index(on[0]) + 1 if len(on) == 1 and on[0] in rows else 0
         row = rows[at % len(rows)] if rows else None
@@ -165,7 +165,7 @@ class TeachActions:
     def check_sample(self) -> None:
         """Draw a random sample to check and show it ("To check"), its first ticket selected."""
         field = self.tickets.field_in_use
-        name, queue = self._field_name(field), self.session.draw_checks(field)
+        name, queue = self.field_name(field), self.session.draw_checks(field)
         of = f" for {name}" if name else ""
         if not queue:
             self.notify(f"No untaught labelled ticket to check{of}.", 6000)
@@ -235,7 +235,7 @@ class TeachActions:
         if field != self.shown_field:
             self.show_checks(listed=False)
         rows = self.session.field_suggestions(field) if field else None  # Teach next: that field's, named
-        self.tickets.follow_suggestions(self._field_name(field), rows)
+        self.tickets.follow_suggestions(self.field_name(field), rows)
 
     def show_checks(self, gold: bool | None = None, listed: bool = True) -> None:
         """The random checks' estimate of the field in use (a prompt with several fields: the current cell's
