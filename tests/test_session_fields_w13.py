@@ -286,3 +286,28 @@ def test_a_failed_build_leaves_every_field_on_the_prompt_in_use():
         assert session.fields.table_of(1).count_scored() == 24
 
     body()
+
+
+def test_two_saves_before_a_build_then_a_failure_leave_the_fields_on_the_prompt_in_use():
+    """Two Saves that each change the priority, the second before the first is built, and the second fails:
+    the fields go back to the prompt in use, not to the first Save's, which was never built."""
+
+    @run
+    async def body(session, fake):
+        await ready(session, two_fields())
+        session.add_rows(topical(12))
+        await idle(session)
+        fake.build_gate.clear()
+        medium = Field("priority", "How urgent?", [*PRIORITY.labels, Label("medium", "soon")], PRIORITY.examples,
+                       ordered=True, taught=PRIORITY.taught)  # fmt: skip
+        session.set_prompt(PromptProfile.of_fields([QUEUE, medium], "Queue and priority"))
+        failing = Field("priority", "FAIL: far too long", [*PRIORITY.labels, Label("urgent", "down")],
+                        PRIORITY.examples, ordered=True, taught=PRIORITY.taught)  # fmt: skip
+        session.set_prompt(PromptProfile.of_fields([QUEUE, failing], "Queue and priority"))
+        fake.build_gate.set()
+        await until(lambda: session.prompt_status.state == "failed")
+        await idle(session)
+        second = session.fields.table_of(1)
+        assert second is not None and second.labels == ["low", "high"] and session.fields.settled
+
+    body()

@@ -157,7 +157,7 @@ class FieldLabels:
         unchanged = self._key_of(specs, taught) == self._key_of(self.specs, self.taught)
         if not unchanged:
             if [self._prompt_of(s) for s in specs] != [self._prompt_of(s) for s in self.specs]:
-                in_use = self._state()
+                in_use = self._in_use or self._state()  # (a second Save before the first was built: as in use)
                 self.new_version([])  # the scorers read other fields: the rebuild brings this prompt's
                 self._in_use = in_use  # back if the rebuild fails (:meth:`back_to`)
             self.specs, self.taught = specs, taught
