@@ -144,3 +144,46 @@ def test_undo_and_redo_of_a_teach_before_a_rename_use_the_new_name(qtbot, window
     assert session.taught[texts[2]] == "payments" and dict(session.fields.items(1))[texts[5]] == "urgent"
     qtbot.waitUntil(lambda: cell(window, 2, Col.LABEL) == "✓ payments", timeout=10_000)
     qtbot.waitUntil(lambda: cell(window, 5, PRIORITY) == "✓ urgent", timeout=10_000)
+
+
+def test_a_renamed_label_keeps_each_fields_random_checks_counted(qtbot, window, tmp_path):
+    """Two random checks in each field, then a label of each renamed and saved: every check counted as "made on
+    other labels" (the estimate gone, "Accuracy: not estimated"), since the version they were made on has the
+    old name (W14). They now count, under the new names, the estimate saying the prompt changed since."""
+    from triage_gui.engine.table import decide
+
+    path = open_two_fields(qtbot, window, tmp_path)
+    session, editor = window.session, window.editor
+    for field in (0, 1):
+        table = session.table if not field else session.field_table(1)
+        for row in session.draw_checks(field)[:2]:
+            session.teach_field(field, [row], decide(table, row).label)  # "right as shown"
+    qtbot.waitUntil(lambda: not session.busy, timeout=10_000)
+    assert session.check_status.checked == 2 and session.field_check_status(1).checked == 2
+    rename(editor, 0, "payments")
+    editor.field_bar.combo.setCurrentIndex(1)
+    rename(editor, 1, "urgent")
+    assert window.prompt.save()
+    qtbot.waitUntil(lambda: not session.busy and session.field_names == ["queue", "priority"], timeout=15_000)
+    session.refresh_checks()
+    for status in (session.check_status, session.field_check_status(1)):
+        assert status.checked == 2 and status.other_labels == 0, status
+        assert "(may have changed)" in status.short()
+    qtbot.waitUntil(lambda: not window.document.busy, timeout=10_000)
+    kept = PromptProfile.load(path)  # and a restart counts them too: the renames are kept with each check
+    assert all(dict(c.renamed) == {"billing": "payments"} for c in kept.checks)
+    assert all(c.right in kept.more_fields[0].label_names for c in kept.more_fields[0].checks)
+
+
+def test_a_checks_renames_chain_and_a_prompt_file_keeps_only_readable_ones():
+    from triage_gui.engine.prompt._checked import CheckRecord, read_checks
+
+    check = CheckRecord("t", "a", "x", 1, 0, 1.0)
+    twice = check.with_renames({"a": "b"}).with_renames({"b": "c"})
+    assert (twice.right, twice.shown, dict(twice.renamed)) == ("c", "x", {"a": "c"})
+    back = check.with_renames({"x": "y"}).with_renames({"y": "x"})
+    assert back.shown == "x" and back.renamed == ()
+    assert read_checks([twice.to_dict()]) == [twice]
+    entry = twice.to_dict() | {"renamed": {"a": "c", "": "d", "e": 5}}
+    assert read_checks([entry])[0].renamed == (("a", "c"),)
+    assert read_checks([twice.to_dict() | {"renamed": ["a", "c"]}])[0].renamed == ()  # unreadable: none

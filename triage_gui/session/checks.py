@@ -298,7 +298,16 @@ class RandomChecks:
         made = self.labels_of(check.version)
         if not labels:
             return True
+        if made is not None and check.renamed:  # the version's labels under the names a Save gave them since
+            made = [dict(check.renamed).get(name, name) for name in made]
         return set(made) == labels if made is not None else {check.right, check.shown} <= labels
+
+    def renamed(self, mapping: Mapping[str, str]) -> None:
+        """Labels a Save renamed (old name -> new, :mod:`label_renames`): each verdict takes the new names and
+        still counts; a rename made every check "made on other labels" (W14)."""
+        self.checks = {text: c.with_renames(mapping) for text, c in self.checks.items()}
+        self._taken = {text: c.with_renames(mapping) for text, c in self._taken.items()}
+        self.refresh()
 
     def _since(self, checked_version: int, before: int, together: int, encoder: str = "") -> str:
         """What changed since the last check that may have changed the accuracy, in words. ``before``:

@@ -288,7 +288,9 @@ class Intents:
             ):
                 renamed[i] = mapping  # (its gold column follows too: Evaluation.follow_renames)
                 self.fields.relabel(i, mapping) if i else self.teaching.relabel(mapping)
-                self.teaching.history.renamed(i, mapping)  # its undo steps too
+                self.teaching.history.renamed(i, mapping)  # its undo steps and its random checks too
+                if (checks := self.fields.checks.of(i) if i else self.checks) is not None:
+                    checks.renamed(mapping)
         return renamed
 
     def restore_kept(self, taught: Sequence[tuple[str, str]], checks: Sequence[CheckRecord]) -> None:

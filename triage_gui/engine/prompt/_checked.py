@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import TypeGuard
 
 log = logging.getLogger(__name__)
@@ -29,11 +30,23 @@ class CheckRecord:
     at: float  # when, in seconds since the epoch
     stage: str = ""  # where the shown label came from: "first pass" (before the language model read it), …
     encoder: str = ""  # the sentence encoder in use then, by name ("": none loaded, or a file from before it was kept)
+    # Labels renamed since (old name -> new; ``right`` and ``shown`` carry the new names): the version's labels
+    # read under these names are the ones the check was made on, so a rename alone keeps it counted
+    renamed: tuple[tuple[str, str], ...] = ()
 
     def to_dict(self) -> dict:
         out = {"text": self.text, "right": self.right, "shown": self.shown, "version": self.version,
                "taught": self.taught, "at": round(self.at, 1)}  # fmt: skip
+        out |= {"renamed": dict(self.renamed)} if self.renamed else {}
         return out | ({"stage": self.stage} if self.stage else {}) | ({"encoder": self.encoder} if self.encoder else {})
+
+    def with_renames(self, mapping: Mapping[str, str]) -> CheckRecord:
+        """This check once the labels in ``mapping`` (old name -> new) are renamed (a Save that renamed them)."""
+        kept = {old: mapping.get(new, new) for old, new in self.renamed}  # a renamed label renamed again
+        named = {new for _, new in self.renamed}
+        kept |= {old: new for old, new in mapping.items() if old not in named and old not in kept}
+        right, shown = (mapping.get(x, x) for x in (self.right, self.shown))
+        return replace(self, right=right, shown=shown, renamed=tuple((o, n) for o, n in kept.items() if o != n))
 
 
 def read_checks(value: object) -> list[CheckRecord]:
@@ -63,9 +76,11 @@ def _check(item: object) -> CheckRecord | None:
         return None
     if not math.isfinite(at):
         return None
-    stage, encoder = item.get("stage"), item.get("encoder")
+    stage, encoder, renamed = item.get("stage"), item.get("encoder"), item.get("renamed")
     stage, encoder = (v if isinstance(v, str) else "" for v in (stage, encoder))
-    return CheckRecord(text, right, shown, version, taught, float(at), stage, encoder)
+    pairs = renamed.items() if isinstance(renamed, dict) else ()
+    kept = tuple((old, new) for old, new in pairs if isinstance(old, str) and isinstance(new, str) and old and new)
+    return CheckRecord(text, right, shown, version, taught, float(at), stage, encoder, kept)
 
 
 def count(value: object) -> TypeGuard[int]:
