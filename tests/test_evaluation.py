@@ -151,3 +151,23 @@ async def scored_file(session):
     await idle(session)
     evaluation.choose("team")
     return evaluation, announced, version
+
+
+@run
+async def test_not_comparable_names_what_differs(session, fake):
+    """As many gold rows and taught tickets as the earlier version's score, but other ones: the tab guessed
+    "other gold rows, another taught set or another sentence encoder" (after a label rename, W15); it names the
+    one that differs."""
+    evaluation = Evaluation(session.table)
+    await ready(session)
+    evaluation.version_applied(session.prompt_status.version)
+    session.add_rows(tickets(30))
+    await idle(session)
+    assert evaluation.detect(session.text_column)
+    assert evaluation.record(session.prompt_status.version, {"ticket 0": "billing"}) is not None
+    session.set_prompt(other("Second version."))
+    await asyncio.sleep(0)
+    await idle(session)
+    evaluation.version_applied(session.prompt_status.version)
+    said = evaluation.comparison(0.5, {"ticket 0": "technical"})
+    assert said == "not comparable with version 1 (as many gold rows and taught tickets, but the taught tickets differ)"

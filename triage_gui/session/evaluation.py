@@ -321,10 +321,10 @@ class Evaluation:
         return score
 
     def comparison(self, accuracy: float, taught: Mapping[str, str]) -> str:
-        """The change since an earlier version's accuracy, only where like is compared with like: every
-        gold row labelled by this version, and an earlier version's score on the same gold rows with the
-        same taught set (a version before teaching scored against one after fourteen taught tickets
-        credited the prompt with the teaching's gain)."""
+        """The change since an earlier version's accuracy, only where like is compared with like: every gold row
+        labelled by this version, and an earlier version's score on the same gold rows with the same taught set (a
+        version before teaching scored against one after fourteen taught tickets credited the prompt with the
+        teaching's gain); else why not, naming what differs (W15: after a rename it guessed three things)."""
         before = self.previous
         if before is None:
             return ""
@@ -347,8 +347,9 @@ class Evaluation:
                 f"not comparable with {number} ({counted(then.taught, 'taught ticket')} and "
                 f"{then.gold_rows} gold rows then, {len(taught)} and {rows} now)"
             )
-        then_ = "other gold rows, another taught set or another sentence encoder then"
-        return f"not comparable with {number} ({then_}, as many)"
+        differ = " and ".join(then.differs_from(*key)) or "their labels"
+        renamed = "; a label renamed since changes both" if differ == "the gold rows and the taught tickets" else ""
+        return f"not comparable with {number} (as many gold rows and taught tickets, but {differ} differ{renamed})"
 
     def _key(self, taught: Mapping[str, str]) -> tuple[str, str, str]:
         """What a score is measured under: the gold rows, the taught set, the sentence encoder."""

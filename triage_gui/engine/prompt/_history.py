@@ -52,6 +52,12 @@ class Measure:
             return (self.gold, self.taught_set) == (other.gold, other.taught_set)
         return (self.taught, self.gold_rows) == (other.taught, other.gold_rows)
 
+    def differs_from(self, gold: str, taught_set: str, encoder: str) -> list[str]:
+        """Which of the conditions it keeps differ from these fingerprints, in words (for "not comparable")."""
+        kept = (("the gold rows", self.gold, gold), ("the taught tickets", self.taught_set, taught_set),
+                ("the sentence encoder", self.encoder, encoder))  # fmt: skip
+        return [what for what, was, now in kept if was and was != now]
+
     def to_dict(self) -> dict:
         out = {"accuracy": round(self.accuracy, 6), "taught": self.taught, "gold_rows": self.gold_rows}
         kept = (("gold", self.gold), ("taught_set", self.taught_set), ("at", self.at), ("encoder", self.encoder))
