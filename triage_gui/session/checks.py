@@ -299,7 +299,8 @@ class RandomChecks:
         if not labels:
             return True
         if made is not None and check.renamed:  # the version's labels under the names a Save gave them since
-            made = [dict(check.renamed).get(name, name) for name in made]
+            renames = dict(check.renamed)  # once a check, not once a label: refresh reads up to 5,000 checks
+            made = [renames.get(name, name) for name in made]
         return set(made) == labels if made is not None else {check.right, check.shown} <= labels
 
     def renamed(self, mapping: Mapping[str, str]) -> None:

@@ -144,7 +144,8 @@ class Evaluation:
         maps the old name to the new one, kept with the file's header (W15: 12 of 42 gold rows went uncounted)."""
         for index, mapping in renamed.items():
             field = names[index] if 0 < index < len(names) else ""
-            if (gold := self.field_gold.get(field) if field else None if index else self.gold) is None:
+            gold = self.field_gold.get(field) if index else self.gold  # (a field index past the names: none)
+            if gold is None:
                 continue
             column = self._column(gold.column, gold.renamed(mapping), field)
             if field:

@@ -39,6 +39,7 @@ from .checks import FieldChecks
 from .events import Event
 from .field_fit import FieldRead, FieldSpec, fit_fields, refit_due, usable
 from .field_versions import previous_tables
+from .label_renames import chained
 from .tasks import LatestTask
 from .workers import WorkerThread
 
@@ -180,8 +181,8 @@ class FieldLabels:
         its labels and reading, and the tickets taught since (a field of the same name), as the first field
         stays; the priority had switched to the failed prompt's labels and thrown its reading away (W13)."""
         in_use, self._in_use = self._in_use, None
-        if in_use is None or list(in_use[5]) != list(scorers):
-            return  # the fields were not switched (the Save changed the first field only)
+        if in_use is None or list(in_use[5]) != list(scorers):  # (5: its scorers, as :meth:`_state` keeps them)
+            return  # not switched (the Save changed the first field only), or kept for another model's scorers
         now = dict(zip(self.names, self.taught, strict=True))
         self._fitting.cancel()
         (self.specs, taught, self.tables, self.suggestions, self.previous, self.scorers, self.read, self.full,
@@ -225,10 +226,10 @@ class FieldLabels:
     def relabel(self, index: int, mapping: dict[str, str]) -> int:
         """Field ``index``'s labels renamed in the prompt about to be saved: its tickets taught an old name take
         the new one (the Save's :meth:`set_prompt` refits); returns how many."""
-        taught, was = self.taught[index - 1], self.renamed.get(name := self.specs[index - 1].name, {})
+        taught, name = self.taught[index - 1], self.specs[index - 1].name
         renamed = {text: mapping[label] for text, label in taught.items() if label in mapping}
         taught.update(renamed)
-        self.renamed[name] = {**{old: mapping.get(new, new) for old, new in was.items()}, **mapping}  # its flips
+        self.renamed[name] = chained(self.renamed.get(name, {}), mapping)  # its flips
         if renamed:
             self.taught_changed.emit()
         return len(renamed)

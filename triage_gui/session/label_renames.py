@@ -5,7 +5,7 @@ order; a Save asks which of them hold for a field, given its labels before and a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 
 def renamed_labels(renames: Sequence[tuple[str, str]], before: Sequence[str], after: Sequence[str]) -> dict[str, str]:
@@ -20,3 +20,9 @@ def renamed_labels(renames: Sequence[tuple[str, str]], before: Sequence[str], af
             chain[source] = new
     was, now = set(before), set(after)
     return {old: new for old, new in chain.items() if old != new and old in was - now and new in now - was}
+
+
+def chained(earlier: Mapping[str, str], mapping: Mapping[str, str]) -> dict[str, str]:
+    """The renames since a version's labels (``earlier``, old -> new) once ``mapping`` renames again: a label
+    renamed twice maps its first name to its last; the newest rename of a name wins (what the flips read)."""
+    return {**{old: mapping.get(new, new) for old, new in earlier.items()}, **mapping}

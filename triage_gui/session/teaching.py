@@ -37,6 +37,7 @@ from ..defaults import SUGGESTIONS
 from ..engine.table import decide
 from .events import Event
 from .gold import gold_teaching
+from .label_renames import chained
 from .outside import OutsideTickets
 from .status import HeadStatus
 from .tasks import LatestTask
@@ -179,7 +180,7 @@ class Teaching:
         (its Save's relabel marks the rows); returns how many."""
         renamed = {text: mapping[label] for text, label in self.taught.items() if label in mapping}
         self.taught.update(renamed)
-        self.table.renamed = {**{old: mapping.get(new, new) for old, new in self.table.renamed.items()}, **mapping}
+        self.table.renamed = chained(self.table.renamed, mapping)  # the flips read the previous labels so
         if renamed:
             self._changed()
         return len(renamed)
