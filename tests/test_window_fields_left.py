@@ -294,14 +294,11 @@ def combo_option(combo):
     return option
 
 
-def test_the_run_line_names_the_one_field_a_save_has_the_language_model_read_again(
-    qtbot, tmp_path, monkeypatch, event_loop_qt
-):
-    """W11: a Save that changed only the priority's instruction had the language model read the priority alone
-    (6.7 tickets/s, twice the 3.4 of both fields), and the run line still said "each ticket read for 2 fields"."""
+def stored_two_fields(qtbot, tmp_path, monkeypatch):
+    """A window on a fake session whose scores are stored (a Save reads again only the fields it changed), shown,
+    with the two-field prompt and its tickets open; (window, session, fake engine). Close it with ``close_fake``."""
     from fake_engine import FakeEngine
     from test_session_refinement import _stored_engine
-    from window_fakes import close_fake
 
     from triage_gui.gui.main_window import MainWindow
     from triage_gui.session.session import Session
@@ -312,10 +309,21 @@ def test_the_run_line_names_the_one_field_a_save_has_the_language_model_read_aga
     win = MainWindow(session=session)
     qtbot.addWidget(win, before_close_func=MainWindow.close_now)
     win.show()
+    qtbot.waitUntil(lambda: session.prompt_status.state == "ready", timeout=10_000)
+    open_two_fields(qtbot, win, tmp_path)
+    return win, session, fake
+
+
+def test_the_run_line_names_the_one_field_a_save_has_the_language_model_read_again(
+    qtbot, tmp_path, monkeypatch, event_loop_qt
+):
+    """W11: a Save that changed only the priority's instruction had the language model read the priority alone
+    (6.7 tickets/s, twice the 3.4 of both fields), and the run line still said "each ticket read for 2 fields"."""
+    from window_fakes import close_fake
+
+    win, session, fake = stored_two_fields(qtbot, tmp_path, monkeypatch)
     line = win.tickets.rate_label
     try:
-        qtbot.waitUntil(lambda: session.prompt_status.state == "ready", timeout=10_000)
-        open_two_fields(qtbot, win, tmp_path)
         assert line.text().endswith("each ticket read for 2 fields"), line.text()
         fake.gate.clear()  # the language model waits: the line as it reads
         editor = win.editor

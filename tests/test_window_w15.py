@@ -17,6 +17,19 @@ def window(encoded_window):
     return encoded_window
 
 
+def rename_and_save(qtbot, window, settled) -> None:
+    """The queue's 'account' renamed 'login' and the priority's 'high' 'urgent' in the editor, saved, settled."""
+    editor, session = window.editor, window.session
+    editor.field_bar.combo.setCurrentIndex(0)
+    editor.labels.item(2, 0).setText("login")  # the queue's 'account'
+    editor.field_bar.combo.setCurrentIndex(1)
+    editor.labels.item(2, 0).setText("urgent")  # the priority's 'high'
+    editor.flush_snapshot()
+    assert window.prompt.save()
+    qtbot.waitUntil(lambda: session.table.labels == ["billing", "technical", "login"], timeout=10_000)
+    settled(qtbot, window)
+
+
 def test_the_last_answer_of_a_priority_sample_says_the_priority_estimate(qtbot, window, tmp_path):
     """W15: a lead answered all 20 random checks of the priority from the keyboard; the list emptied, the status
     bar said "Taught 1 ticket 'low' (priority) with its random check" and beside it "Random checks of queue: none
@@ -50,16 +63,9 @@ def test_a_renamed_labels_gold_rows_count_under_the_new_name_in_every_field(qtbo
     from triage_gui.session.evaluation import Evaluation
 
     rows = open_two_fields(qtbot, window, tmp_path)
-    session, editor, evaluation = window.session, window.editor, window.evaluation
+    session, evaluation = window.session, window.evaluation
     assert shown_accuracy(show_field(window, 0))[1] == N and shown_accuracy(show_field(window, 1))[1] == N
-    editor.field_bar.combo.setCurrentIndex(0)
-    editor.labels.item(2, 0).setText("login")  # the queue's 'account'
-    editor.field_bar.combo.setCurrentIndex(1)
-    editor.labels.item(2, 0).setText("urgent")  # the priority's 'high'
-    editor.flush_snapshot()
-    assert window.prompt.save()
-    qtbot.waitUntil(lambda: session.table.labels == ["billing", "technical", "login"], timeout=10_000)
-    settled(qtbot, window)
+    rename_and_save(qtbot, window, settled)
     queue = [{"account": "login"}.get(r["queue"], r["queue"]) for r in rows]
     right, total, _ = hand_count(session.table, queue)
     assert total == N and shown_accuracy(show_field(window, 0)) == (right, total)
@@ -140,17 +146,10 @@ def test_a_renamed_label_is_no_flip_in_any_field(qtbot, window, tmp_path):
     from test_window_field_gold import open_two_fields, settled
 
     open_two_fields(qtbot, window, tmp_path)
-    session, editor = window.session, window.editor
+    session = window.session
     queue_before = [session.table.label(r) for r in range(len(session.table))]
     assert "account" in queue_before
-    editor.field_bar.combo.setCurrentIndex(0)
-    editor.labels.item(2, 0).setText("login")  # the queue's 'account'
-    editor.field_bar.combo.setCurrentIndex(1)
-    editor.labels.item(2, 0).setText("urgent")  # the priority's 'high'
-    editor.flush_snapshot()
-    assert window.prompt.save()
-    qtbot.waitUntil(lambda: session.table.labels == ["billing", "technical", "login"], timeout=10_000)
-    settled(qtbot, window)
+    rename_and_save(qtbot, window, settled)
     flips, count = window.evaluation.flips()
     queue_now = [session.table.label(r) for r in range(len(session.table))]
     renamed = {"account": "login"}
@@ -164,23 +163,12 @@ def test_the_run_line_names_the_field_read_after_a_save_that_moves_fields(qtbot,
     """W15: a Save that added 'sentiment' had the language model read it alone ("… · sentiment alone"); the lead
     then moved the sentiment left of the priority and saved (a move reads nothing again), and the run line said
     "priority alone": the fields read were kept by place, and the priority had taken the sentiment's."""
-    from fake_engine import FakeEngine
-    from test_session_refinement import _stored_engine
+    from test_window_fields_left import stored_two_fields
     from window_fakes import close_fake
 
-    from triage_gui.gui.main_window import MainWindow
-    from triage_gui.session.session import Session
-
-    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
-    fake = FakeEngine()
-    session = Session(_stored_engine(fake, tmp_path / "scores"), device="cpu", batch_size=8, encoder="fake")
-    win = MainWindow(session=session)
-    qtbot.addWidget(win, before_close_func=MainWindow.close_now)
-    win.show()
+    win, session, _ = stored_two_fields(qtbot, tmp_path, monkeypatch)
     line = win.tickets.rate_label
     try:
-        qtbot.waitUntil(lambda: session.prompt_status.state == "ready", timeout=10_000)
-        open_two_fields(qtbot, win, tmp_path)
         editor = win.editor
         editor.field_bar.combo.setCurrentIndex(1)
         editor.instruction.setPlainText("How soon must a person act?")  # the priority alone read again
