@@ -24,7 +24,7 @@ from ...session.prompt_document import DocumentStatus, PromptConflict, PromptDoc
 from ...session.session import Session
 from ...session.status import PromptStatus
 from ...words import counted, plural
-from ..prompt.prompt_editor import PromptEditor
+from ..prompt.prompt_editor import PromptEditor, auto_name
 from ..results.results_area import ResultsArea
 from ..results.version_compare import Side, compare_dialog
 
@@ -385,7 +385,10 @@ class PromptActions:
                 return
             was = fields[at]
             fields[at] = Field(was.name, profile.instruction, profile.labels, profile.examples, was.ordered)
-            profile = PromptProfile.of_fields(fields, current.name)
+            # a name made up from the first field's labels follows them, as a one-field prompt's does (W17: it
+            # still named the labels of the version left); a name the lead typed is kept
+            made_up = at == 0 and current.name == auto_name(was.label_names)
+            profile = PromptProfile.of_fields(fields, auto_name(profile.label_names) if made_up else current.name)
         self.editor.set_profile(profile, clear_undo=False)
         self.save()
 
