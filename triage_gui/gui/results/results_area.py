@@ -300,7 +300,7 @@ class ResultsArea(QTabWidget):
         even that does not fit (five labels in a 1024 px window read "b…g", "hr…rk"), the columns are
         numbered and each row's title starts with its number, the legend ("1 banking"), the whole name in
         every tooltip. Row titles are elided in the middle at most ROW_TITLE px, so the matrix keeps room
-        for its columns."""
+        for its columns; numbered columns need room for a count alone, and leave the rest to the row titles."""
         header, rows = self.confusion.horizontalHeader(), self.confusion.verticalHeader()
         margin = 2 * header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin) + 4
         metrics = header.fontMetrics()
@@ -310,12 +310,19 @@ class ResultsArea(QTabWidget):
             columns.append(name if metrics.horizontalAdvance(name) <= width else two_lines(name, metrics, width))
         numbered = None in columns
         titles = [f"{i + 1} {name}" if numbered else name for i, name in enumerate(self._labels)]
+        title_width = ROW_TITLE - margin
+        if numbered:  # a numbered column needs room for a count alone: the row titles take the rest (W17)
+            n = len(self._labels)
+            rest = rows.width() + self.confusion.viewport().width() - header.sectionSize(n) - header.sectionSize(n + 1)
+            room = rest - n * (metrics.horizontalAdvance("0000") + margin) - margin
+            widest = max((rows.fontMetrics().horizontalAdvance(t) for t in titles), default=0)
+            title_width = max(title_width, min(room, widest))
         for i, name in enumerate(self._labels):
             texts = (
                 (self.confusion.horizontalHeaderItem(i), str(i + 1) if numbered else columns[i] or name),
                 (
                     self.confusion.verticalHeaderItem(i),
-                    distinct_elided(titles[i], titles, rows.fontMetrics(), ROW_TITLE - margin),
+                    distinct_elided(titles[i], titles, rows.fontMetrics(), title_width),
                 ),
             )
             for item, shown in texts:
