@@ -26,7 +26,7 @@ from ...session.status import PromptStatus
 from ...words import counted, plural
 from ..prompt.prompt_editor import PromptEditor, auto_name
 from ..results.results_area import ResultsArea
-from ..results.version_compare import Side, compare_dialog
+from ..results.version_compare import Side, compare_dialog, what_changed
 
 Notify = Callable[[str, int], None]
 Warn = Callable[[str, str], None]
@@ -349,11 +349,13 @@ class PromptActions:
         kept with the prompt, so listed after a restart."""
         rows = []
         field, name = self._field()
-        for record in reversed(self.document.field_history(field)):
+        history = self.document.field_history(field)
+        said = what_changed([self._version(r.number, field) for r in history], [r.number for r in history])
+        for record, change in zip(reversed(history), reversed(said)):
             names = [str(x.get("name", "")) for x in record.prompt.get("labels", []) if isinstance(x, dict)]
             instruction = str(record.prompt.get("instruction", ""))
             summary = f"{len(names)} labels: {', '.join(names)[:80]} — {instruction[:60]}"
-            rows.append((record.number, record.saved_at, record.accuracy, summary, record.taught))
+            rows.append((record.number, record.saved_at, record.accuracy, change + summary, record.taught))
         self.results.show_versions(rows, name)
 
     def _version(self, shown: int, field: int = 0) -> PromptProfile | None:

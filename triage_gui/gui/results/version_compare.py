@@ -58,6 +58,30 @@ def changes(old: PromptProfile, new: PromptProfile) -> list[tuple[str, str, str]
     return out
 
 
+def what_changed(profiles: list[PromptProfile | None], numbers: list[int]) -> list[str]:
+    """For each version (oldest first), the start of its line in Versions: what it changed since the one before
+    ("Changed: instruction, description of billing · "), or "Same as version 1 · " where it is an earlier version
+    again (a Go back); "" for the first. Four versions of six read "5 labels: cards, top-up and cash, fees …"
+    alike, one like the next (W17)."""
+    out: list[str] = []
+    for i, profile in enumerate(profiles):
+        before = profiles[i - 1] if i else None
+        if profile is None or before is None:
+            out.append("")
+            continue
+        same = next((n for n, p in zip(numbers[:i], profiles[:i]) if p is not None and not _differ(p, profile)), None)
+        if same is not None:
+            out.append(f"Same as version {same} · ")
+            continue
+        whats = list(dict.fromkeys(w for w, _, _ in changes(before, profile) if w != "Name"))
+        out.append(f"Changed: {', '.join(w[:1].lower() + w[1:] for w in whats)} · " if whats else "")
+    return out
+
+
+def _differ(a: PromptProfile, b: PromptProfile) -> bool:
+    return any(what != "Name" for what, _, _ in changes(a, b))
+
+
 def compare_html(old: Side, new: Side) -> str:
     rows = changes(old.profile, new.profile)
     cell = "padding:4px 8px; vertical-align:top; border-bottom:1px solid #999;"
