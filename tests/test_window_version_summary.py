@@ -41,3 +41,19 @@ def test_each_version_says_what_it_changed_since_the_one_before(qtbot, window):
     assert shown["2"].startswith("Changed: instruction · 3 labels")
     assert shown["3"].startswith("Changed: description of billing · 3 labels")
     assert shown["4"].startswith("Same as version 1 · 3 labels")
+
+
+def test_go_back_is_offered_for_one_version_selected_only(qtbot, window):
+    """W17: *Go back to this version* looked ready with no version selected, and with two (after *Compare two…*);
+    pressed, it did nothing and said nothing. It is enabled for one version, as *Compare two…* is for two."""
+    window.session.paste([NewRow({"text": f"ticket {i}"}, f"ticket {i}") for i in range(6)])
+    qtbot.waitUntil(lambda: window.session.table.count_scored() == 6, timeout=10_000)
+    saved(qtbot, window, replace(window.editor.profile(), instruction="Route the bank customer's ticket."))
+    window.prompt.refresh_versions()
+    results = window.results
+    results.versions.clearSelection()
+    assert not results.revert_button.isEnabled() and not results.compare_button.isEnabled()
+    results.versions.selectRow(1)
+    assert results.revert_button.isEnabled() and not results.compare_button.isEnabled()
+    results.versions.selectAll()
+    assert not results.revert_button.isEnabled() and results.compare_button.isEnabled()
