@@ -463,7 +463,7 @@ class Session(Intents):
         queue = WorkQueue(self.table, self.baseline, self.encoder is not None)
         wanted = (remaining and not self.user_stopped) or queue.first_pass_left()  # Stop never stops the first pass
         if self.scorer is None or rebuilding or not wanted:  # labels follow a build
-            done = len(self.table) and not remaining
+            done = len(self.table) and not remaining and self.scorer is not None  # no prompt in use: none is (W17)
             self._set_run(self._status("done" if done else "stopped" if self.user_stopped else "idle"))
             return
         self._queue, self._stop = queue, threading.Event()
