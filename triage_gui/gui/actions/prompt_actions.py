@@ -26,7 +26,7 @@ from ...session.status import PromptStatus
 from ...words import counted, plural
 from ..prompt.prompt_editor import PromptEditor, auto_name
 from ..results.results_area import ResultsArea
-from ..results.version_compare import Side, compare_dialog, what_changed
+from ..results.version_compare import Side, compare_dialog, version_rows
 
 Notify = Callable[[str, int], None]
 Warn = Callable[[str, str], None]
@@ -347,16 +347,9 @@ class PromptActions:
     def refresh_versions(self) -> None:
         """The prompt file's versions of the field chosen (the first's for a one-field prompt), newest first:
         kept with the prompt, so listed after a restart."""
-        rows = []
         field, name = self._field()
         history = self.document.field_history(field)
-        said = what_changed([self._version(r.number, field) for r in history], [r.number for r in history])
-        for record, change in zip(reversed(history), reversed(said)):
-            names = [str(x.get("name", "")) for x in record.prompt.get("labels", []) if isinstance(x, dict)]
-            instruction = str(record.prompt.get("instruction", ""))
-            summary = f"{len(names)} labels: {', '.join(names)[:80]} — {instruction[:60]}"
-            rows.append((record.number, record.saved_at, record.accuracy, change + summary, record.taught))
-        self.results.show_versions(rows, name)
+        self.results.show_versions(version_rows(history, [self._version(r.number, field) for r in history]), name)
 
     def _version(self, shown: int, field: int = 0) -> PromptProfile | None:
         try:

@@ -78,6 +78,21 @@ def what_changed(profiles: list[PromptProfile | None], numbers: list[int]) -> li
     return out
 
 
+def version_rows(
+    history: list[VersionRecord], profiles: list[PromptProfile | None]
+) -> list[tuple[int, str, float | None, str, int | None]]:
+    """Versions' rows, newest first: (number, saved at, accuracy, what it changed and what it holds, taught
+    tickets the accuracy was measured with); ``profiles``: each record's prompt, oldest first as ``history``."""
+    rows = []
+    said = what_changed(profiles, [r.number for r in history])
+    for record, change in zip(reversed(history), reversed(said)):
+        names = [str(x.get("name", "")) for x in record.prompt.get("labels", []) if isinstance(x, dict)]
+        instruction = str(record.prompt.get("instruction", ""))
+        summary = f"{len(names)} labels: {', '.join(names)[:80]} — {instruction[:60]}"
+        rows.append((record.number, record.saved_at, record.accuracy, change + summary, record.taught))
+    return rows
+
+
 def _differ(a: PromptProfile, b: PromptProfile) -> bool:
     return any(what != "Name" for what, _, _ in changes(a, b))
 
