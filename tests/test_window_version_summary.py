@@ -42,6 +42,11 @@ def test_each_version_says_what_it_changed_since_the_one_before(qtbot, window):
     assert shown["3"].startswith("Changed: description of billing · 3 labels")
     assert shown["4"].startswith("Same as version 1 · 3 labels")
 
+    teams = [Label("cards", "card"), Label("transfers", "sent money"), Label("fees", "charges"), Label("login", "")]
+    saved(qtbot, window, replace(first, labels=teams, examples=[]))  # suggested labels used: every label new
+    window.prompt.refresh_versions()
+    assert summaries(window)["5"].startswith("Changed: labels, example removed · 4 labels: cards")
+
 
 def test_go_back_is_offered_for_one_version_selected_only(qtbot, window):
     """W17: *Go back to this version* looked ready with no version selected, and with two (after *Compare two…*);

@@ -74,6 +74,8 @@ def what_changed(profiles: list[PromptProfile | None], numbers: list[int]) -> li
             out.append(f"Same as version {same} · ")
             continue
         whats = list(dict.fromkeys(w for w, _, _ in changes(before, profile) if w != "Name"))
+        if sum(w.startswith("Label ") for w in whats) > 2:  # suggested labels: "labels", not each one named
+            whats = list(dict.fromkeys("Labels" if w.startswith("Label ") else w for w in whats))
         out.append(f"Changed: {', '.join(w[:1].lower() + w[1:] for w in whats)} · " if whats else "")
     return out
 
