@@ -86,3 +86,26 @@ def test_a_group_of_top_ups_is_named_by_top_up_not_by_what_the_stop_list_leaves(
     top_ups = grouping.groups[grouping.group_of()[0]]
     assert "top-up" in top_ups.terms and "top-up" in top_ups.name.lower()
     assert not {"top", "up", "ups"} & set(" ".join(top_ups.terms).split())
+
+
+def test_a_word_and_its_plural_or_past_tense_never_both_name_a_group():
+    """Walkthrough (600 BANKING77 tickets): groups were named "Card / cards" and "Transfer / transfers", and one
+    described as "Tickets about charged, fee, charge and charges.": one word said two or three times, where the
+    second name word and the description could say something else."""
+    vectors, _, gold = blobs()
+    topics = (
+        "my card cards arrived virtual",
+        "i was charged a charge charges fee",
+        "my transfer transfers failed",
+        "refund refunded item",
+    )
+    texts = [f"{topics[t]} {i}" for i, t in enumerate(gold.tolist())]
+    grouping = find_groups(np.arange(len(texts)), vectors, texts, groups=4)
+    by_topic = {t: grouping.groups[grouping.group_of()[gold.tolist().index(t)]] for t in range(4)}
+    assert by_topic[0].name.lower() not in ("card / cards", "cards / card")
+    assert not {"card", "cards"} <= set(by_topic[0].terms)
+    charged = set(by_topic[1].terms)
+    assert len(charged & {"charged", "charge", "charges"}) == 1 and "fee" in charged
+    assert not {"transfer", "transfers"} <= set(by_topic[2].terms)
+    assert not {"refund", "refunded"} <= set(by_topic[3].terms)
+    assert "/" in by_topic[2].name and by_topic[2].name.split(" / ")[1] != "transfers"

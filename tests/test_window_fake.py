@@ -193,3 +193,32 @@ def test_the_count_not_read_after_stop_is_the_one_that_stays(qtbot, window):
     assert [s for s in shown if s.startswith("Stopped")] == ["Stopped: 7 not labelled yet"] * sum(
         s.startswith("Stopped") for s in shown
     )  # never another count than the one that stays
+
+
+def test_tickets_waiting_for_the_model_are_not_all_labelled(qtbot, tmp_path, monkeypatch, event_loop_qt):
+    """W17: a new lead opened 600 tickets while the bundled model was converted on first start (half a minute);
+    the bar said "0 / 600 labelled" and the line under it "All labelled", no label in the table (no prompt in
+    use yet: no row counted as still to label). Until a prompt is in use the run is not done."""
+    from fake_engine import FakeEngine
+
+    from triage_gui.gui.main_window import MainWindow
+    from triage_gui.session.session import Session
+
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
+    fake = FakeEngine()
+    fake.build_gate.clear()  # the prompt waits for the model
+    window = MainWindow(session=Session(fake.as_engine(), device="cpu", batch_size=8))
+    qtbot.addWidget(window, before_close_func=MainWindow.close_now)
+    window.show()
+    try:
+        window.session.paste([NewRow({"text": f"ticket {i}"}, f"ticket {i}") for i in range(12)])
+        qtbot.waitUntil(lambda: len(window.session.table) == 12, timeout=10_000)
+        qtbot.wait(200)
+        assert window.session.run_status.state != "done"
+        assert not window.tickets.rate_label.text().startswith("All labelled"), window.tickets.rate_label.text()
+    finally:
+        fake.build_gate.set()
+    qtbot.waitUntil(lambda: window.session.table.count_scored() == 12, timeout=10_000)
+    qtbot.waitUntil(lambda: window.session.run_status.state == "done", timeout=10_000)
+    assert window.tickets.rate_label.text().startswith("All labelled")
+    window.close_now()

@@ -398,3 +398,38 @@ def test_reopened_with_no_tickets_the_editor_gives_each_fields_estimate_as_the_s
         qtbot.waitUntil(lambda estimate=estimate: estimate in editor.taught_count.text(), timeout=2_000)
         assert "not estimated" not in editor.taught_count.text()
     assert other.check_status.toolTip() == other.session.field_check_status(0).describe()  # the bar's, the same
+
+
+def test_going_back_to_a_queue_version_brings_back_the_name_made_from_its_labels(qtbot, window, tmp_path):
+    """W17: with a queue and a second field, the lead went back to the queue's version 1 (labels billing,
+    technical, account); the prompt was still named "Support triage (cards / top-up and cash / fees and …)", after
+    the labels it no longer had, where a one-field prompt's name follows its labels until the lead types one."""
+    from triage_gui.gui.prompt.prompt_editor import auto_name
+
+    first = PromptProfile.of_fields([QUEUE, PRIORITY], auto_name(QUEUE.label_names))
+    open_prompt(qtbot, window, tmp_path, first)
+    cards = [Label("cards", "card lost stolen"), *QUEUE.labels[1:]]
+    renamed = replace(QUEUE, labels=cards, examples=[e for e in QUEUE.examples if e.label != "billing"])
+    save_in_editor(qtbot, window, PromptProfile.of_fields([renamed, PRIORITY], auto_name(renamed.label_names)))
+    assert window.editor.name.text() == "Support triage (cards / technical / account)"
+    choose(window, VERSIONS, 0)
+    window.results.versions.selectRow(1)  # the queue's version 1
+    window.results.revert_button.click()
+    qtbot.waitUntil(lambda: window.session.table.labels == QUEUE.label_names, timeout=10_000)
+    assert window.editor.name.text() == "Support triage (billing / technical / account)"
+    assert window.document.saved.name == "Support triage (billing / technical / account)"
+
+    typed = "Bank queues"  # a name the lead typed stays whatever the labels
+    window.editor.name.setText(typed)
+    window.editor.flush_snapshot()
+    assert window.prompt.save()
+    qtbot.waitUntil(lambda: window.document.saved.name == typed, timeout=10_000)
+    settled(qtbot, window)
+    window.results.versions.selectRow(1)
+    window.results.revert_button.click()
+    qtbot.waitUntil(lambda: window.session.table.labels == cards_names(), timeout=10_000)
+    assert window.editor.name.text() == typed
+
+
+def cards_names() -> list[str]:
+    return ["cards", "technical", "account"]

@@ -168,3 +168,37 @@ def test_a_run_embedding_tickets_whose_scores_were_kept_says_so_not_a_stalled_ra
     area.show_run(RunStatus("running", 40, 154, rate=2.5, classified=154, first_pass_left=0))
     assert area.rate_label.text().endswith("2.5 tickets/s")  # the language model still reading: as it was
     assert area.stop_button.isEnabled()
+
+
+def test_numbered_matrix_columns_leave_their_room_to_the_row_titles(qtbot, window, tmp_path):
+    """W17: with five labels the matrix's columns were numbered at 1366×768 and each was some 70 px wide for a
+    three-digit count, while the rows read "2 top-u…nd cash", "4 accou…ecurity", "5 paym…nsfers" (a 110 px
+    title); the row titles now take what numbered columns do not need, the names whole where that is enough."""
+    import csv
+
+    from test_window_numbers import settled
+
+    from triage_gui.engine.prompt import Label, PromptProfile
+
+    window._closing = True
+    names = ["cards", "top-up and cash", "fees and exchange", "account and security", "payments and transfers"]
+    window.session.set_prompt(PromptProfile("Route the ticket.", [Label(n, "") for n in names]))
+    qtbot.waitUntil(lambda: window.session.table.labels == names and not window.session.busy, timeout=10_000)
+    path = tmp_path / "t.csv"
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle).writerows([["text", "queue"], *([f"ticket {i}", names[i % 5]] for i in range(40))])
+    window.ticket_actions.open_files([str(path)])
+    qtbot.waitUntil(lambda: window.evaluation.gold is not None and settled(window), timeout=60_000)
+    _shown(qtbot, window, 1366, 768)
+    window.results.setCurrentIndex(1)
+    window.refresh_stats()
+    qtbot.wait(100)
+    matrix = window.results.confusion
+    assert [matrix.horizontalHeaderItem(i).text() for i in range(5)] == ["1", "2", "3", "4", "5"]
+    assert [matrix.verticalHeaderItem(i).text() for i in range(5)] == [f"{i + 1} {n}" for i, n in enumerate(names)]
+    header = matrix.horizontalHeader()
+    assert min(header.sectionSize(i) for i in range(5)) >= header.fontMetrics().horizontalAdvance("000")
+    _shown(qtbot, window, 1016, 600)  # a 1024×640 screen: the columns keep room for their counts
+    qtbot.wait(100)
+    assert min(header.sectionSize(i) for i in range(5)) >= header.fontMetrics().horizontalAdvance("000")
+    assert matrix.verticalHeaderItem(0).text() == "1 cards"

@@ -463,7 +463,7 @@ class Session(Intents):
         queue = WorkQueue(self.table, self.baseline, self.encoder is not None)
         wanted = (remaining and not self.user_stopped) or queue.first_pass_left()  # Stop never stops the first pass
         if self.scorer is None or rebuilding or not wanted:  # labels follow a build
-            done = len(self.table) and not remaining
+            done = len(self.table) and not remaining and self.scorer is not None  # no prompt in use: none is (W17)
             self._set_run(self._status("done" if done else "stopped" if self.user_stopped else "idle"))
             return
         self._queue, self._stop = queue, threading.Event()
@@ -507,9 +507,7 @@ class Session(Intents):
             self._set_run(self._status("stopped"))
             self.message.emit("Labelling stopped", str(exc))
             return
-        for memory in (self.scores, *self.field_scores):  # the scores this run read, kept for a reopen
-            if written := memory.to_write():
-                self.file_thread.submit(memory.store.write, *written)
+        self._keep_scores(self.file_thread.submit)  # the scores this run read, kept for a reopen
         self.fields.run_ended()  # each further field fitted on every ticket read (a Stop)
         self._set_run(self._status("stopped" if self._remaining() else "done"))
 
@@ -558,6 +556,18 @@ class Session(Intents):
             self.rows_changed.emit(0, len(self.table) - 1)
 
     # ================================================================ close
+
+    def _keep_scores(self, call: Any) -> None:
+        """Write the scores read since the last write, for a reopen (``call``: how, now or on a thread)."""
+        for memory in (self.scores, *self.field_scores):
+            if written := memory.to_write():
+                call(memory.store.write, *written)
+
+    def shutdown(self) -> None:
+        """As :meth:`Intents.shutdown`, the scores read so far written first, once the threads are done: a quit
+        mid-reading cancels the run, which wrote them only when it ended (W17: 600 tickets read again)."""
+        super().shutdown()
+        self._keep_scores(lambda write, *args: write(*args))
 
     def _tasks(self) -> list[asyncio.Task]:
         kinds = (self._loading, self._encoder_loading, self._rebuilding, self._labelling)

@@ -145,22 +145,43 @@ class Terms:
         return [self._chosen(weight[g], common[g], top) for g in range(groups)]
 
     def _chosen(self, weight: np.ndarray, common: np.ndarray, top: int) -> list[str]:
-        """A group's ``top`` terms by weight, not ``common``; a word inside a chosen two-word phrase skipped.
+        """A group's ``top`` terms by weight, not ``common``; a word inside a chosen two-word phrase skipped, and
+        so is another form of a chosen word (:func:`stem`: "cards" after "card", "charges" after "charged").
         Never empty while the group has a word: when every one is common, the commonest are its words."""
         mine = np.where(common, 0.0, weight)
         if not (mine > 0).any():
             mine = weight
         chosen: list[str] = []
+        keys: list[list[str]] = []  # each chosen term's word stems
         for j in np.argsort(-mine, kind="stable")[: top * 4]:
             if mine[j] <= 0:
                 break
             term = str(self.vocab[j])
-            if any(term in c.split() or c in term.split() for c in chosen if " " in c or " " in term):
+            key = [stem(w) for w in term.split()]
+            if any(key == k or set(key) <= set(k) or set(k) <= set(key) for k in keys) or len(set(key)) < len(key):
                 continue
             chosen.append(term)
+            keys.append(key)
             if len(chosen) == top:
                 break
         return chosen
+
+
+# English endings that make another form of one word, tried in this order (the first that fits is cut).
+_ENDINGS_OF_FORMS = (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ing", ""))
+
+
+def stem(word: str) -> str:
+    """The part of a word its plural, third person, past tense and -ing forms share, so that they count as one
+    word in a group's terms: "cards" and "card" -> "card"; "charged", "charges" and "charge" -> "charg";
+    "currencies" -> "currency"; "fees" -> "fee". A crude cut, used only to compare terms, never shown: walkthrough
+    groups were named "Card / cards" and "Transfer / transfers" and described as "charged, fee, charge and
+    charges". At least three letters stay, and a double "ss" is no plural ("access")."""
+    for ending, instead in _ENDINGS_OF_FORMS:
+        if word.endswith(ending) and len(word) - len(ending) >= 3 and not (ending == "s" and word.endswith("ss")):
+            word = word[: -len(ending)] + instead
+            break
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
 
 
 def draft_name(terms: Sequence[str], taken: set[str], number: int) -> str:

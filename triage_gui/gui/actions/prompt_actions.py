@@ -24,9 +24,9 @@ from ...session.prompt_document import DocumentStatus, PromptConflict, PromptDoc
 from ...session.session import Session
 from ...session.status import PromptStatus
 from ...words import counted, plural
-from ..prompt.prompt_editor import PromptEditor
+from ..prompt.prompt_editor import PromptEditor, auto_name
 from ..results.results_area import ResultsArea
-from ..results.version_compare import Side, compare_dialog
+from ..results.version_compare import Side, compare_dialog, version_rows
 
 Notify = Callable[[str, int], None]
 Warn = Callable[[str, str], None]
@@ -347,14 +347,9 @@ class PromptActions:
     def refresh_versions(self) -> None:
         """The prompt file's versions of the field chosen (the first's for a one-field prompt), newest first:
         kept with the prompt, so listed after a restart."""
-        rows = []
         field, name = self._field()
-        for record in reversed(self.document.field_history(field)):
-            names = [str(x.get("name", "")) for x in record.prompt.get("labels", []) if isinstance(x, dict)]
-            instruction = str(record.prompt.get("instruction", ""))
-            summary = f"{len(names)} labels: {', '.join(names)[:80]} — {instruction[:60]}"
-            rows.append((record.number, record.saved_at, record.accuracy, summary, record.taught))
-        self.results.show_versions(rows, name)
+        history = self.document.field_history(field)
+        self.results.show_versions(version_rows(history, [self._version(r.number, field) for r in history]), name)
 
     def _version(self, shown: int, field: int = 0) -> PromptProfile | None:
         try:
@@ -385,7 +380,10 @@ class PromptActions:
                 return
             was = fields[at]
             fields[at] = Field(was.name, profile.instruction, profile.labels, profile.examples, was.ordered)
-            profile = PromptProfile.of_fields(fields, current.name)
+            # a name made up from the first field's labels follows them, as a one-field prompt's does (W17: it
+            # still named the labels of the version left); a name the lead typed is kept
+            made_up = at == 0 and current.name == auto_name(was.label_names)
+            profile = PromptProfile.of_fields(fields, auto_name(profile.label_names) if made_up else current.name)
         self.editor.set_profile(profile, clear_undo=False)
         self.save()
 

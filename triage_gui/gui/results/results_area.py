@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFontMetrics
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -34,6 +34,7 @@ from ...engine.scoring import GoldReport, LatencySummary
 from ...engine.tickets import FORMAT_NAMES
 from ...words import counted, plural
 from .latency_chart import BASELINE_COLOR, CACHED_COLOR, LatencyChart
+from .matrix_titles import distinct_elided, two_lines
 
 NO_FLIPS_YET = "No earlier version to compare with yet: labels that change between prompt versions are listed here."
 NO_FLIPS = "No label changed with the last prompt save."
@@ -145,7 +146,9 @@ class ResultsArea(QTabWidget):
         diff.clicked.connect(self._diff_clicked)
         self.versions.itemSelectionChanged.connect(lambda: diff.setEnabled(len(self._selected_versions()) == 2))
         self.revert_button = revert = QPushButton("Go back to this version")
+        revert.setEnabled(False)  # with none or two selected it looked ready and did nothing (W17)
         revert.clicked.connect(self._revert_clicked)
+        self.versions.itemSelectionChanged.connect(lambda: revert.setEnabled(len(self._selected_versions()) == 1))
         versions = QWidget()
         box = self._field_boxes[3] = QVBoxLayout(versions)
         box.addWidget(self.versions, 1)
@@ -300,7 +303,7 @@ class ResultsArea(QTabWidget):
         even that does not fit (five labels in a 1024 px window read "b…g", "hr…rk"), the columns are
         numbered and each row's title starts with its number, the legend ("1 banking"), the whole name in
         every tooltip. Row titles are elided in the middle at most ROW_TITLE px, so the matrix keeps room
-        for its columns."""
+        for its columns; numbered columns need room for a count alone, and leave the rest to the row titles."""
         header, rows = self.confusion.horizontalHeader(), self.confusion.verticalHeader()
         margin = 2 * header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin) + 4
         metrics = header.fontMetrics()
@@ -310,12 +313,19 @@ class ResultsArea(QTabWidget):
             columns.append(name if metrics.horizontalAdvance(name) <= width else two_lines(name, metrics, width))
         numbered = None in columns
         titles = [f"{i + 1} {name}" if numbered else name for i, name in enumerate(self._labels)]
+        title_width = ROW_TITLE - margin
+        if numbered:  # a numbered column needs room for a count alone: the row titles take the rest (W17)
+            n = len(self._labels)
+            rest = rows.width() + self.confusion.viewport().width() - header.sectionSize(n) - header.sectionSize(n + 1)
+            room = rest - n * (metrics.horizontalAdvance("0000") + margin) - margin
+            widest = max((rows.fontMetrics().horizontalAdvance(t) for t in titles), default=0)
+            title_width = max(title_width, min(room, widest))
         for i, name in enumerate(self._labels):
             texts = (
                 (self.confusion.horizontalHeaderItem(i), str(i + 1) if numbered else columns[i] or name),
                 (
                     self.confusion.verticalHeaderItem(i),
-                    distinct_elided(titles[i], titles, rows.fontMetrics(), ROW_TITLE - margin),
+                    distinct_elided(titles[i], titles, rows.fontMetrics(), title_width),
                 ),
             )
             for item, shown in texts:
@@ -415,32 +425,3 @@ def flips_note(compared: bool, field: str = "") -> str:
         f"No earlier {field} labels to compare with yet: {field} labels that change when its part of the prompt or "
         "its taught tickets change are listed here."
     )
-
-
-def two_lines(name: str, metrics: QFontMetrics, width: int) -> str | None:
-    """``name`` broken at the space that makes its longer line shortest, if both lines then fit."""
-    words = name.split(" ")
-    splits = [(" ".join(words[:i]), " ".join(words[i:])) for i in range(1, len(words))]
-    fitting = [(max(metrics.horizontalAdvance(a), metrics.horizontalAdvance(b)), a, b) for a, b in splits]
-    best = min(fitting, default=None)
-    return f"{best[1]}\n{best[2]}" if best is not None and best[0] <= width else None
-
-
-def distinct_elided(name: str, names: list[str], metrics: QFontMetrics, width: int) -> str:
-    """``name`` elided to ``width`` so no two names read the same: "Access" and "Administrative rights"
-    both came out "A…s". Middle elision keeps both ends; names it makes alike keep their start instead
-    ("Acc…", "Adm…"), and where even that is alike, the start that tells them apart, however narrow."""
-
-    def elided(text: str, mode: Qt.TextElideMode) -> str:
-        return metrics.elidedText(text, mode, width)
-
-    shown = elided(name, Qt.TextElideMode.ElideMiddle)
-    alike = [o for o in names if o != name and elided(o, Qt.TextElideMode.ElideMiddle) == shown]
-    if shown == name or not alike:
-        return shown
-    right = elided(name, Qt.TextElideMode.ElideRight)
-    if all(elided(o, Qt.TextElideMode.ElideRight) != right for o in alike):
-        return right
-    others = [o for o in names if o != name]
-    k = next((k for k in range(1, len(name) + 1) if not any(o.startswith(name[:k]) for o in others)), len(name))
-    return name[:k] + ("…" if k < len(name) else "")

@@ -58,6 +58,47 @@ def changes(old: PromptProfile, new: PromptProfile) -> list[tuple[str, str, str]
     return out
 
 
+def what_changed(profiles: list[PromptProfile | None], numbers: list[int]) -> list[str]:
+    """For each version (oldest first), the start of its line in Versions: what it changed since the one before
+    ("Changed: instruction, description of billing · "), or "Same as version 1 · " where it is an earlier version
+    again (a Go back); "" for the first. Four versions of six read "5 labels: cards, top-up and cash, fees …"
+    alike, one like the next (W17)."""
+    out: list[str] = []
+    for i, profile in enumerate(profiles):
+        before = profiles[i - 1] if i else None
+        if profile is None or before is None:
+            out.append("")
+            continue
+        same = next((n for n, p in zip(numbers[:i], profiles[:i]) if p is not None and not _differ(p, profile)), None)
+        if same is not None:
+            out.append(f"Same as version {same} · ")
+            continue
+        whats = list(dict.fromkeys(w for w, _, _ in changes(before, profile) if w != "Name"))
+        if sum(w.startswith("Label ") for w in whats) > 2:  # suggested labels: "labels", not each one named
+            whats = list(dict.fromkeys("Labels" if w.startswith("Label ") else w for w in whats))
+        out.append(f"Changed: {', '.join(w[:1].lower() + w[1:] for w in whats)} · " if whats else "")
+    return out
+
+
+def version_rows(
+    history: list[VersionRecord], profiles: list[PromptProfile | None]
+) -> list[tuple[int, str, float | None, str, int | None]]:
+    """Versions' rows, newest first: (number, saved at, accuracy, what it changed and what it holds, taught
+    tickets the accuracy was measured with); ``profiles``: each record's prompt, oldest first as ``history``."""
+    rows = []
+    said = what_changed(profiles, [r.number for r in history])
+    for record, change in zip(reversed(history), reversed(said)):
+        names = [str(x.get("name", "")) for x in record.prompt.get("labels", []) if isinstance(x, dict)]
+        instruction = str(record.prompt.get("instruction", ""))
+        summary = f"{len(names)} labels: {', '.join(names)[:80]} — {instruction[:60]}"
+        rows.append((record.number, record.saved_at, record.accuracy, change + summary, record.taught))
+    return rows
+
+
+def _differ(a: PromptProfile, b: PromptProfile) -> bool:
+    return any(what != "Name" for what, _, _ in changes(a, b))
+
+
 def compare_html(old: Side, new: Side) -> str:
     rows = changes(old.profile, new.profile)
     cell = "padding:4px 8px; vertical-align:top; border-bottom:1px solid #999;"
