@@ -168,3 +168,17 @@ def test_a_run_embedding_tickets_whose_scores_were_kept_says_so_not_a_stalled_ra
     area.show_run(RunStatus("running", 40, 154, rate=2.5, classified=154, first_pass_left=0))
     assert area.rate_label.text().endswith("2.5 tickets/s")  # the language model still reading: as it was
     assert area.stop_button.isEnabled()
+
+
+def test_the_learning_state_is_whole_at_1280_with_the_usual_estimate_beside_it(qtbot, window):
+    """The README's own screenshot (1280×720, one field, 10 taught) read "Learned from 10 taught…": its room was
+    30 average characters, short of the line's own width."""
+    _shown(qtbot, window)
+    window.check_status.setText("~85% (64–95%), 20 checks on v1 with 10 taught, just now")
+    window.prompt_status.setText("Prompt ready (v1)")
+    window.model_status.setText("SmolLM2-135M-Instruct (bundled) · cpu")
+    for line in ("Learned from 10 taught tickets", "Learned from 250 taught tickets"):
+        window.learn_status.setText(line)
+        qtbot.wait(50)
+        assert window.learn_status.elided() == line
+    assert window.check_status.width() == window.check_status.maximumWidth()  # the estimate keeps all its room
