@@ -202,3 +202,17 @@ def test_numbered_matrix_columns_leave_their_room_to_the_row_titles(qtbot, windo
     qtbot.wait(100)
     assert min(header.sectionSize(i) for i in range(5)) >= header.fontMetrics().horizontalAdvance("000")
     assert matrix.verticalHeaderItem(0).text() == "1 cards"
+
+
+def test_the_learning_state_is_whole_at_1280_with_the_usual_estimate_beside_it(qtbot, window):
+    """The README's own screenshot (1280×720, one field, 10 taught) read "Learned from 10 taught…": its room was
+    30 average characters, short of the line's own width."""
+    _shown(qtbot, window)
+    window.check_status.setText("~85% (64–95%), 20 checks on v1 with 10 taught, just now")
+    window.prompt_status.setText("Prompt ready (v1)")
+    window.model_status.setText("SmolLM2-135M-Instruct (bundled) · cpu")
+    for line in ("Learned from 10 taught tickets", "Learned from 250 taught tickets"):
+        window.learn_status.setText(line)
+        qtbot.wait(50)
+        assert window.learn_status.elided() == line
+    assert window.check_status.width() == window.check_status.maximumWidth()  # the estimate keeps all its room

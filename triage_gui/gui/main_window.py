@@ -134,8 +134,11 @@ class MainWindow(QMainWindow):
         widest = "~100% (100–100%), 20 checks on v10 with 100 taught"  # room left for passing messages
         self.check_status.setMaximumWidth(self.check_status.fontMetrics().horizontalAdvance(widest))
         self.check_status.setToolTip("Check a random sample (Teach menu) to estimate the accuracy")
-        for elided, share in ((self.learn_status, 5), (self.model_status, 7)):  # room left for passing messages
-            elided.setMaximumWidth(self.fontMetrics().averageCharWidth() * 6 * share)
+        # Room left for passing messages, but the usual line whole: 30 average characters cut "Learned from 10
+        # taught tickets" in the README's screenshot (1280 px); "+ 0 + 30 taught" of three fields is as wide.
+        learned = self.learn_status.fontMetrics().horizontalAdvance("Learned from 1,000 taught tickets")
+        self.learn_status.setMaximumWidth(learned + 2 * self.learn_status.margin() + 4)
+        self.model_status.setMaximumWidth(self.fontMetrics().averageCharWidth() * 42)
         for label in (self.check_status, self.learn_status, self.prompt_status, self.model_status):
             self.statusBar().addPermanentWidget(label)
 
