@@ -11,11 +11,10 @@ import logging
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter
+from PySide6.QtWidgets import QMainWindow, QMessageBox, QSplitter
 
 from ..defaults import LOW_CONFIDENCE
 from ..engine.model import BUNDLED, MULTILINGUAL
-from ..session.checks import NOT_ESTIMATED
 from ..session.evaluation import Evaluation
 from ..session.prompt_document import DocumentStatus, PromptDocument
 from ..session.session import Session
@@ -35,10 +34,11 @@ from .results.detail_pane import DetailPane
 from .results.results_area import ResultsArea
 from .results.summary import Summary
 from .settings import AppSettings
+from .status_labels import add_status_labels
 from .tickets.language_offer import LanguageOffer, with_offer
 from .tickets.ticket_area import TicketArea
 from .tickets.ticket_model import TicketTableModel
-from .widgets.elided_label import ElidedLabel, WordStatusBar
+from .widgets.elided_label import WordStatusBar
 
 log = logging.getLogger(__name__)
 SPLITS = (("main_split", [380, 900]), ("right_split", [340, 340]), ("bottom_split", [560, 340]))  # default sizes
@@ -123,24 +123,8 @@ class MainWindow(QMainWindow):
         self.main_split.setStretchFactor(1, 2)
         self.main_split.setChildrenCollapsible(False)
         self.setCentralWidget(self.main_split)
-        self.model_status = ElidedLabel()  # gives up width to the messages and the estimate at 1024 px
-        self.model_status.setAccessibleName("Model")
-        self.prompt_status = QLabel("Waiting for the model…")
-        self.prompt_status.setAccessibleName("Prompt state")
-        self.learn_status = ElidedLabel(tooltip=False)  # its tooltip: the heads and weights
-        self.learn_status.setAccessibleName("Learning state")
-        self.check_status = ElidedLabel(NOT_ESTIMATED, tooltip=False)  # its tooltip: the details
-        self.check_status.setAccessibleName("Estimated accuracy")
-        widest = "~100% (100–100%), 20 checks on v10 with 100 taught"  # room left for passing messages
-        self.check_status.setMaximumWidth(self.check_status.fontMetrics().horizontalAdvance(widest))
-        self.check_status.setToolTip("Check a random sample (Teach menu) to estimate the accuracy")
-        # Room left for passing messages, but the usual line whole: 30 average characters cut "Learned from 10
-        # taught tickets" in the README's screenshot (1280 px); "+ 0 + 30 taught" of three fields is as wide.
-        learned = self.learn_status.fontMetrics().horizontalAdvance("Learned from 1,000 taught tickets")
-        self.learn_status.setMaximumWidth(learned + 2 * self.learn_status.margin() + 4)
-        self.model_status.setMaximumWidth(self.fontMetrics().averageCharWidth() * 42)
-        for label in (self.check_status, self.learn_status, self.prompt_status, self.model_status):
-            self.statusBar().addPermanentWidget(label)
+        labels = add_status_labels(self.statusBar())
+        self.check_status, self.learn_status, self.prompt_status, self.model_status = labels
 
     def _build_actions(self) -> None:
         """The menu bar and the F1 guide, from the one table (:mod:`window_actions`)."""
