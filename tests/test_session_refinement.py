@@ -266,6 +266,58 @@ def test_a_save_that_changes_only_the_priority_reads_only_the_priority_again(tmp
     asyncio.run(asyncio.wait_for(body(), 60))
 
 
+def test_a_save_that_changes_only_the_priority_leaves_the_queue_read_while_the_priority_is_read(tmp_path):
+    """W17: after a Save that changed only the tone, the queue looked unread for minutes ("Language model: read 7
+    tickets", "not read this ticket yet") and, the language model's reading used for labels, its labels went back
+    to the first pass's until the tone's reading passed each row: the queue's kept scores were applied only as the
+    run reached the row. They are applied with the new version; the run reads the priority of every row, and the
+    run is done only once it has."""
+    import asyncio
+    from dataclasses import replace
+
+    from test_session_fields import two_fields
+
+    from triage_gui.engine.prompt import PromptProfile
+    from triage_gui.engine.table import decide
+    from triage_gui.session.session import Session
+
+    fake, n = FakeEngine(), 24
+    queue, priority = two_fields().fields
+    edited = PromptProfile.of_fields([queue, replace(priority, instruction="How soon must a person act?")], "Q and P")
+
+    async def body():
+        session = Session(_stored_engine(fake, tmp_path / "one"), device="cpu", batch_size=4)
+        try:
+            await ready(session, two_fields())
+            session.add_rows(topical(n))
+            await idle(session)
+            await until(lambda: session.fields.settled and session.table.count_scored() == n)
+            table = session.table
+            before = [decide(table, r) for r in range(n)]
+            assert all(d.source != "first pass" and not d.stale for d in before), before  # the model's labels
+            fake.scored.clear()
+            fake.gate.clear()  # the language model reads nothing more for now
+            session.set_prompt(edited)
+            await until(lambda: session.prompt_status.version == 1 and session.running)
+            await asyncio.sleep(0.2)
+            now = [decide(table, r) for r in range(n)]
+            assert all(table.scored(r) for r in range(n))  # the queue's, kept, at once
+            assert [(d.label, d.source, d.stale) for d in now] == [(d.label, d.source, d.stale) for d in before]
+            assert session.run_status.labelled == 0  # every row still waits for its priority
+            fake.gate.set()
+            await idle(session)
+            await until(lambda: session.fields.settled)
+            assert _reads_by_prompt(fake) and list(_reads_by_prompt(fake).values()) == [n]  # the priority, once each
+            assert session.run_status.state == "done" and session.run_status.labelled == n
+            assert all(len(read) == n for read in session.fields.read)
+        finally:
+            fake.gate.set()
+            await session.close()
+            session.join_threads()
+
+    asyncio.run(asyncio.wait_for(body(), 60))
+
+
 @run
 async def test_an_untaught_version_is_scored_once_the_first_pass_has_labelled_every_gold_row(session, fake):
     """Untaught, the language model's heads weigh 0, so the first pass's labels are final: the Versions table kept

@@ -33,6 +33,8 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..defaults import LOW_CONFIDENCE
 from ..engine.table import Source, decide, embedded_count, field_table
 from .checks import FieldChecks
@@ -361,6 +363,25 @@ class FieldLabels:
                     based[row] = base
         if self.specs and not self._fitting.active and self._due():
             self.refit()
+
+    def unread(self, start: int = 0) -> np.ndarray:
+        """Rows from ``start`` on, in order, that the first field has this version's score of and a further field
+        has not read: the first field's score was kept from the version before (a Save that changed only the
+        priority), taken at once, and the run reads these rows for the other fields (W17)."""
+        n = len(self.table)
+        if not self.scorers or len(self.read) != len(self.scorers) or start >= n:
+            return np.zeros(0, dtype=np.int64)
+        missing = np.zeros(n - start, dtype=bool)
+        for read in self.read:
+            have = np.zeros(n - start, dtype=bool)
+            have[[row - start for row in read if start <= row < n]] = True
+            missing |= ~have
+        missing &= self.table.scored_mask()[start:n]
+        return np.flatnonzero(missing) + start
+
+    def needs(self, row: int) -> bool:
+        """Whether a further field has still to read ``row`` in this version."""
+        return bool(self.scorers) and len(self.read) == len(self.scorers) and any(row not in r for r in self.read)
 
     def latencies(self, index: int) -> list[float]:
         """Field ``index``'s (1: the second field) language-model time of each ticket read, in ms, in read order."""

@@ -11,6 +11,7 @@ import asyncio
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -20,6 +21,14 @@ from ..engine.scoring import score_fields_batch
 from ..engine.table import ScoredBatch, TicketScore, TicketTable
 from .status import RunStatus
 from .workers import WorkerThread
+
+
+class FieldsToRead(Protocol):
+    """The further fields' rows still to read (:class:`fields.FieldLabels`), where the first field's are read."""
+
+    def unread(self, start: int = 0) -> np.ndarray: ...
+
+    def needs(self, row: int) -> bool: ...
 
 
 class WorkQueue:
@@ -32,8 +41,11 @@ class WorkQueue:
     :mod:`engine.learning` says), so every loaded ticket has a learned label before the language model
     reads the next one."""
 
-    def __init__(self, table: TicketTable, baseline: bool = False, embed: bool = False) -> None:
+    def __init__(
+        self, table: TicketTable, baseline: bool = False, embed: bool = False, fields: FieldsToRead | None = None
+    ) -> None:
         self.table, self.baseline, self.embed = table, baseline, embed
+        self.fields = fields  # a prompt with several fields: rows the first field has and another has not read
         self._rows = np.zeros(0, dtype=np.int64)
         self._pos = 0
         self._scanned = 0
@@ -63,6 +75,8 @@ class WorkQueue:
                 if self._scanned >= len(table):
                     break
                 self._rows, self._pos = table.pending(self._scanned, self.baseline), 0
+                if self.fields is not None:
+                    self._rows = np.union1d(self._rows, self.fields.unread(self._scanned))
                 self._scanned, self._stamp = len(table), -1
                 continue
             if self._stamp != table.first_stamp:
@@ -70,7 +84,7 @@ class WorkQueue:
                 self._stamp = table.first_stamp
             i = int(self._rows[self._pos])
             self._pos += 1
-            need_score = not table.scored(i)
+            need_score = not table.scored(i) or (self.fields is not None and self.fields.needs(i))
             need_base = self.baseline and table.needs_baseline(i)
             if need_score or need_base:
                 out.append((i, table.texts[i], need_score, need_base, False))
@@ -213,14 +227,16 @@ def run_status(
     finishing: int = 0,
     embedding: bool = False,
     fields_read: tuple[int, ...] = (),
+    unread: int = 0,
 ) -> RunStatus:
     """The run's progress now: rows with a usable label (first pass or better), scored by the language model
     of labellable, baseline done, and while running this run's rate and the time left (from
     :meth:`Throughput.rate`; none while the run warms up); ``finishing``: stopped, the tickets the language
     model still reads in the batch in flight (:attr:`RunStatus.finishing`); ``embedding``: a sentence encoder is
     in use, and the rows it has still to embed are counted (:attr:`RunStatus.first_pass_left`); ``fields_read``: the
-    fields the language model reads in this run (:attr:`RunStatus.fields_read`)."""
-    labelled, total = table.count_scored(), table.count_scorable()
+    fields the language model reads in this run (:attr:`RunStatus.fields_read`); ``unread``: rows of those the first
+    field has read that a further field has still to read (:meth:`fields.FieldLabels.unread`), not counted read."""
+    labelled, total = table.count_scored() - unread, table.count_scorable()
     base_done = len(table.baseline) if baseline else 0
     rate, eta = 0.0, None
     if state == "running":

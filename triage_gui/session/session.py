@@ -14,6 +14,7 @@ the cancellation is what supersedes it (no generation counters):
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import threading
 from collections.abc import Sequence
@@ -453,14 +454,14 @@ class Session(Intents):
         return self._labelling.active
 
     def _remaining(self) -> int:
-        return len(self.table.pending(0, self.baseline, self.encoder is not None))
+        return len(self.table.pending(0, self.baseline, self.encoder is not None)) + len(self.fields.unread())
 
     def _ensure_running(self) -> None:
         """Label what is missing; else the run status still counts the table now (bar and summary read it)."""
         if self.running:  # rows may have arrived: count them now, not at the next batch
             return self._set_run(self._status(self.run_status.state))
         remaining, rebuilding = self._remaining(), self._rebuilding.active and not self._rebuilding.is_current()
-        queue = WorkQueue(self.table, self.baseline, self.encoder is not None)
+        queue = WorkQueue(self.table, self.baseline, self.encoder is not None, self.fields)
         wanted = (remaining and not self.user_stopped) or queue.first_pass_left()  # Stop never stops the first pass
         if self.scorer is None or rebuilding or not wanted:  # labels follow a build
             done = len(self.table) and not remaining and self.scorer is not None  # no prompt in use: none is (W17)
@@ -516,18 +517,29 @@ class Session(Intents):
         if self.scorer is None:
             return
         batch = self.scores.found(self.table, rows, bias_of(self.scorer))
-        if batch is not None and self.fields.scorers:  # and every further field's score of the row, or none
-            batch = stored_for_fields(self.table, batch, self.fields.scorers, self.field_scores)
+        if batch is not None and self.fields.scorers:  # and every further field's score of the row where kept
+            whole = stored_for_fields(self.table, batch, self.fields.scorers, self.field_scores)
+            if whole is not None:
+                self._apply(whole, self.table.version, self.run_status.state, read=False)
+            # The first field's alone at once, the others read by the run (FieldLabels.unread): after a Save that
+            # changed only the tone the queue looked unread, its labels the first pass's, until the run came by (W17).
+            rest = [(r, s) for r, s in zip(batch.rows, batch.scores, strict=True) if not self.table.scored(r)]
+            batch = ScoredBatch.of_rows([r for r, _ in rest], [s for _, s in rest]) if rest else None
         if batch is not None:
             self._apply(batch, self.table.version, self.run_status.state, read=False)
             log.info("%d tickets took their stored scores (no forward pass)", len(batch.rows))
 
     def _apply(self, batch: ScoredBatch, version: int, state: str, read: bool = True) -> None:
+        tickets = sum(s is not None for s in batch.scores)
+        if batch.more and version == self.table.version:  # a row read for the further fields alone: its first
+            first = [None if self.table.scored(r) else s for r, s in zip(batch.rows, batch.scores, strict=True)]
+            batch = dataclasses.replace(batch, scores=first)  # field's score, kept, was taken with the version
         done = apply_batch(self.table, batch, version)
+        this = [r for r in batch.rows if self.table.scored(r)] if version == self.table.version else []
         if read:
             self.scores.remember(self.table, batch, done.scored)
             for memory, (scores, _) in zip(self.field_scores, batch.more):
-                memory.keep(self.table, batch.rows, scores, done.scored)
+                memory.keep(self.table, batch.rows, scores, this)
         if done.embedded:
             self.teaching.rows_embedded(done.embedded)
             self.fields.rows_embedded()
@@ -535,17 +547,20 @@ class Session(Intents):
             self.teaching.rows_scored(done.scored)
         if done.based:
             self.teaching.baseline_scored(done.based)
-        if batch.more and (done.scored or done.based):  # this version's: the further fields' scores of these rows
+        further = bool(this) and any(s is not None for scores, _ in batch.more for s in scores)
+        if batch.more and (done.scored or done.based or further):  # this version's: the further fields' scores
             self.fields.rows_read(batch.rows, batch.more)
         if read:
-            self._throughput.add(sum(s is not None for s in batch.scores))
+            self._throughput.add(tickets)
         self.rows_changed.emit(min(batch.rows), max(batch.rows))
         self._set_run(self._status(state))
 
     def _status(self, state: str) -> RunStatus:
         finishing = self._reading if self.running else 0
         embedding = self.encoder is not None
-        return run_status(self.table, state, self.baseline, self._throughput, finishing, embedding, self._fields_read)
+        unread = len(self.fields.unread())
+        fields = self._fields_read
+        return run_status(self.table, state, self.baseline, self._throughput, finishing, embedding, fields, unread)
 
     def _set_run(self, status: RunStatus) -> None:
         self.run_status = status
