@@ -17,6 +17,11 @@ now (``ours``) and the file as it is now (``theirs``), part by part:
   writes in flight, kept 50 of the 100; now all 100);
 - the prompt itself (name, instruction, labels, examples): the side that changed it since ``base``
   wins; when both did, differently, :class:`PromptConflict` is raised and the window asks the lead;
+- a prompt with several fields: "the prompt itself" is every field's (its name, instruction, labels, examples,
+  order), and each further field's taught tickets, versions and checks are merged as the first field's are,
+  with the same field on the other side (by name; by place where both sides hold the same number of fields
+  and the name is not found): merged as one whole, the last writer's further fields won, so a ticket taught
+  in the priority in one window was gone from the file at the other window's next write (W18);
 - any other field, one this version does not know (kept in ``extra``) or one added to the profile later,
   key by key: ours where this side changed it since ``base``, else the file's, so a new field merges
   without code here.
@@ -31,13 +36,14 @@ from pathlib import Path
 from typing import TypeVar
 
 from ._checked import CheckRecord
+from ._fields import Field
 from ._history import MAX_VERSIONS, PROMPT_KEYS, VersionRecord
 from ._profile import Example, PromptProfile
 
 V = TypeVar("V")  # a taught label or a check: what the three-way step carries by ticket text
 
 # The fields merged part by part below; any other field of the profile is merged as a whole, side by side.
-MERGED_FIELDS = ("name", *PROMPT_KEYS, "taught", "history", "checks", "extra")
+MERGED_FIELDS = ("name", *PROMPT_KEYS, "taught", "history", "checks", "extra", "field_name", "ordered", "more_fields")
 
 
 class PromptConflict(Exception):
@@ -62,7 +68,14 @@ class Merged:
 def prompt_part(profile: PromptProfile) -> tuple:
     """What "the prompt itself" is when comparing sides: its name and what the model reads."""
     parts = (getattr(profile, k) for k in PROMPT_KEYS)
-    return (profile.name, *([asdict(x) for x in part] if isinstance(part, list) else part for part in parts))
+    further = tuple(repr(f.prompt_dict()) for f in profile.more_fields)  # a further field's labels are the prompt too
+    return (
+        profile.name,
+        *([asdict(x) for x in part] if isinstance(part, list) else part for part in parts),
+        profile.field_name,
+        profile.ordered,
+        further,
+    )
 
 
 def read_current(path: str | os.PathLike[str]) -> PromptProfile | None:
@@ -100,8 +113,36 @@ def merge(
         for f in fields(ours)
         if f.name not in MERGED_FIELDS
     }
-    profile = replace(prompt_source, taught=taught, history=history, checks=checks, extra=extra, **others)
+    more = merge_fields(base.more_fields, ours.more_fields, theirs.more_fields, prompt_source.more_fields)
+    profile = replace(
+        prompt_source, taught=taught, history=history, checks=checks, extra=extra, more_fields=more, **others
+    )
     return Merged(profile, from_them, renumbered, prompt_source is theirs and other != mine, forgotten)
+
+
+def merge_fields(base: list[Field], ours: list[Field], theirs: list[Field], prompt: list[Field]) -> list[Field]:
+    """The further fields as ``prompt`` (the side whose prompt is written) has them, each with its taught tickets,
+    versions and checks merged three-way with the same field on each side, as the first field's are."""
+
+    def same(fields: list[Field], f: Field, i: int) -> Field | None:
+        found = next((x for x in fields if x.name == f.name), None)
+        if found is None and len(fields) == len(prompt) and not any(x.name == fields[i].name for x in prompt):
+            found = fields[i]  # renamed on one side: the field at its place
+        return found
+
+    out = []
+    for i, f in enumerate(prompt):
+        b, o, t = (same(side, f, i) for side in (base, ours, theirs))
+        if o is None or t is None:  # a field one side added: as that side keeps it
+            kept = o or t or f
+            out.append(replace(f, taught=kept.taught, history=kept.history, checks=kept.checks))
+            continue
+        before = b or Field(f.name, "", [])
+        taught, _, _ = merge_taught(before.taught, o.taught, t.taught)
+        history, _ = merge_history(before.history, o.history, t.history)
+        checks = merge_checks(before.checks, o.checks, t.checks)
+        out.append(replace(f, taught=taught, history=history, checks=checks))
+    return out
 
 
 def _ours_onto_theirs(before: dict[str, V], mine: dict[str, V], theirs: dict[str, V]) -> dict[str, V]:
