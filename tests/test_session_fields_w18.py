@@ -1,0 +1,39 @@
+"""A prompt with several fields, events in hostile orders (W18's round six): a ticket taught in a further
+field while a Save that renamed it is built, and the build fails. On the fake engine."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from test_session import idle, ready, run, until
+from test_session_fields import PRIORITY, QUEUE, two_fields
+from test_session_learning import topical
+
+from triage_gui.engine.prompt import PromptProfile
+
+
+def test_a_ticket_taught_in_a_renamed_field_while_the_build_fails_is_kept():
+    """The lead renamed the priority 'urgency' (and changed its instruction, so the model must build it), saved,
+    and taught row 3 'low' in its column while it was built; the build failed. The fields went back to the prompt
+    in use, matched by name, so the ticket taught under the new name was dropped: untaught in the column and, at
+    the next teach, in the file. A field of another name at the same place (a rename) keeps it now."""
+
+    @run
+    async def body(session, fake):
+        await ready(session, two_fields())
+        session.add_rows(topical(20))
+        await idle(session)
+        urgency = replace(PRIORITY, name="urgency", instruction="FAIL: far too long")
+        fake.build_gate.clear()
+        assert session.set_prompt(PromptProfile.of_fields([QUEUE, urgency], "Queue and priority"))
+        session.teach_field(1, [3], "low")
+        fake.build_gate.set()
+        await until(lambda: session.prompt_status.state == "failed")
+        await idle(session)
+        second = session.fields.table_of(1)
+        assert second is not None
+        text = second.texts[3].strip()
+        assert session.fields.taught_of(1).get(text) == "low"
+        assert dict(session.field_taught()[0]).get(text) == "low"  # what the window writes to the file next
+
+    body()
