@@ -24,6 +24,7 @@ from ...session.prompt_document import DocumentStatus, PromptConflict, PromptDoc
 from ...session.session import Session
 from ...session.status import PromptStatus
 from ...words import counted, plural
+from ..dialogs import ask_conflict
 from ..prompt.prompt_editor import PromptEditor
 from ..results.results_area import ResultsArea
 from ..results.version_compare import Side, compare_dialog
@@ -434,17 +435,3 @@ class PromptActions:
                 return
             self.notify(f"Exported {counted(len(items), 'taught ticket')} to {path}.", 10000)
 
-
-def ask_conflict(parent: QWidget, exc: PromptConflict) -> str | None:
-    """ "mine", "theirs" or None (cancel): whose prompt to keep when both windows changed it."""
-    box = QMessageBox(QMessageBox.Icon.Question, "Prompt changed outside this window", str(exc), parent=parent)
-    box.setInformativeText(
-        f"Its instruction now begins “{exc.theirs.instruction[:80]}”. Keep your prompt (the taught tickets "
-        "of both are kept), or load the other window's and drop your edits?"
-    )
-    mine = box.addButton("Keep mine", QMessageBox.ButtonRole.AcceptRole)
-    theirs = box.addButton("Load theirs", QMessageBox.ButtonRole.DestructiveRole)
-    box.addButton(QMessageBox.StandardButton.Cancel)
-    box.exec()
-    clicked = box.clickedButton()
-    return "mine" if clicked is mine else "theirs" if clicked is theirs else None
