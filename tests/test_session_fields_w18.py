@@ -37,3 +37,29 @@ def test_a_ticket_taught_in_a_renamed_field_while_the_build_fails_is_kept():
         assert dict(session.field_taught()[0]).get(text) == "low"  # what the window writes to the file next
 
     body()
+
+
+def test_a_ticket_taught_in_the_priority_after_a_failed_save_that_added_a_field_is_written(
+    qtbot, encoded_window, tmp_path
+):
+    """The lead added a 'sentiment' field the model could not build and saved: the session stayed on the queue and
+    the priority (the prompt in use), the file had three fields. A ticket then taught in the priority was never
+    written (the file's fields and the session's differed in number), and was gone at the next start."""
+    from test_window_fields import open_two_fields
+
+    from triage_gui.engine.prompt import Field, Label
+
+    window = encoded_window
+    path = open_two_fields(qtbot, window, tmp_path)
+    session = window.session
+    sentiment = Field("sentiment", "FAIL: far too long", [Label("calm", "no hurry"), Label("angry", "upset")])
+    window.editor.set_profile(PromptProfile.of_fields([QUEUE, PRIORITY, sentiment], "Queue and priority"))
+    assert window.prompt.save()
+    qtbot.waitUntil(lambda: session.prompt_status.state == "failed", timeout=10_000)
+    assert session.field_names == ["queue", "priority"]
+    text = session.table.texts[4].strip()
+    session.teach_field(1, [4], "low")
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=10_000)
+    window.document.flush()
+    kept = {f.name: {e.text: e.label for e in f.taught} for f in PromptProfile.load(path).more_fields}
+    assert kept["priority"].get(text) == "low" and kept["sentiment"] == {}

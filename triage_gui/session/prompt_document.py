@@ -315,10 +315,13 @@ class PromptDocument:
             more.append(f if old is None else replace(f, taught=old.taught, history=old.history, checks=old.checks))
         return {"field_name": profile.field_name, "ordered": profile.ordered, "more_fields": more}
 
-    def keep_field_taught(self, taught: Sequence[Sequence[tuple[str, str]]]) -> None:
+    def keep_field_taught(self, taught: Sequence[Sequence[tuple[str, str]]], names: Sequence[str] = ()) -> None:
         """The taught tickets of every field after the first (a prompt with several fields), written with the
-        first field's, each saying its field; nothing when unchanged (or for a one-field prompt)."""
+        first field's, each saying its field; nothing when unchanged (or for a one-field prompt). ``names``: the
+        session's fields, matched by name where it has other fields than the file (a Save that added one and
+        whose build failed: the session stays on the prompt in use, and a priority ticket was never written)."""
         fields = self._fields or self.saved.more_fields
+        taught = by_name(fields, taught, names, lambda f: [(e.text, e.label) for e in f.taught])
         if len(taught) != len(fields) or all(
             [(e.text, e.label) for e in f.taught] == list(t) for f, t in zip(fields, taught, strict=True)
         ):
@@ -328,10 +331,11 @@ class PromptDocument:
         ]
         self._write_soon()
 
-    def keep_field_checks(self, checks: Sequence[Sequence[CheckRecord]]) -> None:
+    def keep_field_checks(self, checks: Sequence[Sequence[CheckRecord]], names: Sequence[str] = ()) -> None:
         """The random checks of every field after the first, written with the file as the first field's are,
-        each saying its field; nothing when unchanged (or for a one-field prompt)."""
+        each saying its field; nothing when unchanged (or for a one-field prompt). ``names``: as for the taught."""
         fields = self._fields or self.saved.more_fields
+        checks = by_name(fields, checks, names, lambda f: f.checks)
         if len(checks) != len(fields) or all(f.checks == list(c) for f, c in zip(fields, checks, strict=True)):
             return
         self._fields = [replace(f, checks=list(c)) for f, c in zip(fields, checks, strict=True)]
@@ -546,6 +550,15 @@ class PromptDocument:
 
     def _announce(self) -> None:
         self.changed.emit(self.status)
+
+
+def by_name(fields: list[Field], sets: Sequence[Sequence], names: Sequence[str], own) -> Sequence[Sequence]:
+    """Each of ``fields``' set from ``sets`` (the session's, of its fields ``names``): by place where the numbers
+    agree, else by name, a field the session lacks keeping its own (``own``)."""
+    if len(sets) == len(fields) or len(names) != len(sets):
+        return sets
+    found = dict(zip(names, sets, strict=True))
+    return [found[f.name] if f.name in found else own(f) for f in fields]
 
 
 __all__ = ["DocumentStatus", "ProfileError", "PromptConflict", "PromptDocument"]

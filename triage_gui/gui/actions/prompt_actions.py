@@ -65,7 +65,9 @@ class PromptActions:
         # kept with the prompt file, each with what it was made under
         session.number_checks(document.number, self._labels_of, document.field_history)
         session.checks_changed.connect(lambda _: document.keep_checks(session.check_records()))
-        session.field_checks_changed.connect(lambda *_: document.keep_field_checks(session.field_check_records()))
+        session.field_checks_changed.connect(
+            lambda *_: document.keep_field_checks(session.field_check_records(), session.field_names[1:])
+        )
 
     def suggest_labels(self, poorly_fitted: bool = False) -> None:
         """Group the loaded tickets (or those the labels in use fit badly) on the engine thread, then let
@@ -303,7 +305,7 @@ class PromptActions:
     def keep_taught(self) -> None:
         """The taught set changed: the document writes it with the saved prompt, off the GUI thread."""
         self.document.keep_taught(self.session.taught_items())
-        self.document.keep_field_taught(self.session.field_taught())  # a prompt with several fields: the others'
+        self.document.keep_field_taught(self.session.field_taught(), self.session.field_names[1:])  # the others'
 
     # ----------------------------------------------------------- versions
 
