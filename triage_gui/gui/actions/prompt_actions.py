@@ -158,11 +158,11 @@ class PromptActions:
         An unchanged prompt is written (the taught tickets may have changed) but relabels nothing."""
         self.editor.flush_snapshot()
         profile, new = self.editor.profile(), self.document.status.new
+        renamed: dict[int, dict[str, str]] = {}
         try:
             profile.validate()  # before a renamed label's taught tickets take its new name (W14)
-            renamed = {} if new else self.session.follow_renames(self.editor.label_renames(saved=True), profile)
-            if renamed:
-                self.keep_taught()
+            # each field's taught tickets of a renamed label take its new name (written as they change: save_taught)
+            renamed = {} if new else self.session.follow_renames(self.editor.label_renames(), profile)
             taught = [(t, label) for t, label in self.session.taught_items() if not new or self._left.get(t) != label]
             note = self.document.save(profile, taught, path)  # a new prompt: only what was taught since New
         except ProfileError as exc:
@@ -170,11 +170,14 @@ class PromptActions:
             self.notify("Prompt not saved: " + exc.problems[0].message, 10000)
             return False
         except PromptConflict as exc:
+            self.session.take_back_renames(renamed)  # the lead chooses first: Load theirs, Cancel keep the names
             return self._conflict(exc, profile, path)
         except OSError as exc:
+            self.session.take_back_renames(renamed)  # the names of the prompt in use, as before the Save (W18)
             self.warn("Prompt not saved", f"Cannot write {path or self.document.path}: {exc.strerror or exc}")
             return False
         self.editor.clear_problems()
+        self.editor.label_renames(saved=True)  # (a Save that wrote nothing keeps them for the next)
         self.evaluation.follow_renames(renamed, self.session.field_names)  # the gold rows of a renamed label count
         if new:  # the new prompt comes into use with its own taught tickets and checks
             saved = self.document.saved
@@ -215,14 +218,18 @@ class PromptActions:
         if answer != "mine":
             self.notify("Prompt not saved.", 6000)
             return False
+        renamed = self.session.follow_renames(self.editor.label_renames(), profile)
         try:
             note = self.document.save(profile, self.session.taught_items(), path, force=True)
         except (OSError, PromptConflict) as err:
+            self.session.take_back_renames(renamed)
             self.warn("Prompt not saved", f"Cannot write {exc.path}: {getattr(err, 'strerror', None) or err}")
             return False
         if note:
             self.notify(note, 15000)
         self.editor.clear_problems()
+        self.editor.label_renames(saved=True)
+        self.evaluation.follow_renames(renamed, self.session.field_names)
         self.session.set_prompt(self.document.saved)
         return True
 
@@ -436,4 +443,3 @@ class PromptActions:
                 self.warn("Export failed", f"Cannot write {path}: {exc.strerror or exc}")
                 return
             self.notify(f"Exported {counted(len(items), 'taught ticket')} to {path}.", 10000)
-
