@@ -63,3 +63,24 @@ def test_a_ticket_taught_in_the_priority_after_a_failed_save_that_added_a_field_
     window.document.flush()
     kept = {f.name: {e.text: e.label for e in f.taught} for f in PromptProfile.load(path).more_fields}
     assert kept["priority"].get(text) == "low" and kept["sentiment"] == {}
+
+
+def test_a_failed_build_after_moving_the_priority_first_keeps_the_priority_field_its_own_tickets():
+    """The positional match of a renamed field (above) is for names the prompt in use does not have: after a
+    Save that moved the priority first and failed, the queue's taught set (second then) is no renamed priority."""
+
+    @run
+    async def body(session, fake):
+        await ready(session, two_fields())
+        session.add_rows(topical(20))
+        await idle(session)
+        before = dict(session.fields.taught_of(1))
+        fake.build_gate.clear()
+        failing = replace(PRIORITY, instruction="FAIL: far too long")
+        assert session.set_prompt(PromptProfile.of_fields([failing, QUEUE], "Queue and priority"))
+        fake.build_gate.set()
+        await until(lambda: session.prompt_status.state == "failed")
+        await idle(session)
+        assert session.fields.taught_of(1) == before
+
+    body()

@@ -187,11 +187,12 @@ class FieldLabels:
         self._fitting.cancel()
         (self.specs, taught, self.tables, self.suggestions, self.previous, self.scorers, self.read, self.full,
          self._fitted, self._fitted_read) = in_use  # fmt: skip
-        # A field of the same name, else the one at its place that the Save renamed: the priority renamed 'urgency'
-        # dropped what was taught in it while the failed build ran (W18).
+        # A field of the same name, else the one at its place that the Save renamed (a name the prompt in use does
+        # not have): the priority renamed 'urgency' dropped what was taught in it while the failed build ran (W18).
+        known = {profile.field_name, *self.names}
         self.taught = [
             now[names.index(spec.name)] if spec.name in names
-            else now[i] if len(names) == len(self.specs) and names[i] not in self.names else kept
+            else now[i] if len(names) == len(self.specs) and names[i] not in known else kept
             for i, (spec, kept) in enumerate(zip(self.specs, taught, strict=True))
         ]  # fmt: skip
         self.checks.set_fields(profile.more_fields)
