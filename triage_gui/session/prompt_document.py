@@ -443,13 +443,16 @@ class PromptDocument:
         self.writes += 1
         self.unreadable = ""
         written = merged.profile
+        take = merged.prompt_from_them and not self.dirty
+        if take and moved(order := field_order(written.fields, self.saved.fields)):
+            self._moved_there(written, order)  # the other window moved the fields: each field's set as written
+            return
         self._renumber(merged)
         self.history, _ = merge_history(ours.history, self.history, written.history)
         taught = known_taught(ours, merged)
         # The checks' base is what this side wrote: the other window's checks stay in the file untouched.
         base = replace(self.saved, taught=taught, history=written.history, extra=written.extra, checks=ours.checks)
         base.more_fields = ours.more_fields  # the further fields' taught sets as written (their prompt is ours)
-        take = merged.prompt_from_them and not self.dirty
         self.saved = replace(written, taught=taught, checks=ours.checks) if take else base
         if take:
             self.draft = None
@@ -462,6 +465,16 @@ class PromptDocument:
             self.forgotten.emit(merged.forgotten)
         if take or was_stranded:
             self._announce()
+
+    def _moved_there(self, written: PromptProfile, order: list[int | None]) -> None:
+        """Another window saved the fields in another order (the priority first), and this one has no edits: the
+        file's prompt, each field with what the file keeps for it, as a Save of the move here would leave it (the
+        first field's taught set had stayed the queue's under the priority's labels, its next write forgetting
+        the priority's in the file, W18)."""
+        self._numbers, self.draft, self.stranded = {}, None, None
+        self._switch(self.path, written, written.history)
+        self.fields_moved.emit(list(order))
+        self.merged.emit([], True)
 
     def _strand(self, ours: PromptProfile, exc: Exception) -> None:
         """The file cannot take the taught set: keep it in the draft, and say so once. A set the readable file

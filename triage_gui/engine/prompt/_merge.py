@@ -98,9 +98,6 @@ def merge(
     if mine != before and other != before and mine != other and not force:
         raise PromptConflict(path, theirs)
     prompt_source = ours if mine != before or other == before else theirs
-    taught, from_them, forgotten = merge_taught(base.taught, ours.taught, theirs.taught)
-    history, renumbered = merge_history(base.history, ours.history, theirs.history)
-    checks = merge_checks(base.checks, ours.checks, theirs.checks)
     extra = dict(theirs.extra)
     for key in set(ours.extra) | set(base.extra):
         if ours.extra.get(key) != base.extra.get(key):
@@ -113,36 +110,44 @@ def merge(
         for f in fields(ours)
         if f.name not in MERGED_FIELDS
     }
-    more = merge_fields(base.more_fields, ours.more_fields, theirs.more_fields, prompt_source.more_fields)
+    (first, *more), from_them, renumbered, forgotten = merge_fields(base, ours, theirs, prompt_source)
     profile = replace(
-        prompt_source, taught=taught, history=history, checks=checks, extra=extra, more_fields=more, **others
-    )
+        prompt_source, taught=first.taught, history=first.history, checks=first.checks, extra=extra,
+        more_fields=more, **others,
+    )  # fmt: skip
     return Merged(profile, from_them, renumbered, prompt_source is theirs and other != mine, forgotten)
 
 
-def merge_fields(base: list[Field], ours: list[Field], theirs: list[Field], prompt: list[Field]) -> list[Field]:
-    """The further fields as ``prompt`` (the side whose prompt is written) has them, each with its taught tickets,
-    versions and checks merged three-way with the same field on each side, as the first field's are."""
+def merge_fields(
+    base: PromptProfile, ours: PromptProfile, theirs: PromptProfile, source: PromptProfile
+) -> tuple[list[Field], list[tuple[str, str]], dict[int, int], list[tuple[str, str]]]:
+    """Every field as ``source`` (the side whose prompt is written) has them, each with its taught tickets, versions
+    and checks merged three-way with the same field on each side: by name, else (renamed) the field at its place
+    whose name ``source`` lacks; and what :class:`Merged` says of our first field (wherever it stands now: the
+    other window moved the priority first, and our queue ticket went into the priority, W18)."""
+    prompt, mine = source.fields, ours.fields
+    names = {f.name for f in prompt}
 
-    def same(fields: list[Field], f: Field, i: int) -> Field | None:
-        found = next((x for x in fields if x.name == f.name), None)
-        if found is None and len(fields) == len(prompt) and not any(x.name == fields[i].name for x in prompt):
-            found = fields[i]  # renamed on one side: the field at its place
+    def same(side: list[Field], f: Field, i: int) -> Field | None:
+        found = next((x for x in side if x.name == f.name), None)
+        if found is None and i < len(side) and side[i].name not in names and (not i or len(side) == len(prompt)):
+            found = side[i]
         return found
 
-    out = []
+    out, from_them, renumbered, forgotten = [], [], {}, []
     for i, f in enumerate(prompt):
-        b, o, t = (same(side, f, i) for side in (base, ours, theirs))
+        b, o, t = (same(side, f, i) for side in (base.fields, mine, theirs.fields))
         if o is None or t is None:  # a field one side added: as that side keeps it
             kept = o or t or f
             out.append(replace(f, taught=kept.taught, history=kept.history, checks=kept.checks))
             continue
         before = b or Field(f.name, "", [])
-        taught, _, _ = merge_taught(before.taught, o.taught, t.taught)
-        history, _ = merge_history(before.history, o.history, t.history)
-        checks = merge_checks(before.checks, o.checks, t.checks)
-        out.append(replace(f, taught=taught, history=history, checks=checks))
-    return out
+        taught, them, gone = merge_taught(before.taught, o.taught, t.taught)
+        history, numbers = merge_history(before.history, o.history, t.history)
+        if o is mine[0]:
+            from_them, renumbered, forgotten = them, numbers, gone
+        out.append(replace(f, taught=taught, history=history, checks=merge_checks(before.checks, o.checks, t.checks)))
+    return out, from_them, renumbered, forgotten
 
 
 def _ours_onto_theirs(before: dict[str, V], mine: dict[str, V], theirs: dict[str, V]) -> dict[str, V]:
