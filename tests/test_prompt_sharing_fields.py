@@ -117,3 +117,43 @@ def test_random_checks_of_the_priority_from_both_windows_are_kept(tmp_path):
         assert [c.text for c in kept] == ["my card was stolen", "refund me"]
 
     run(body)
+
+
+SENTIMENT = Field("sentiment", "How does the customer feel?", [Label("calm", "fine"), Label("angry", "upset")])
+
+
+def test_a_field_removed_and_another_added_in_the_other_window_gets_none_of_its_tickets(tmp_path):
+    """Window B removed the priority and added a sentiment (two Saves); window A, on the priority still, taught
+    a priority ticket: its write took the sentiment, at the priority's place, for the priority renamed, and put
+    the priority's tickets ('high') into the sentiment, a label it does not have. A renamed field keeps a label."""
+    two_fields().save(tmp_path / "prompt.json")
+
+    def body():
+        a, b = window(tmp_path, "a"), window(tmp_path, "b")
+        b.save(PromptProfile(QUEUE.instruction, QUEUE.labels, name="triage"), [])
+        b.save(PromptProfile.of_fields([replace(QUEUE), replace(SENTIMENT)], "triage"), [])
+        a.keep_field_taught([[("my card was stolen", "high")]], ["queue", "priority"])
+        a.flush()
+        kept = {f.name: f.taught for f in PromptProfile.load(tmp_path / "prompt.json").fields}
+        assert list(kept) == ["queue", "sentiment"] and kept["sentiment"] == []
+
+    run(body)
+
+
+def test_the_first_field_removed_in_the_other_window_gets_none_of_its_tickets_in_the_one_left(tmp_path):
+    """Window B removed the queue, the first field, leaving the priority alone; window A, on the queue still,
+    taught a queue ticket: its write put it into the one field left, the priority, by place."""
+    two_fields().save(tmp_path / "prompt.json")
+
+    def body():
+        a, b = window(tmp_path, "a"), window(tmp_path, "b")
+        b.save(PromptProfile(PRIORITY.instruction, PRIORITY.labels, name="triage", ordered=True), [])
+        a.keep_taught([("my card was charged twice", "billing")])
+        a.flush()
+        kept = PromptProfile.load(tmp_path / "prompt.json")
+        assert kept.label_names == ["low", "high"] and ("my card was charged twice", "billing") not in [
+            (e.text, e.label) for e in kept.taught
+        ]
+
+    run(body)
+

@@ -129,9 +129,15 @@ def merge_fields(
     names = {f.name for f in prompt}
 
     def same(side: list[Field], f: Field, i: int) -> Field | None:
+        """``f`` on ``side``: of its name, else renamed there (a name ``source`` lacks) with its labels, else the
+        first field by place where it shares a label (an entry naming no field is the first's). By place alone, a
+        field removed and another added in the other window was taken for a rename: the queue's taught tickets
+        went into 'extra0', and the priority's into the queue where the other window had removed the queue (W18)."""
         found = next((x for x in side if x.name == f.name), None)
-        if found is None and i < len(side) and side[i].name not in names and (not i or len(side) == len(prompt)):
-            found = side[i]
+        if found is None:
+            found = next((x for x in side if x.name not in names and x.label_names == f.label_names), None)
+        if found is None and not i and side and side[0].name not in names:
+            found = side[0] if set(side[0].label_names) & set(f.label_names) else None
         return found
 
     out, from_them, renumbered, forgotten = [], [], {}, []
