@@ -157,3 +157,19 @@ def test_the_first_field_removed_in_the_other_window_gets_none_of_its_tickets_in
 
     run(body)
 
+
+def test_a_session_still_on_the_fields_before_a_move_writes_each_set_to_its_own_field(tmp_path):
+    """The document's further fields matched to the session's by name: after a Save that moved the sentiment
+    first, the session (taking the move in just after) still said [queue, sentiment]; its sentiment set went by
+    place into the queue, second now."""
+    PromptProfile.of_fields([replace(QUEUE), replace(SENTIMENT)], "triage").save(tmp_path / "prompt.json")
+
+    def body():
+        a = window(tmp_path, "a")
+        a.save(PromptProfile.of_fields([replace(SENTIMENT), replace(QUEUE)], "triage"), [])
+        a.keep_field_taught([[("I am furious", "angry")]], ["queue", "sentiment"])
+        a.flush()
+        kept = {f.name: f.taught for f in PromptProfile.load(tmp_path / "prompt.json").fields}
+        assert kept["queue"] == []
+
+    run(body)

@@ -5,6 +5,8 @@ prompt, kept the queue's taught set as the priority's, so its next write forgot 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from PySide6.QtCore import Qt
 from test_window_fields import open_two_fields, press
@@ -44,3 +46,23 @@ def test_the_other_window_moving_the_priority_first_keeps_each_fields_taught_tic
     qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=10_000)
     window.document.flush()
     assert by_field(path) == {"priority": {**before["priority"], texts[6]: "high"}, "queue": kept["queue"]}
+
+
+def test_a_field_replaced_in_the_other_window_gets_none_of_the_removed_fields_tickets(qtbot, window, tmp_path):
+    """Another window removed the priority, added a sentiment and taught a queue ticket; this window, with no
+    unsaved edits, taught a queue ticket: its write found the other's ticket and took it in before the sentiment,
+    so the priority's taught set, still this session's second field, was written as the sentiment's."""
+    from triage_gui.engine.prompt import Example, Field, Label
+
+    path = open_two_fields(qtbot, window, tmp_path)
+    session = window.session
+    other = PromptProfile.load(path)
+    queue = replace(other.fields[0], taught=[Example("refund problem number 99", "billing")])
+    sentiment = Field("sentiment", "How does the customer feel?", [Label("calm", "fine"), Label("angry", "upset")])
+    PromptProfile.of_fields([queue, sentiment], other.name).save(path)
+    press(qtbot, window, 4, Col.LABEL, Qt.Key.Key_2)
+    qtbot.waitUntil(lambda: session.field_names == ["queue", "sentiment"], timeout=10_000)
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=10_000)
+    window.document.flush()
+    kept = by_field(path)
+    assert kept["sentiment"] == {} and kept["queue"]["refund problem number 99"] == "billing"

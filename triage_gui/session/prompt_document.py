@@ -317,11 +317,12 @@ class PromptDocument:
 
     def keep_field_taught(self, taught: Sequence[Sequence[tuple[str, str]]], names: Sequence[str] = ()) -> None:
         """The taught tickets of every field after the first (a prompt with several fields), written with the
-        first field's, each saying its field; nothing when unchanged (or for a one-field prompt). ``names``: the
-        session's fields, matched by name where it has other fields than the file (a Save that added one and
-        whose build failed: the session stays on the prompt in use, and a priority ticket was never written)."""
+        first field's, each saying its field; nothing when unchanged (or for a one-field prompt). ``names``: all the
+        session's fields, matched by name (:func:`by_name`; a Save that added a field and whose build failed left
+        the session on fewer fields than the file, and a priority ticket was never written)."""
         fields = self._fields or self.saved.more_fields
-        taught = by_name(fields, taught, names, lambda f: [(e.text, e.label) for e in f.taught])
+        doc = replace(self.saved, more_fields=fields)
+        taught = by_name(doc, taught, names, lambda f: [(e.text, e.label) for e in f.taught])
         if len(taught) != len(fields) or all(
             [(e.text, e.label) for e in f.taught] == list(t) for f, t in zip(fields, taught, strict=True)
         ):
@@ -335,7 +336,7 @@ class PromptDocument:
         """The random checks of every field after the first, written with the file as the first field's are,
         each saying its field; nothing when unchanged (or for a one-field prompt). ``names``: as for the taught."""
         fields = self._fields or self.saved.more_fields
-        checks = by_name(fields, checks, names, lambda f: f.checks)
+        checks = by_name(replace(self.saved, more_fields=fields), checks, names, lambda f: f.checks)
         if len(checks) != len(fields) or all(f.checks == list(c) for f, c in zip(fields, checks, strict=True)):
             return
         self._fields = [replace(f, checks=list(c)) for f, c in zip(fields, checks, strict=True)]
@@ -565,13 +566,21 @@ class PromptDocument:
         self.changed.emit(self.status)
 
 
-def by_name(fields: list[Field], sets: Sequence[Sequence], names: Sequence[str], own) -> Sequence[Sequence]:
-    """Each of ``fields``' set from ``sets`` (the session's, of its fields ``names``): by place where the numbers
-    agree, else by name, a field the session lacks keeping its own (``own``)."""
-    if len(sets) == len(fields) or len(names) != len(sets):
-        return sets
-    found = dict(zip(names, sets, strict=True))
-    return [found[f.name] if f.name in found else own(f) for f in fields]
+def by_name(doc: PromptProfile, sets: Sequence[Sequence], names: Sequence[str], own) -> Sequence[Sequence]:
+    """Each of ``doc``'s further fields' set from ``sets`` (the session's further fields', ``names`` being all its
+    fields', the first's first): of the field of its name, else the one at its place renamed (its name none of the
+    session's, the session's none of the file's: a failed build after a rename), else its own (``own``). By place
+    alone, a session still on the fields before a move (the window takes them in just after) wrote the 'extra0'
+    moved first into the field now second (W18). Without names: by place."""
+    fields = doc.more_fields
+    if len(names) != len(sets) + 1:
+        return sets if len(sets) == len(fields) else [own(f) for f in fields]
+    theirs, found = {doc.field_name, *(f.name for f in fields)}, dict(zip(names[1:], sets, strict=True))
+    return [
+        found[f.name] if f.name in found
+        else sets[i] if i < len(sets) and names[i + 1] not in theirs and f.name not in names else own(f)
+        for i, f in enumerate(fields)
+    ]  # fmt: skip
 
 
 __all__ = ["DocumentStatus", "ProfileError", "PromptConflict", "PromptDocument"]

@@ -66,7 +66,7 @@ class PromptActions:
         session.number_checks(document.number, self._labels_of, document.field_history)
         session.checks_changed.connect(lambda _: document.keep_checks(session.check_records()))
         session.field_checks_changed.connect(
-            lambda *_: document.keep_field_checks(session.field_check_records(), session.field_names[1:])
+            lambda *_: document.keep_field_checks(session.field_check_records(), session.field_names)
         )
 
     def suggest_labels(self, poorly_fitted: bool = False) -> None:
@@ -237,11 +237,12 @@ class PromptActions:
         """A write found another window's work in the file: take in its taught tickets, and its prompt
         when the editor holds no unsaved edits (else Save asks which to keep)."""
         name = self.document.path.name
+        if taken := prompt_changed and not self.document.dirty:  # the fields first: their sets are then written to
+            self.editor.set_profile(self.document.saved, clear_undo=False)  # the file's fields of the same names
+            self.session.set_prompt(self.document.saved)  # (the queue's went into 'extra0', added there: W18)
         if theirs:
             self.session.add_taught(theirs)
-        if prompt_changed and not self.document.dirty:
-            self.editor.set_profile(self.document.saved, clear_undo=False)
-            self.session.set_prompt(self.document.saved)
+        if taken:
             self.notify(f"{name} was changed outside this window: its prompt is in the editor now.", 15000)
         elif prompt_changed:
             self.notify(f"{name} was changed outside this window; Save will ask which prompt to keep.", 15000)
@@ -312,7 +313,7 @@ class PromptActions:
     def keep_taught(self) -> None:
         """The taught set changed: the document writes it with the saved prompt, off the GUI thread."""
         self.document.keep_taught(self.session.taught_items())
-        self.document.keep_field_taught(self.session.field_taught(), self.session.field_names[1:])  # the others'
+        self.document.keep_field_taught(self.session.field_taught(), self.session.field_names)  # the others'
 
     # ----------------------------------------------------------- versions
 
