@@ -84,3 +84,31 @@ def test_a_failed_build_after_moving_the_priority_first_keeps_the_priority_field
         assert session.fields.taught_of(1) == before
 
     body()
+
+
+def test_a_field_removed_and_another_added_in_one_save_starts_empty_and_an_undo_brings_the_first_back(tmp_path):
+    """The lead removed the priority and added a sentiment in one Save (the number of fields unchanged): read as
+    the priority renamed, the sentiment took its taught tickets ('high', none of its labels). A rename keeps a
+    label; the priority's are kept for an undo that puts it back, as for any field a Save removed."""
+    import asyncio
+
+    from triage_gui.engine.prompt import Example, Field, Label
+    from triage_gui.session.field_order import field_order
+    from triage_gui.session.prompt_document import PromptDocument
+
+    sentiment = Field("sentiment", "How does the customer feel?", [Label("calm", "fine"), Label("angry", "upset")])
+    assert field_order([QUEUE, sentiment], [QUEUE, PRIORITY]) == [0, None]
+    assert field_order([QUEUE, replace(PRIORITY, name="urgency")], [QUEUE, PRIORITY]) == [0, 1]  # a rename
+    path = tmp_path / "prompt.json"
+    PromptProfile.of_fields([QUEUE, replace(PRIORITY, taught=[Example("my card was stolen", "high")])], "t").save(path)
+
+    async def body():
+        doc = PromptDocument(path, tmp_path / "draft.json")
+        doc.start()
+        doc.save(PromptProfile.of_fields([QUEUE, sentiment], "t"), [])
+        assert PromptProfile.load(path).more_fields[0].taught == []
+        doc.save(PromptProfile.of_fields([QUEUE, PRIORITY], "t"), [])  # the editor's undo, saved
+        assert [e.label for e in PromptProfile.load(path).more_fields[0].taught] == ["high"]
+        doc.close()
+
+    asyncio.run(body())

@@ -49,7 +49,7 @@ from ..engine.prompt import (
     read_current,
 )
 from .events import Event
-from .field_order import carried, field_order, moved, put_back, reordered
+from .field_order import carried, field_order, moved, put_back, renamed, reordered
 from .field_versions import kept_with, with_version
 from .prompt_start import UNEDITED, read_start, read_valid, same_prompt, taught_pairs
 from .prompt_write import AS_SAVED, PromptWrite
@@ -302,15 +302,16 @@ class PromptDocument:
 
     def _fields_of(self, profile: PromptProfile) -> dict:
         """A prompt with several fields (the editor's or the file's): its fields as the editor has them, each
-        further one with what the file keeps for it (taught tickets, versions, checks: by position when the
-        number of fields is unchanged, as after a rename, else by name); nothing for a one-field prompt."""
+        further one with what the file keeps for it (taught tickets, versions, checks: by name, else by position
+        when the number of fields is unchanged, as after a rename, :func:`renamed`); nothing for a one-field prompt."""
         if len(profile.fields) < 2 and len(self.saved.fields) < 2:
             return {}  # the editor keeps no field's name of a one-field prompt: the file's stays
         kept, self._fields = self._fields or self.saved.more_fields, None  # the waiting taught sets go now
         by_name = {f.name: f for f in kept}
         more = []
         for i, f in enumerate(profile.more_fields):
-            old = kept[i] if len(kept) == len(profile.more_fields) else by_name.get(f.name)
+            old = by_name.get(f.name)  # else renamed in place (sharing a label: another field, W18)
+            old = old or (kept[i] if len(kept) == len(profile.more_fields) and renamed(kept[i], f) else None)
             old = old or put_back(f, self._removed)  # a field a Save removed, put back by an undo
             more.append(f if old is None else replace(f, taught=old.taught, history=old.history, checks=old.checks))
         return {"field_name": profile.field_name, "ordered": profile.ordered, "more_fields": more}
