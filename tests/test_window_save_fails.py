@@ -59,3 +59,33 @@ def test_a_failed_save_leaves_the_taught_tickets_on_the_labels_in_use(qtbot, win
     kept = PromptProfile.load(path)
     assert (texts[2], "payments") in [(e.text, e.label) for e in kept.taught]
     assert (texts[5], "urgent") in [(e.text, e.label) for e in kept.more_fields[0].taught]
+
+
+def test_a_full_disk_says_the_taught_tickets_are_kept_in_this_window_not_in_the_draft(tmp_path, monkeypatch):
+    """A teach on a full disk: the file and the draft both refused it; the lead read only "they are kept in the
+    draft and come back at the next start" (untrue), and the draft write's error went unread in its task."""
+    import asyncio
+
+    from triage_gui.engine.prompt import Label
+    from triage_gui.session.prompt_document import PromptDocument
+
+    PromptProfile("Route the ticket.", [Label("billing", "money"), Label("technical", "broken")]).save(
+        tmp_path / "prompt.json"
+    )
+    said: list[str] = []
+
+    async def body():
+        doc = PromptDocument(tmp_path / "prompt.json", tmp_path / "draft.json", delay=0.01, draft_delay=0.01)
+        doc.start()
+        doc.failed.connect(said.append)
+        monkeypatch.setattr(prompt_document, "atomic_write_text", full_disk)
+        doc.keep_taught([("my card was charged twice", "billing")])
+        await asyncio.sleep(0.3)
+        assert not doc.busy and doc._writing.task is not None and doc._writing.task.exception() is None
+        assert said[-1].startswith("The taught tickets were not written to prompt.json nor to the draft (No space")
+        monkeypatch.undo()  # the disk has room again: the next teach writes them
+        doc.keep_taught([("my card was charged twice", "billing"), ("the app crashes", "technical")])
+        doc.close()
+        assert len(PromptProfile.load(tmp_path / "prompt.json").taught) == 2
+
+    asyncio.run(body())

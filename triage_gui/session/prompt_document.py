@@ -381,7 +381,13 @@ class PromptDocument:
             job = self._job = self._take_taught()
             await self.writer.run(self._write_file, job)  # a file that could not be read is tried again
             if self._settle(job)[1]:  # the file did not take it: the draft keeps it (a newer set goes there too)
-                await self.writer.run(self._draft_job())
+                try:
+                    await self.writer.run(self._draft_job())
+                except OSError as err:  # a full disk: the task's error went unread, "kept in the draft" said (W18)
+                    self.failed.emit(
+                        f"The taught tickets were not written to {self.path.name} nor to the draft "
+                        f"({err.strerror or err}): they are kept in this window, the next teach or Save writes them."
+                    )
 
     def _take_taught(self) -> PromptWrite:
         """Captured on the loop's thread: the path, what was last read or written there and what to write,
