@@ -173,3 +173,19 @@ def test_a_session_still_on_the_fields_before_a_move_writes_each_set_to_its_own_
         assert kept["queue"] == []
 
     run(body)
+
+
+def test_a_session_on_the_priority_writes_none_of_it_into_a_sentiment_put_in_its_place(tmp_path):
+    """A Save over another window's prompt (Keep mine) that removed the priority and added a sentiment, the session
+    taking it in after: its priority set, 'high', went by place into the sentiment (calm, angry)."""
+    two_fields().save(tmp_path / "prompt.json")
+
+    def body():
+        a = window(tmp_path, "a")
+        a.save(PromptProfile.of_fields([replace(QUEUE), replace(SENTIMENT)], "triage"), [])
+        a.keep_field_taught([[("my card was stolen", "high")]], ["queue", "priority"])
+        a.flush()
+        kept = {f.name: f.taught for f in PromptProfile.load(tmp_path / "prompt.json").fields}
+        assert kept["sentiment"] == []
+
+    run(body)

@@ -323,7 +323,7 @@ class PromptDocument:
         the session on fewer fields than the file, and a priority ticket was never written)."""
         fields = self._fields or self.saved.more_fields
         doc = replace(self.saved, more_fields=fields)
-        taught = by_name(doc, taught, names, lambda f: [(e.text, e.label) for e in f.taught])
+        taught = by_name(doc, taught, names, lambda f: [(e.text, e.label) for e in f.taught], lambda x: x[1])
         if len(taught) != len(fields) or all(
             [(e.text, e.label) for e in f.taught] == list(t) for f, t in zip(fields, taught, strict=True)
         ):
@@ -337,7 +337,7 @@ class PromptDocument:
         """The random checks of every field after the first, written with the file as the first field's are,
         each saying its field; nothing when unchanged (or for a one-field prompt). ``names``: as for the taught."""
         fields = self._fields or self.saved.more_fields
-        checks = by_name(replace(self.saved, more_fields=fields), checks, names, lambda f: f.checks)
+        checks = by_name(replace(self.saved, more_fields=fields), checks, names, lambda f: f.checks, lambda c: c.right)
         if len(checks) != len(fields) or all(f.checks == list(c) for f, c in zip(fields, checks, strict=True)):
             return
         self._fields = [replace(f, checks=list(c)) for f, c in zip(fields, checks, strict=True)]
@@ -573,21 +573,23 @@ class PromptDocument:
         self.changed.emit(self.status)
 
 
-def by_name(doc: PromptProfile, sets: Sequence[Sequence], names: Sequence[str], own) -> Sequence[Sequence]:
+def by_name(doc: PromptProfile, sets: Sequence[Sequence], names: Sequence[str], own, label=None) -> Sequence[Sequence]:
     """Each of ``doc``'s further fields' set from ``sets`` (the session's further fields', ``names`` being all its
     fields', the first's first): of the field of its name, else the one at its place renamed (its name none of the
-    session's, the session's none of the file's: a failed build after a rename), else its own (``own``). By place
-    alone, a session still on the fields before a move (the window takes them in just after) wrote the 'extra0'
-    moved first into the field now second (W18). Without names: by place."""
+    session's, the session's none of the file's, every ``label`` of the set one of its labels: a failed build after
+    a rename), else its own (``own``). By place alone, a session still on the fields before a move (or before
+    another window's Save that put a sentiment where the priority was) wrote one field's set into another (W18)."""
     fields = doc.more_fields
     if len(names) != len(sets) + 1:
         return sets if len(sets) == len(fields) else [own(f) for f in fields]
     theirs, found = {doc.field_name, *(f.name for f in fields)}, dict(zip(names[1:], sets, strict=True))
-    return [
-        found[f.name] if f.name in found
-        else sets[i] if i < len(sets) and names[i + 1] not in theirs and f.name not in names else own(f)
-        for i, f in enumerate(fields)
-    ]  # fmt: skip
+
+    def renamed(i: int, f: Field) -> bool:
+        if i >= len(sets) or names[i + 1] in theirs or f.name in names:
+            return False
+        return label is None or {label(x) for x in sets[i]} <= set(f.label_names)
+
+    return [found[f.name] if f.name in found else sets[i] if renamed(i, f) else own(f) for i, f in enumerate(fields)]
 
 
 __all__ = ["DocumentStatus", "ProfileError", "PromptConflict", "PromptDocument"]
