@@ -66,3 +66,24 @@ def test_a_field_replaced_in_the_other_window_gets_none_of_the_removed_fields_ti
     window.document.flush()
     kept = by_field(path)
     assert kept["sentiment"] == {} and kept["queue"]["refund problem number 99"] == "billing"
+
+
+def test_a_save_without_edits_over_the_other_windows_move_keeps_each_fields_tickets(qtbot, window, tmp_path):
+    """The other window moved the priority first and taught a queue ticket; this window, with no unsaved edits,
+    pressed Save: the file's prompt came back (this one unchanged) and the other's queue ticket was taken into the
+    first field here, the priority now, and written there ('billing' in the priority)."""
+    from triage_gui.engine.prompt import Example
+
+    path = open_two_fields(qtbot, window, tmp_path)
+    session = window.session
+    other = PromptProfile.load(path)
+    fields = {f.name: f for f in other.fields}
+    queue = replace(fields["queue"], taught=[Example("refund problem number 99", "billing")])
+    PromptProfile.of_fields([fields["priority"], queue], other.name).save(path)
+    assert window.prompt.save()
+    qtbot.waitUntil(lambda: session.field_names == ["priority", "queue"], timeout=10_000)
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=10_000)
+    window.document.flush()
+    kept = by_field(path)
+    assert set(kept["priority"].values()) <= {"low", "high"} and kept["queue"]["refund problem number 99"] == "billing"
+    assert set(dict(session.taught_items()).values()) <= {"low", "high"}

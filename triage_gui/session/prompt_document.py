@@ -250,6 +250,9 @@ class PromptDocument:
         self._switch(target, saved, merged.profile.history)
         if order:
             self.fields_moved.emit(list(order))
+        elif merged.prompt_from_them and moved(there := field_order(merged.profile.fields, ours.fields)):
+            self._moved_there(merged.profile, there)  # an unedited Save over another window's move (W18)
+            return note
         if merged.from_them or merged.prompt_from_them:
             self.merged.emit(merged.from_them, merged.prompt_from_them)
         if merged.forgotten:
