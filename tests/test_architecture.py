@@ -368,7 +368,7 @@ WINDOW_READS = {
         "add_taught", "cancel_load", "check_records", "check_status", "checks_changed", "clear",
         "columns", "compares_baseline", "draw_checks", "edit_groups", "file_changed", "forget_all",
         "accept_field", "field_decision", "field_labels", "taught_in", "field_names", "field_reading", "field_table",
-        "field_taught", "teach_field", "fields_moved", "follow_renames",
+        "field_taught", "teach_field", "fields_moved", "follow_renames", "take_back_renames",
         "has_model", "head_changed", "head_status", "history", "in_background", "labels", "learn_from",
         "languages_known", "load_model", "message", "model_changed", "model_spec", "encoder_spec",
         "offers_multilingual", "model_status", "next_to_check",

@@ -270,3 +270,20 @@ def test_eval_gold_finds_a_field_and_its_column_named_in_another_case(files, cap
         gold_pairs("queue=queue,priority=urgency", two, ["text", "Queue", "priority"])
     with pytest.raises(ValueError, match="give field=column for fields of the prompt"):
         gold_pairs("team=queue", two, ["text", "Queue", "priority"])
+
+
+def test_eval_refuses_a_fields_gold_column_without_its_labels_before_any_field_is_measured(files, monkeypatch, capsys):
+    """``--gold queue=queue,priority=queue`` (the priority's gold column holding queue names): the queue was
+    measured in full (the language model loaded, every ticket scored, every K drawn), then the run ended with
+    exit 2 on the priority. Every field's gold column is checked first now: one line, nothing measured."""
+    from triage_gui.commands import evaluate, main
+
+    def measured(args):
+        raise AssertionError(f"measured {args.gold!r} before refusing")
+
+    monkeypatch.setattr(evaluate, "eval_one", measured)
+    train = str(files / "train.csv")
+    argv = ["eval", train, "--prompt", str(files / "two.json"), "--gold", "queue=queue,priority=queue"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "only 0 rows of 'queue' hold one of the labels of 'priority' (low, medium, high)" in err, err

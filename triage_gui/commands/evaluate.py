@@ -123,7 +123,7 @@ def eval_fields(args: argparse.Namespace) -> int:
     from ..engine.tickets import open_tickets
 
     columns = open_tickets(args.file, getattr(args, "sheet", None)).columns  # every pair checked before any scoring
-    pairs = gold_pairs(str(args.gold), profile, columns)
+    enough_gold(args, profile, pairs := gold_pairs(str(args.gold), profile, columns))  # gold labels too (W18)
     with tempfile.TemporaryDirectory(prefix="triage-eval-") as folder:
         for i, column in pairs:
             single = Path(folder) / f"field-{i + 1}.json"
@@ -163,6 +163,20 @@ def gold_pairs(gold: str, profile, columns: list[str]) -> list[tuple[int, str]]:
     if not pairs:
         raise ValueError("--gold names no field=column pair")
     return pairs
+
+
+def enough_gold(args: argparse.Namespace, profile, pairs: list[tuple[int, str]]) -> None:
+    """Each field's gold column holds its labels, checked before any field is measured (``queue=priority``: W18)."""
+    from ..session.gold import GoldColumn
+    from ._steps import read_input
+
+    table, _, _ = read_input(args.file, args.column, getattr(args, "sheet", None))
+    for i, column in pairs:
+        gold, f = GoldColumn(column), profile.fields[i]
+        usable = sum(gold.label_for(table.value(r, column), f.label_names) is not None for r in range(len(table)))
+        if usable < 2 * len(f.labels):
+            rows = f"{counted(usable, 'row')} of {column!r} {plural(usable, 'holds', 'hold')}"
+            raise ValueError(f"only {rows} one of the labels of {f.name!r} ({', '.join(f.label_names)}); none measured")
 
 
 def eval_one(args: argparse.Namespace) -> int:

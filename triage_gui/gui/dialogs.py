@@ -1,4 +1,4 @@
-"""Dialogs: model picker, About, Replace-or-Add, a workbook's sheet, gold-value mapping, the guide."""
+"""Dialogs: model picker, About, Replace-or-Add, a workbook's sheet, gold-value mapping, the guide, a conflict."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..engine.model import BUNDLED, ENCODERS, RECOMMENDED_ONLINE, is_hub_id
+from ..engine.prompt import PromptConflict
 from ..words import counted, plural
 
 
@@ -213,3 +214,18 @@ class GoldMappingDialog(QDialog):
 def gold_mapping(parent: QWidget, table, column: str, matched: int, total: int) -> dict[str, str] | None:
     dialog = GoldMappingDialog(parent, table, column, matched, total)
     return dialog.mapping() if dialog.exec() else None
+
+
+def ask_conflict(parent: QWidget, exc: PromptConflict) -> str | None:
+    """ "mine", "theirs" or None (cancel): whose prompt to keep when both windows changed it."""
+    box = QMessageBox(QMessageBox.Icon.Question, "Prompt changed outside this window", str(exc), parent=parent)
+    box.setInformativeText(
+        f"Its instruction now begins “{exc.theirs.instruction[:80]}”. Keep your prompt (the taught tickets "
+        "of both are kept), or load the other window's and drop your edits?"
+    )
+    mine = box.addButton("Keep mine", QMessageBox.ButtonRole.AcceptRole)
+    theirs = box.addButton("Load theirs", QMessageBox.ButtonRole.DestructiveRole)
+    box.addButton(QMessageBox.StandardButton.Cancel)
+    box.exec()
+    clicked = box.clickedButton()
+    return "mine" if clicked is mine else "theirs" if clicked is theirs else None

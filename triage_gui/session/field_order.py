@@ -3,12 +3,13 @@ or one before it removed) keeps its own taught tickets, versions and random chec
 (:meth:`PromptDocument.save`).
 
 A field is matched by its name (a one-field prompt's unnamed field by the name *Add a field* gives it); the
-fields no name matches are matched in order among themselves when the number of fields is unchanged (a
-rename), and are new otherwise (as the document matched them before fields could move). One case stays
-ambiguous and is read as renames in place: two fields renamed and moved in the one Save, each to a name the
-other had. A field a Save removed is kept by the document, by name, until the file changes: an undo in the
-editor that puts it back, and a Save, give it its taught tickets, versions and checks again; and a one-field
-prompt's unnamed field (the one a Save left) is also known by its labels, as the field of that name it was.
+fields no name matches are matched in order among themselves when the number of fields is unchanged (a rename,
+where they share a label), and are new otherwise (as the document matched them before fields could move). One
+case stays ambiguous and is read as renames in place: two fields renamed and moved in the one Save, each to a
+name the other had. A field a Save removed is kept by the document, by name, until the file changes: an undo
+in the editor that puts it back, and a Save, give it its taught tickets, versions and checks again; and a
+one-field prompt's unnamed field (the one a Save left) is also known by its labels, as the field of that name
+it was.
 """
 
 from __future__ import annotations
@@ -36,10 +37,18 @@ def field_order(new: Sequence[Field], old: Sequence[Field]) -> list[int | None]:
     for f in new:
         found = index.get(f.name)
         order.append(found if found is not None and found not in order else None)
-    if len(new) == len(old):
-        free = iter(i for i in range(len(old)) if i not in order)
-        order = [next(free) if o is None else o for o in order]
+    if len(new) == len(old):  # the fields no name matched, in order among themselves: renamed, where they may be
+        free = [i for i in range(len(old)) if i not in order]
+        for k, i in zip([k for k, o in enumerate(order) if o is None], free, strict=True):
+            order[k] = i if renamed(old[i], new[k]) else None
     return order
+
+
+def renamed(old: Field, new: Field) -> bool:
+    """Whether ``new`` can be ``old`` renamed: they share a label (or either has none yet). The priority removed
+    and a sentiment added in one Save was read as the priority renamed, and the sentiment took its taught tickets,
+    'high' and 'low', none of its labels (W18)."""
+    return not (old.label_names and new.label_names) or bool(set(old.label_names) & set(new.label_names))
 
 
 def remaining(field: Field, old: Sequence[Field]) -> int:

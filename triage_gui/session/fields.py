@@ -185,11 +185,18 @@ class FieldLabels:
         in_use, self._in_use = self._in_use, None
         if in_use is None or list(in_use[5]) != list(scorers):  # (5: its scorers, as :meth:`_state` keeps them)
             return  # not switched (the Save changed the first field only), or kept for another model's scorers
-        now = dict(zip(self.names, self.taught, strict=True))
+        names, now = self.names, list(self.taught)
         self._fitting.cancel()
         (self.specs, taught, self.tables, self.suggestions, self.previous, self.scorers, self.read, self.full,
          self._fitted, self._fitted_read) = in_use  # fmt: skip
-        self.taught = [now.get(spec.name, kept) for spec, kept in zip(self.specs, taught, strict=True)]
+        # A field of the same name, else the one at its place that the Save renamed (a name the prompt in use does
+        # not have): the priority renamed 'urgency' dropped what was taught in it while the failed build ran (W18).
+        known = {profile.field_name, *self.names}
+        self.taught = [
+            now[names.index(spec.name)] if spec.name in names
+            else now[i] if len(names) == len(self.specs) and names[i] not in known else kept
+            for i, (spec, kept) in enumerate(zip(self.specs, taught, strict=True))
+        ]  # fmt: skip
         self.checks.set_fields(profile.more_fields)
         self.rows_changed.emit(0, max(0, len(self.table) - 1))
         if self.taught != taught:

@@ -49,7 +49,7 @@ from ..engine.prompt import (
     read_current,
 )
 from .events import Event
-from .field_order import carried, field_order, moved, put_back, reordered
+from .field_order import carried, field_order, moved, put_back, renamed, reordered
 from .field_versions import kept_with, with_version
 from .prompt_start import UNEDITED, read_start, read_valid, same_prompt, taught_pairs
 from .prompt_write import AS_SAVED, PromptWrite
@@ -250,6 +250,9 @@ class PromptDocument:
         self._switch(target, saved, merged.profile.history)
         if order:
             self.fields_moved.emit(list(order))
+        elif merged.prompt_from_them and moved(there := field_order(merged.profile.fields, ours.fields)):
+            self._moved_there(merged.profile, there)  # an unedited Save over another window's move (W18)
+            return note
         if merged.from_them or merged.prompt_from_them:
             self.merged.emit(merged.from_them, merged.prompt_from_them)
         if merged.forgotten:
@@ -302,23 +305,28 @@ class PromptDocument:
 
     def _fields_of(self, profile: PromptProfile) -> dict:
         """A prompt with several fields (the editor's or the file's): its fields as the editor has them, each
-        further one with what the file keeps for it (taught tickets, versions, checks: by position when the
-        number of fields is unchanged, as after a rename, else by name); nothing for a one-field prompt."""
+        further one with what the file keeps for it (taught tickets, versions, checks: by name, else by position
+        when the number of fields is unchanged, as after a rename, :func:`renamed`); nothing for a one-field prompt."""
         if len(profile.fields) < 2 and len(self.saved.fields) < 2:
             return {}  # the editor keeps no field's name of a one-field prompt: the file's stays
         kept, self._fields = self._fields or self.saved.more_fields, None  # the waiting taught sets go now
         by_name = {f.name: f for f in kept}
         more = []
         for i, f in enumerate(profile.more_fields):
-            old = kept[i] if len(kept) == len(profile.more_fields) else by_name.get(f.name)
+            old = by_name.get(f.name)  # else renamed in place (sharing a label: another field, W18)
+            old = old or (kept[i] if len(kept) == len(profile.more_fields) and renamed(kept[i], f) else None)
             old = old or put_back(f, self._removed)  # a field a Save removed, put back by an undo
             more.append(f if old is None else replace(f, taught=old.taught, history=old.history, checks=old.checks))
         return {"field_name": profile.field_name, "ordered": profile.ordered, "more_fields": more}
 
-    def keep_field_taught(self, taught: Sequence[Sequence[tuple[str, str]]]) -> None:
+    def keep_field_taught(self, taught: Sequence[Sequence[tuple[str, str]]], names: Sequence[str] = ()) -> None:
         """The taught tickets of every field after the first (a prompt with several fields), written with the
-        first field's, each saying its field; nothing when unchanged (or for a one-field prompt)."""
+        first field's, each saying its field; nothing when unchanged (or for a one-field prompt). ``names``: all the
+        session's fields, matched by name (:func:`by_name`; a Save that added a field and whose build failed left
+        the session on fewer fields than the file, and a priority ticket was never written)."""
         fields = self._fields or self.saved.more_fields
+        doc = replace(self.saved, more_fields=fields)
+        taught = by_name(doc, taught, names, lambda f: [(e.text, e.label) for e in f.taught], lambda x: x[1])
         if len(taught) != len(fields) or all(
             [(e.text, e.label) for e in f.taught] == list(t) for f, t in zip(fields, taught, strict=True)
         ):
@@ -328,10 +336,11 @@ class PromptDocument:
         ]
         self._write_soon()
 
-    def keep_field_checks(self, checks: Sequence[Sequence[CheckRecord]]) -> None:
+    def keep_field_checks(self, checks: Sequence[Sequence[CheckRecord]], names: Sequence[str] = ()) -> None:
         """The random checks of every field after the first, written with the file as the first field's are,
-        each saying its field; nothing when unchanged (or for a one-field prompt)."""
+        each saying its field; nothing when unchanged (or for a one-field prompt). ``names``: as for the taught."""
         fields = self._fields or self.saved.more_fields
+        checks = by_name(replace(self.saved, more_fields=fields), checks, names, lambda f: f.checks, lambda c: c.right)
         if len(checks) != len(fields) or all(f.checks == list(c) for f, c in zip(fields, checks, strict=True)):
             return
         self._fields = [replace(f, checks=list(c)) for f, c in zip(fields, checks, strict=True)]
@@ -375,7 +384,13 @@ class PromptDocument:
             job = self._job = self._take_taught()
             await self.writer.run(self._write_file, job)  # a file that could not be read is tried again
             if self._settle(job)[1]:  # the file did not take it: the draft keeps it (a newer set goes there too)
-                await self.writer.run(self._draft_job())
+                try:
+                    await self.writer.run(self._draft_job())
+                except OSError as err:  # a full disk: the task's error went unread, "kept in the draft" said (W18)
+                    self.failed.emit(
+                        f"The taught tickets were not written to {self.path.name} nor to the draft "
+                        f"({err.strerror or err}): they are kept in this window, the next teach or Save writes them."
+                    )
 
     def _take_taught(self) -> PromptWrite:
         """Captured on the loop's thread: the path, what was last read or written there and what to write,
@@ -439,13 +454,16 @@ class PromptDocument:
         self.writes += 1
         self.unreadable = ""
         written = merged.profile
+        take = merged.prompt_from_them and not self.dirty
+        if take and moved(order := field_order(written.fields, self.saved.fields)):
+            self._moved_there(written, order)  # the other window moved the fields: each field's set as written
+            return
         self._renumber(merged)
         self.history, _ = merge_history(ours.history, self.history, written.history)
         taught = known_taught(ours, merged)
         # The checks' base is what this side wrote: the other window's checks stay in the file untouched.
         base = replace(self.saved, taught=taught, history=written.history, extra=written.extra, checks=ours.checks)
         base.more_fields = ours.more_fields  # the further fields' taught sets as written (their prompt is ours)
-        take = merged.prompt_from_them and not self.dirty
         self.saved = replace(written, taught=taught, checks=ours.checks) if take else base
         if take:
             self.draft = None
@@ -458,6 +476,16 @@ class PromptDocument:
             self.forgotten.emit(merged.forgotten)
         if take or was_stranded:
             self._announce()
+
+    def _moved_there(self, written: PromptProfile, order: list[int | None]) -> None:
+        """Another window saved the fields in another order (the priority first), and this one has no edits: the
+        file's prompt, each field with what the file keeps for it, as a Save of the move here would leave it (the
+        first field's taught set had stayed the queue's under the priority's labels, its next write forgetting
+        the priority's in the file, W18)."""
+        self._numbers, self.draft, self.stranded = {}, None, None
+        self._switch(self.path, written, written.history)
+        self.fields_moved.emit(list(order))
+        self.merged.emit([], True)
 
     def _strand(self, ours: PromptProfile, exc: Exception) -> None:
         """The file cannot take the taught set: keep it in the draft, and say so once. A set the readable file
@@ -546,6 +574,25 @@ class PromptDocument:
 
     def _announce(self) -> None:
         self.changed.emit(self.status)
+
+
+def by_name(doc: PromptProfile, sets: Sequence[Sequence], names: Sequence[str], own, label=None) -> Sequence[Sequence]:
+    """Each of ``doc``'s further fields' set from ``sets`` (the session's further fields', ``names`` being all its
+    fields', the first's first): of the field of its name, else the one at its place renamed (its name none of the
+    session's, the session's none of the file's, every ``label`` of the set one of its labels: a failed build after
+    a rename), else its own (``own``). By place alone, a session still on the fields before a move (or before
+    another window's Save that put a sentiment where the priority was) wrote one field's set into another (W18)."""
+    fields = doc.more_fields
+    if len(names) != len(sets) + 1:
+        return sets if len(sets) == len(fields) else [own(f) for f in fields]
+    theirs, found = {doc.field_name, *(f.name for f in fields)}, dict(zip(names[1:], sets, strict=True))
+
+    def renamed(i: int, f: Field) -> bool:
+        if i >= len(sets) or names[i + 1] in theirs or f.name in names:
+            return False
+        return label is None or {label(x) for x in sets[i]} <= set(f.label_names)
+
+    return [found[f.name] if f.name in found else sets[i] if renamed(i, f) else own(f) for i, f in enumerate(fields)]
 
 
 __all__ = ["DocumentStatus", "ProfileError", "PromptConflict", "PromptDocument"]

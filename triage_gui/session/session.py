@@ -17,7 +17,7 @@ import asyncio
 import dataclasses
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -263,6 +263,16 @@ class Session(Intents):
             return True  # built once the model is loaded
         self._start_rebuild(profile)
         return True
+
+    def take_back_renames(self, renamed: Mapping[int, Mapping[str, str]]) -> None:
+        """A Save that wrote nothing after :meth:`follow_renames` (a read-only file, a full disk, a conflict): each
+        field's taught tickets, undo steps and checks take the old names back, the prompt in use's (W18)."""
+        for i, mapping in renamed.items():
+            back = {new: old for old, new in mapping.items()}
+            self.fields.relabel(i, back) if i else self.teaching.relabel(back)
+            self.teaching.history.renamed(i, back)
+            if (checks := self.fields.checks.of(i) if i else self.checks) is not None:
+                checks.renamed(back)
 
     def set_calibration(self, on: bool) -> None:
         """Calibrate the prompt's label scores, or not: a new version of the same prompt, re-labelled."""

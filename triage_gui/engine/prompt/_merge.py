@@ -17,6 +17,11 @@ now (``ours``) and the file as it is now (``theirs``), part by part:
   writes in flight, kept 50 of the 100; now all 100);
 - the prompt itself (name, instruction, labels, examples): the side that changed it since ``base``
   wins; when both did, differently, :class:`PromptConflict` is raised and the window asks the lead;
+- a prompt with several fields: "the prompt itself" is every field's (its name, instruction, labels, examples,
+  order), and each further field's taught tickets, versions and checks are merged as the first field's are,
+  with the same field on the other side (by name; by place where both sides hold the same number of fields
+  and the name is not found): merged as one whole, the last writer's further fields won, so a ticket taught
+  in the priority in one window was gone from the file at the other window's next write (W18);
 - any other field, one this version does not know (kept in ``extra``) or one added to the profile later,
   key by key: ours where this side changed it since ``base``, else the file's, so a new field merges
   without code here.
@@ -31,13 +36,14 @@ from pathlib import Path
 from typing import TypeVar
 
 from ._checked import CheckRecord
+from ._fields import Field
 from ._history import MAX_VERSIONS, PROMPT_KEYS, VersionRecord
 from ._profile import Example, PromptProfile
 
 V = TypeVar("V")  # a taught label or a check: what the three-way step carries by ticket text
 
 # The fields merged part by part below; any other field of the profile is merged as a whole, side by side.
-MERGED_FIELDS = ("name", *PROMPT_KEYS, "taught", "history", "checks", "extra")
+MERGED_FIELDS = ("name", *PROMPT_KEYS, "taught", "history", "checks", "extra", "field_name", "ordered", "more_fields")
 
 
 class PromptConflict(Exception):
@@ -62,7 +68,14 @@ class Merged:
 def prompt_part(profile: PromptProfile) -> tuple:
     """What "the prompt itself" is when comparing sides: its name and what the model reads."""
     parts = (getattr(profile, k) for k in PROMPT_KEYS)
-    return (profile.name, *([asdict(x) for x in part] if isinstance(part, list) else part for part in parts))
+    further = tuple(repr(f.prompt_dict()) for f in profile.more_fields)  # a further field's labels are the prompt too
+    return (
+        profile.name,
+        *([asdict(x) for x in part] if isinstance(part, list) else part for part in parts),
+        profile.field_name,
+        profile.ordered,
+        further,
+    )
 
 
 def read_current(path: str | os.PathLike[str]) -> PromptProfile | None:
@@ -85,9 +98,6 @@ def merge(
     if mine != before and other != before and mine != other and not force:
         raise PromptConflict(path, theirs)
     prompt_source = ours if mine != before or other == before else theirs
-    taught, from_them, forgotten = merge_taught(base.taught, ours.taught, theirs.taught)
-    history, renumbered = merge_history(base.history, ours.history, theirs.history)
-    checks = merge_checks(base.checks, ours.checks, theirs.checks)
     extra = dict(theirs.extra)
     for key in set(ours.extra) | set(base.extra):
         if ours.extra.get(key) != base.extra.get(key):
@@ -100,8 +110,50 @@ def merge(
         for f in fields(ours)
         if f.name not in MERGED_FIELDS
     }
-    profile = replace(prompt_source, taught=taught, history=history, checks=checks, extra=extra, **others)
+    (first, *more), from_them, renumbered, forgotten = merge_fields(base, ours, theirs, prompt_source)
+    profile = replace(
+        prompt_source, taught=first.taught, history=first.history, checks=first.checks, extra=extra,
+        more_fields=more, **others,
+    )  # fmt: skip
     return Merged(profile, from_them, renumbered, prompt_source is theirs and other != mine, forgotten)
+
+
+def merge_fields(
+    base: PromptProfile, ours: PromptProfile, theirs: PromptProfile, source: PromptProfile
+) -> tuple[list[Field], list[tuple[str, str]], dict[int, int], list[tuple[str, str]]]:
+    """Every field as ``source`` (the side whose prompt is written) has them, each with its taught tickets, versions
+    and checks merged three-way with the same field on each side: by name, else (renamed) the field at its place
+    whose name ``source`` lacks; and what :class:`Merged` says of our first field (wherever it stands now: the
+    other window moved the priority first, and our queue ticket went into the priority, W18)."""
+    prompt, mine = source.fields, ours.fields
+    names = {f.name for f in prompt}
+
+    def same(side: list[Field], f: Field, i: int) -> Field | None:
+        """``f`` on ``side``: of its name, else renamed there (a name ``source`` lacks) with its labels, else the
+        first field by place where it shares a label (an entry naming no field is the first's). By place alone, a
+        field removed and another added in the other window was taken for a rename: the queue's taught tickets
+        went into 'extra0', and the priority's into the queue where the other window had removed the queue (W18)."""
+        found = next((x for x in side if x.name == f.name), None)
+        if found is None:
+            found = next((x for x in side if x.name not in names and x.label_names == f.label_names), None)
+        if found is None and not i and side and side[0].name not in names:
+            found = side[0] if set(side[0].label_names) & set(f.label_names) else None
+        return found
+
+    out, from_them, renumbered, forgotten = [], [], {}, []
+    for i, f in enumerate(prompt):
+        b, o, t = (same(side, f, i) for side in (base.fields, mine, theirs.fields))
+        if o is None or t is None:  # a field one side added: as that side keeps it
+            kept = o or t or f
+            out.append(replace(f, taught=kept.taught, history=kept.history, checks=kept.checks))
+            continue
+        before = b or Field(f.name, "", [])
+        taught, them, gone = merge_taught(before.taught, o.taught, t.taught)
+        history, numbers = merge_history(before.history, o.history, t.history)
+        if o is mine[0]:
+            from_them, renumbered, forgotten = them, numbers, gone
+        out.append(replace(f, taught=taught, history=history, checks=merge_checks(before.checks, o.checks, t.checks)))
+    return out, from_them, renumbered, forgotten
 
 
 def _ours_onto_theirs(before: dict[str, V], mine: dict[str, V], theirs: dict[str, V]) -> dict[str, V]:

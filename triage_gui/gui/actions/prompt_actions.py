@@ -24,6 +24,7 @@ from ...session.prompt_document import DocumentStatus, PromptConflict, PromptDoc
 from ...session.session import Session
 from ...session.status import PromptStatus
 from ...words import counted, plural
+from ..dialogs import ask_conflict
 from ..prompt.prompt_editor import PromptEditor, auto_name
 from ..results.results_area import ResultsArea
 from ..results.version_compare import Side, compare_dialog, version_rows
@@ -64,7 +65,9 @@ class PromptActions:
         # kept with the prompt file, each with what it was made under
         session.number_checks(document.number, self._labels_of, document.field_history)
         session.checks_changed.connect(lambda _: document.keep_checks(session.check_records()))
-        session.field_checks_changed.connect(lambda *_: document.keep_field_checks(session.field_check_records()))
+        session.field_checks_changed.connect(
+            lambda *_: document.keep_field_checks(session.field_check_records(), session.field_names)
+        )
 
     def suggest_labels(self, poorly_fitted: bool = False) -> None:
         """Group the loaded tickets (or those the labels in use fit badly) on the engine thread, then let
@@ -155,11 +158,11 @@ class PromptActions:
         An unchanged prompt is written (the taught tickets may have changed) but relabels nothing."""
         self.editor.flush_snapshot()
         profile, new = self.editor.profile(), self.document.status.new
+        renamed: dict[int, dict[str, str]] = {}
         try:
             profile.validate()  # before a renamed label's taught tickets take its new name (W14)
-            renamed = {} if new else self.session.follow_renames(self.editor.label_renames(saved=True), profile)
-            if renamed:
-                self.keep_taught()
+            # each field's taught tickets of a renamed label take its new name (written as they change: save_taught)
+            renamed = {} if new else self.session.follow_renames(self.editor.label_renames(), profile)
             taught = [(t, label) for t, label in self.session.taught_items() if not new or self._left.get(t) != label]
             note = self.document.save(profile, taught, path)  # a new prompt: only what was taught since New
         except ProfileError as exc:
@@ -167,11 +170,14 @@ class PromptActions:
             self.notify("Prompt not saved: " + exc.problems[0].message, 10000)
             return False
         except PromptConflict as exc:
+            self.session.take_back_renames(renamed)  # the lead chooses first: Load theirs, Cancel keep the names
             return self._conflict(exc, profile, path)
         except OSError as exc:
+            self.session.take_back_renames(renamed)  # the names of the prompt in use, as before the Save (W18)
             self.warn("Prompt not saved", f"Cannot write {path or self.document.path}: {exc.strerror or exc}")
             return False
         self.editor.clear_problems()
+        self.editor.label_renames(saved=True)  # (a Save that wrote nothing keeps them for the next)
         self.evaluation.follow_renames(renamed, self.session.field_names)  # the gold rows of a renamed label count
         if new:  # the new prompt comes into use with its own taught tickets and checks
             saved = self.document.saved
@@ -212,14 +218,18 @@ class PromptActions:
         if answer != "mine":
             self.notify("Prompt not saved.", 6000)
             return False
+        renamed = self.session.follow_renames(self.editor.label_renames(), profile)
         try:
             note = self.document.save(profile, self.session.taught_items(), path, force=True)
         except (OSError, PromptConflict) as err:
+            self.session.take_back_renames(renamed)
             self.warn("Prompt not saved", f"Cannot write {exc.path}: {getattr(err, 'strerror', None) or err}")
             return False
         if note:
             self.notify(note, 15000)
         self.editor.clear_problems()
+        self.editor.label_renames(saved=True)
+        self.evaluation.follow_renames(renamed, self.session.field_names)
         self.session.set_prompt(self.document.saved)
         return True
 
@@ -227,11 +237,12 @@ class PromptActions:
         """A write found another window's work in the file: take in its taught tickets, and its prompt
         when the editor holds no unsaved edits (else Save asks which to keep)."""
         name = self.document.path.name
+        if taken := prompt_changed and not self.document.dirty:  # the fields first: their sets are then written to
+            self.editor.set_profile(self.document.saved, clear_undo=False)  # the file's fields of the same names
+            self.session.set_prompt(self.document.saved)  # (the queue's went into 'extra0', added there: W18)
         if theirs:
             self.session.add_taught(theirs)
-        if prompt_changed and not self.document.dirty:
-            self.editor.set_profile(self.document.saved, clear_undo=False)
-            self.session.set_prompt(self.document.saved)
+        if taken:
             self.notify(f"{name} was changed outside this window: its prompt is in the editor now.", 15000)
         elif prompt_changed:
             self.notify(f"{name} was changed outside this window; Save will ask which prompt to keep.", 15000)
@@ -302,7 +313,7 @@ class PromptActions:
     def keep_taught(self) -> None:
         """The taught set changed: the document writes it with the saved prompt, off the GUI thread."""
         self.document.keep_taught(self.session.taught_items())
-        self.document.keep_field_taught(self.session.field_taught())  # a prompt with several fields: the others'
+        self.document.keep_field_taught(self.session.field_taught(), self.session.field_names)  # the others'
 
     # ----------------------------------------------------------- versions
 
@@ -431,18 +442,3 @@ class PromptActions:
                 self.warn("Export failed", f"Cannot write {path}: {exc.strerror or exc}")
                 return
             self.notify(f"Exported {counted(len(items), 'taught ticket')} to {path}.", 10000)
-
-
-def ask_conflict(parent: QWidget, exc: PromptConflict) -> str | None:
-    """ "mine", "theirs" or None (cancel): whose prompt to keep when both windows changed it."""
-    box = QMessageBox(QMessageBox.Icon.Question, "Prompt changed outside this window", str(exc), parent=parent)
-    box.setInformativeText(
-        f"Its instruction now begins “{exc.theirs.instruction[:80]}”. Keep your prompt (the taught tickets "
-        "of both are kept), or load the other window's and drop your edits?"
-    )
-    mine = box.addButton("Keep mine", QMessageBox.ButtonRole.AcceptRole)
-    theirs = box.addButton("Load theirs", QMessageBox.ButtonRole.DestructiveRole)
-    box.addButton(QMessageBox.StandardButton.Cancel)
-    box.exec()
-    clicked = box.clickedButton()
-    return "mine" if clicked is mine else "theirs" if clicked is theirs else None
