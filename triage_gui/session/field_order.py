@@ -9,7 +9,8 @@ case stays ambiguous and is read as renames in place: two fields renamed and mov
 name the other had. A field a Save removed is kept by the document, by name, until the file changes: an undo
 in the editor that puts it back, and a Save, give it its taught tickets, versions and checks again; and a
 one-field prompt's unnamed field (the one a Save left) is also known by its labels, as the field of that name
-it was.
+it was. What the session holds per further field (taught tickets, checks) is put to the file's fields by name
+too (:func:`by_name`).
 """
 
 from __future__ import annotations
@@ -94,3 +95,22 @@ def put_back(field: Field, removed: Mapping[str, Field]) -> Field | None:
     field given a removed one's name, with other labels, starts empty)."""
     was = removed.get(field.name)
     return was if was is not None and was.label_names == field.label_names else None
+
+
+def by_name(doc: PromptProfile, sets: Sequence[Sequence], names: Sequence[str], own, label=None) -> Sequence[Sequence]:
+    """Each of ``doc``'s further fields' set from ``sets`` (the session's further fields', ``names`` being all its
+    fields', the first's first): of the field of its name, else the one at its place renamed (its name none of the
+    session's, the session's none of the file's, every ``label`` of the set one of its labels: a failed build after
+    a rename), else its own (``own``). By place alone, a session still on the fields before a move (or before
+    another window's Save that put a sentiment where the priority was) wrote one field's set into another (W18)."""
+    fields = doc.more_fields
+    if len(names) != len(sets) + 1:
+        return sets if len(sets) == len(fields) else [own(f) for f in fields]
+    theirs, found = {doc.field_name, *(f.name for f in fields)}, dict(zip(names[1:], sets, strict=True))
+
+    def renamed(i: int, f: Field) -> bool:
+        if i >= len(sets) or names[i + 1] in theirs or f.name in names:
+            return False
+        return label is None or {label(x) for x in sets[i]} <= set(f.label_names)
+
+    return [found[f.name] if f.name in found else sets[i] if renamed(i, f) else own(f) for i, f in enumerate(fields)]

@@ -301,3 +301,19 @@ def stored_for_fields(
     none: list[None] = [None] * len(keep)  # no baseline, no embedding: the first pass has its own
     more = [([scores[i] for i in keep], none) for scores in found]
     return ScoredBatch([batch.rows[i] for i in keep], [batch.scores[i] for i in keep], none, none, more)
+
+
+def kept_batches(
+    table: TicketTable, batch: ScoredBatch, scorers: Sequence[Any], memories: Sequence[ScoreMemory]
+) -> list[ScoredBatch]:
+    """What rows whose first field's score is kept (``batch``) take with no forward pass, in order: where every
+    further field's score is kept too, all of them (:func:`stored_for_fields`); then the first field's alone for
+    the rest, the run reading their further fields (``session.fields.FieldLabels.unread``). After a Save that changed
+    only the tone the queue looked unread, its labels the first pass's, until the run came by each row (W17)."""
+    if not scorers:
+        return [batch]
+    whole = stored_for_fields(table, batch, scorers, memories)
+    done = set(whole.rows) if whole is not None else set()
+    rest = [(r, s) for r, s in zip(batch.rows, batch.scores, strict=True) if r not in done]
+    first = ScoredBatch.of_rows([r for r, _ in rest], [s for _, s in rest]) if rest else None
+    return [b for b in (whole, first) if b is not None]

@@ -49,7 +49,7 @@ from ..engine.prompt import (
     read_current,
 )
 from .events import Event
-from .field_order import carried, field_order, moved, put_back, renamed, reordered
+from .field_order import by_name, carried, field_order, moved, put_back, renamed, reordered
 from .field_versions import kept_with, with_version
 from .prompt_start import UNEDITED, read_start, read_valid, same_prompt, taught_pairs
 from .prompt_write import AS_SAVED, PromptWrite
@@ -574,25 +574,6 @@ class PromptDocument:
 
     def _announce(self) -> None:
         self.changed.emit(self.status)
-
-
-def by_name(doc: PromptProfile, sets: Sequence[Sequence], names: Sequence[str], own, label=None) -> Sequence[Sequence]:
-    """Each of ``doc``'s further fields' set from ``sets`` (the session's further fields', ``names`` being all its
-    fields', the first's first): of the field of its name, else the one at its place renamed (its name none of the
-    session's, the session's none of the file's, every ``label`` of the set one of its labels: a failed build after
-    a rename), else its own (``own``). By place alone, a session still on the fields before a move (or before
-    another window's Save that put a sentiment where the priority was) wrote one field's set into another (W18)."""
-    fields = doc.more_fields
-    if len(names) != len(sets) + 1:
-        return sets if len(sets) == len(fields) else [own(f) for f in fields]
-    theirs, found = {doc.field_name, *(f.name for f in fields)}, dict(zip(names[1:], sets, strict=True))
-
-    def renamed(i: int, f: Field) -> bool:
-        if i >= len(sets) or names[i + 1] in theirs or f.name in names:
-            return False
-        return label is None or {label(x) for x in sets[i]} <= set(f.label_names)
-
-    return [found[f.name] if f.name in found else sets[i] if renamed(i, f) else own(f) for i, f in enumerate(fields)]
 
 
 __all__ = ["DocumentStatus", "ProfileError", "PromptConflict", "PromptDocument"]

@@ -31,9 +31,9 @@ from .events import Event
 from .fields import FieldLabels
 from .intents import Intents
 from .labelling import Throughput, WorkQueue, label_stream, run_status
-from .labelling_store import ScoreMemory, ScoreStore, bias_of, kept_scores, read_memories, stored_for_fields
+from .labelling_store import ScoreMemory, ScoreStore, bias_of, kept_batches, kept_scores, read_memories
 from .languages import LanguageDetection
-from .status import FileStatus, ModelStatus, PromptStatus, RunStatus
+from .status import FileStatus, ModelStatus, PromptStatus, RunStatus, model_ready
 from .suggestions import prepare_grouping
 from .tasks import LatestTask
 from .teaching import InUse, Teaching
@@ -139,15 +139,7 @@ class Session(Intents):
     def cancel_load(self) -> None:
         if self._loading.active:
             self._loading.cancel()
-            self._set_model(self._ready_status("Loading cancelled."))
-
-    def _ready_status(self, message: str = "") -> ModelStatus:
-        m = self.model
-        if m is None:
-            return ModelStatus("none", message=message)
-        backend = getattr(getattr(m, "decoder", None), "backend", "")
-        message = message or getattr(m, "repaired", "")  # a damaged converted copy was rebuilt: say so
-        return ModelStatus("ready", m.name, str(m.device), message, 1.0, m.load_seconds, m.licence, backend)
+            self._set_model(model_ready(self.model, "Loading cancelled."))
 
     async def _load(self, spec: str) -> None:
         loop = asyncio.get_running_loop()
@@ -165,7 +157,7 @@ class Session(Intents):
             raise
         except Exception as exc:
             log.info("model load failed: %s", exc)
-            previous = self._ready_status()
+            previous = model_ready(self.model)
             still = f"\n\nStill using {self.model.name}." if self.model is not None else ""
             self._set_model(ModelStatus("failed", previous.name, previous.device, f"{exc}{still}"))
             if self.model is not None:
@@ -175,7 +167,7 @@ class Session(Intents):
         self.model, self.model_spec = loaded, spec
         self.scorer, self.more = None, []
         self._labelling.cancel()
-        self._set_model(self._ready_status())
+        self._set_model(model_ready(self.model))
         profile = self.requested or self.profile
         if profile is not None:
             self._start_rebuild(profile)
@@ -527,17 +519,11 @@ class Session(Intents):
         if self.scorer is None:
             return
         batch = self.scores.found(self.table, rows, bias_of(self.scorer))
-        if batch is not None and self.fields.scorers:  # and every further field's score of the row where kept
-            whole = stored_for_fields(self.table, batch, self.fields.scorers, self.field_scores)
-            if whole is not None:
-                self._apply(whole, self.table.version, self.run_status.state, read=False)
-            # The first field's alone at once, the others read by the run (FieldLabels.unread): after a Save that
-            # changed only the tone the queue looked unread, its labels the first pass's, until the run came by (W17).
-            rest = [(r, s) for r, s in zip(batch.rows, batch.scores, strict=True) if not self.table.scored(r)]
-            batch = ScoredBatch.of_rows([r for r, _ in rest], [s for _, s in rest]) if rest else None
-        if batch is not None:
-            self._apply(batch, self.table.version, self.run_status.state, read=False)
-            log.info("%d tickets took their stored scores (no forward pass)", len(batch.rows))
+        if batch is None:
+            return
+        for kept in kept_batches(self.table, batch, self.fields.scorers, self.field_scores):
+            self._apply(kept, self.table.version, self.run_status.state, read=False)
+        log.info("%d tickets took their stored scores (no forward pass)", len(batch.rows))
 
     def _apply(self, batch: ScoredBatch, version: int, state: str, read: bool = True) -> None:
         tickets = sum(s is not None for s in batch.scores)

@@ -7,6 +7,7 @@ describe an older file, prompt or run.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,15 @@ class ModelStatus:
     seconds: float = 0.0  # load time, when ready
     licence: str = ""
     backend: str = ""
+
+
+def model_ready(model: Any, message: str = "") -> ModelStatus:
+    """The status of ``model`` loaded and in use (None: no model), with ``message`` or what its load repaired."""
+    if model is None:
+        return ModelStatus("none", message=message)
+    backend = getattr(getattr(model, "decoder", None), "backend", "")
+    message = message or getattr(model, "repaired", "")  # a damaged converted copy was rebuilt: say so
+    return ModelStatus("ready", model.name, str(model.device), message, 1.0, model.load_seconds, model.licence, backend)
 
 
 @dataclass(frozen=True)
