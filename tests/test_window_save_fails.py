@@ -89,3 +89,30 @@ def test_a_full_disk_says_the_taught_tickets_are_kept_in_this_window_not_in_the_
         assert len(PromptProfile.load(tmp_path / "prompt.json").taught) == 2
 
     asyncio.run(body())
+
+
+def test_an_edit_whose_draft_autosave_meets_a_full_disk_says_so(tmp_path, monkeypatch):
+    """W18: the editor's autosave of the draft on a full disk failed in its task ("Task exception was never
+    retrieved" in the log) and the lead was told nothing; it is said as the window's closing autosave says it."""
+    import asyncio
+
+    from triage_gui.engine.prompt import Label
+    from triage_gui.session.prompt_document import PromptDocument
+
+    labels = [Label("billing", "money"), Label("technical", "broken")]
+    PromptProfile("Route the ticket.", labels).save(tmp_path / "prompt.json")
+    said: list[str] = []
+
+    async def body():
+        doc = PromptDocument(tmp_path / "prompt.json", tmp_path / "draft.json", delay=0.01, draft_delay=0.01)
+        doc.start()
+        doc.failed.connect(said.append)
+        monkeypatch.setattr(prompt_document, "atomic_write_text", full_disk)
+        doc.edit(PromptProfile("Route the ticket, please.", labels))
+        await asyncio.sleep(0.3)
+        task = doc._drafting.task
+        assert task is not None and task.done() and task.exception() is None
+        assert said and said[-1].startswith("Could not autosave the prompt draft: [Errno 28] No space left")
+        doc.close()
+
+    asyncio.run(body())

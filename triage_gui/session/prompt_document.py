@@ -157,7 +157,10 @@ class PromptDocument:
 
     async def _write_draft_soon(self) -> None:
         await asyncio.sleep(self.draft_delay)
-        await self.writer.run(self._draft_job())
+        try:
+            await self.writer.run(self._draft_job())
+        except OSError as exc:  # a full disk: the error went unread in the task, the lead told nothing (W18)
+            self.failed.emit(f"Could not autosave the prompt draft: {exc}")
 
     def _draft_job(self):
         """What the writer thread does for the draft, decided here on the loop's thread: the editor's
