@@ -14,6 +14,28 @@ def _shown(qtbot, window, width: int = 1280, height: int = 720):
     qtbot.wait(50)  # the layouts settle
 
 
+def _matrix_at_1366(qtbot, window, tmp_path, names: list[str]) -> None:
+    """A prompt of these labels, 40 tickets with a gold column of them, the Accuracy tab shown at 1366×768."""
+    import csv
+
+    from test_window_numbers import settled
+
+    from triage_gui.engine.prompt import Label, PromptProfile
+
+    window._closing = True
+    window.session.set_prompt(PromptProfile("Route the ticket.", [Label(n, "") for n in names]))
+    qtbot.waitUntil(lambda: window.session.table.labels == names and not window.session.busy, timeout=10_000)
+    path = tmp_path / "t.csv"
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle).writerows([["text", "team"], *([f"ticket {i}", names[i % 5]] for i in range(40))])
+    window.ticket_actions.open_files([str(path)])
+    qtbot.waitUntil(lambda: window.evaluation.gold is not None and settled(window), timeout=60_000)
+    _shown(qtbot, window, 1366, 768)
+    window.results.setCurrentIndex(1)
+    window.refresh_stats()
+    qtbot.wait(100)
+
+
 def test_the_progress_bar_keeps_its_text_on_one_line_beside_a_long_run_line(qtbot, window):
     _shown(qtbot, window)
     area = window.tickets
@@ -110,25 +132,8 @@ def test_the_confusion_matrix_names_its_axes_and_elides_only_what_does_not_fit(q
 
 def test_long_label_names_in_the_matrix_break_at_a_space_rather_than_lose_their_middle(qtbot, window, tmp_path):
     """At 1366×768 "hr and work" and "travel and car" read "hr a…work" and "trav… car"."""
-    import csv
-
-    from test_window_numbers import settled
-
-    from triage_gui.engine.prompt import Label, PromptProfile
-
-    window._closing = True
     names = ["banking", "cards", "hr and work", "it and devices", "travel and car"]
-    window.session.set_prompt(PromptProfile("Route the ticket.", [Label(n, "") for n in names]))
-    qtbot.waitUntil(lambda: window.session.table.labels == names and not window.session.busy, timeout=10_000)
-    path = tmp_path / "t.csv"
-    with open(path, "w", encoding="utf-8", newline="") as handle:
-        csv.writer(handle).writerows([["text", "team"], *([f"ticket {i}", names[i % 5]] for i in range(40))])
-    window.ticket_actions.open_files([str(path)])
-    qtbot.waitUntil(lambda: window.evaluation.gold is not None and settled(window), timeout=60_000)
-    _shown(qtbot, window, 1366, 768)
-    window.results.setCurrentIndex(1)
-    window.refresh_stats()
-    qtbot.wait(100)
+    _matrix_at_1366(qtbot, window, tmp_path, names)
     shown = [window.results.confusion.horizontalHeaderItem(i).text() for i in range(5)]
     assert all("…" not in text and text.replace("\n", " ") == name for text, name in zip(shown, names)), shown
     _shown(qtbot, window, 1016, 600)  # a 1024×640 screen: "b…g", "hr…rk", "it…es", "tr…ar"
@@ -174,25 +179,8 @@ def test_numbered_matrix_columns_leave_their_room_to_the_row_titles(qtbot, windo
     """W17: with five labels the matrix's columns were numbered at 1366×768 and each was some 70 px wide for a
     three-digit count, while the rows read "2 top-u…nd cash", "4 accou…ecurity", "5 paym…nsfers" (a 110 px
     title); the row titles now take what numbered columns do not need, the names whole where that is enough."""
-    import csv
-
-    from test_window_numbers import settled
-
-    from triage_gui.engine.prompt import Label, PromptProfile
-
-    window._closing = True
     names = ["cards", "top-up and cash", "fees and exchange", "account and security", "payments and transfers"]
-    window.session.set_prompt(PromptProfile("Route the ticket.", [Label(n, "") for n in names]))
-    qtbot.waitUntil(lambda: window.session.table.labels == names and not window.session.busy, timeout=10_000)
-    path = tmp_path / "t.csv"
-    with open(path, "w", encoding="utf-8", newline="") as handle:
-        csv.writer(handle).writerows([["text", "queue"], *([f"ticket {i}", names[i % 5]] for i in range(40))])
-    window.ticket_actions.open_files([str(path)])
-    qtbot.waitUntil(lambda: window.evaluation.gold is not None and settled(window), timeout=60_000)
-    _shown(qtbot, window, 1366, 768)
-    window.results.setCurrentIndex(1)
-    window.refresh_stats()
-    qtbot.wait(100)
+    _matrix_at_1366(qtbot, window, tmp_path, names)
     matrix = window.results.confusion
     assert [matrix.horizontalHeaderItem(i).text() for i in range(5)] == ["1", "2", "3", "4", "5"]
     assert [matrix.verticalHeaderItem(i).text() for i in range(5)] == [f"{i + 1} {n}" for i, n in enumerate(names)]
