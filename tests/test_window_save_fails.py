@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import os
+from dataclasses import replace
 
 import pytest
 from PySide6.QtCore import Qt
@@ -25,6 +26,22 @@ def window(encoded_window):
 
 def full_disk(path, text):
     raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def _document_on_a_full_disk(tmp_path, monkeypatch, said: list[str]):
+    """A prompt document on a two-label prompt.json, started, what it fails to write said into ``said``; then the
+    disk is full (``monkeypatch.undo()`` gives it room again). Call it on a running loop."""
+    from triage_gui.engine.prompt import Label
+    from triage_gui.session.prompt_document import PromptDocument
+
+    PromptProfile("Route the ticket.", [Label("billing", "money"), Label("technical", "broken")]).save(
+        tmp_path / "prompt.json"
+    )
+    doc = PromptDocument(tmp_path / "prompt.json", tmp_path / "draft.json", delay=0.01, draft_delay=0.01)
+    doc.start()
+    doc.failed.connect(said.append)
+    monkeypatch.setattr(prompt_document, "atomic_write_text", full_disk)
+    return doc
 
 
 @pytest.mark.parametrize("why", ["read-only", "disk full"])
@@ -66,19 +83,10 @@ def test_a_full_disk_says_the_taught_tickets_are_kept_in_this_window_not_in_the_
     draft and come back at the next start" (untrue), and the draft write's error went unread in its task."""
     import asyncio
 
-    from triage_gui.engine.prompt import Label
-    from triage_gui.session.prompt_document import PromptDocument
-
-    PromptProfile("Route the ticket.", [Label("billing", "money"), Label("technical", "broken")]).save(
-        tmp_path / "prompt.json"
-    )
     said: list[str] = []
 
     async def body():
-        doc = PromptDocument(tmp_path / "prompt.json", tmp_path / "draft.json", delay=0.01, draft_delay=0.01)
-        doc.start()
-        doc.failed.connect(said.append)
-        monkeypatch.setattr(prompt_document, "atomic_write_text", full_disk)
+        doc = _document_on_a_full_disk(tmp_path, monkeypatch, said)
         doc.keep_taught([("my card was charged twice", "billing")])
         await asyncio.sleep(0.3)
         assert not doc.busy and doc._writing.task is not None and doc._writing.task.exception() is None
@@ -96,19 +104,11 @@ def test_an_edit_whose_draft_autosave_meets_a_full_disk_says_so(tmp_path, monkey
     retrieved" in the log) and the lead was told nothing; it is said as the window's closing autosave says it."""
     import asyncio
 
-    from triage_gui.engine.prompt import Label
-    from triage_gui.session.prompt_document import PromptDocument
-
-    labels = [Label("billing", "money"), Label("technical", "broken")]
-    PromptProfile("Route the ticket.", labels).save(tmp_path / "prompt.json")
     said: list[str] = []
 
     async def body():
-        doc = PromptDocument(tmp_path / "prompt.json", tmp_path / "draft.json", delay=0.01, draft_delay=0.01)
-        doc.start()
-        doc.failed.connect(said.append)
-        monkeypatch.setattr(prompt_document, "atomic_write_text", full_disk)
-        doc.edit(PromptProfile("Route the ticket, please.", labels))
+        doc = _document_on_a_full_disk(tmp_path, monkeypatch, said)
+        doc.edit(replace(doc.saved, instruction="Route the ticket, please."))
         await asyncio.sleep(0.3)
         task = doc._drafting.task
         assert task is not None and task.done() and task.exception() is None
