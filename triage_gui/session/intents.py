@@ -283,15 +283,18 @@ class Intents:
         for i, name in enumerate(names):
             at = next((j for j, f in enumerate(profile.fields) if f.name == name), None)
             at = i if at is None and len(profile.fields) == len(names) else at
-            if at is not None and (
-                mapping := renamed_labels(renames, self.field_labels(i), profile.fields[at].label_names)
-            ):
+            after = [] if at is None else profile.fields[at].label_names  # (a field no longer there: no rename)
+            if mapping := renamed_labels(renames, self.field_labels(i), after):
                 renamed[i] = mapping  # (its gold column follows too: Evaluation.follow_renames)
-                self.fields.relabel(i, mapping) if i else self.teaching.relabel(mapping)
-                self.teaching.history.renamed(i, mapping)  # its undo steps and its random checks too
-                if (checks := self.fields.checks.of(i) if i else self.checks) is not None:
-                    checks.renamed(mapping)
+                self._relabel(i, mapping)
         return renamed
+
+    def _relabel(self, field: int, mapping: dict[str, str]) -> None:
+        """Field ``field``'s taught tickets, undo steps and random checks take the labels' new names (old -> new)."""
+        self.fields.relabel(field, mapping) if field else self.teaching.relabel(mapping)
+        self.teaching.history.renamed(field, mapping)
+        if (checks := self.fields.checks.of(field) if field else self.checks) is not None:
+            checks.renamed(mapping)
 
     def restore_kept(self, taught: Sequence[tuple[str, str]], checks: Sequence[CheckRecord]) -> None:
         """What a prompt file keeps, now in use: its taught set (replacing this one) and its checks."""

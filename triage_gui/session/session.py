@@ -260,11 +260,7 @@ class Session(Intents):
         """A Save that wrote nothing after :meth:`follow_renames` (a read-only file, a full disk, a conflict): each
         field's taught tickets, undo steps and checks take the old names back, the prompt in use's (W18)."""
         for i, mapping in renamed.items():
-            back = {new: old for old, new in mapping.items()}
-            self.fields.relabel(i, back) if i else self.teaching.relabel(back)
-            self.teaching.history.renamed(i, back)
-            if (checks := self.fields.checks.of(i) if i else self.checks) is not None:
-                checks.renamed(back)
+            self._relabel(i, {new: old for old, new in mapping.items()})
 
     def set_calibration(self, on: bool) -> None:
         """Calibrate the prompt's label scores, or not: a new version of the same prompt, re-labelled."""
