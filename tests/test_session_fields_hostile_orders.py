@@ -65,25 +65,57 @@ def test_a_ticket_taught_in_the_priority_after_a_failed_save_that_added_a_field_
     assert kept["priority"].get(text) == "low" and kept["sentiment"] == {}
 
 
-def test_a_failed_build_after_moving_the_priority_first_keeps_the_priority_field_its_own_tickets():
-    """The positional match of a renamed field (above) is for names the prompt in use does not have: after a
-    Save that moved the priority first and failed, the queue's taught set (second then) is no renamed priority."""
+def test_a_failed_build_after_moving_the_priority_first_keeps_each_field_its_own_tickets():
+    """After a Save that moved the priority first and failed to build it, the session is on the new order (as the
+    file and, in the window, each field's taught set are), the priority's part the one in use meanwhile
+    (:func:`field_order.part_in_use`), and a ticket taught in the queue during the build stays taught."""
 
     @run
     async def body(session, fake):
         await ready(session, two_fields())
         session.add_rows(topical(20))
         await idle(session)
-        before = dict(session.fields.taught_of(1))
         fake.build_gate.clear()
         failing = replace(PRIORITY, instruction="FAIL: far too long")
         assert session.set_prompt(PromptProfile.of_fields([failing, QUEUE], "Queue and priority"))
+        session.teach_field(1, [3], QUEUE.label_names[0])
+        text = session.table.texts[3].strip()
         fake.build_gate.set()
-        await until(lambda: session.prompt_status.state == "failed")
+        await until(lambda: session.prompt_status.state == "ready" and session.field_names[0] == "priority")
         await idle(session)
-        assert session.fields.taught_of(1) == before
+        assert session.field_names == ["priority", "queue"]
+        assert session.fields.taught_of(1) == {text: QUEUE.label_names[0]}
+        assert session.prompt_in_use is not None and session.prompt_in_use.fields[0].instruction == PRIORITY.instruction
 
     body()
+
+
+def test_a_queue_ticket_taught_after_a_failed_save_that_moved_the_priority_first_is_written_to_the_queue(
+    qtbot, encoded_window, tmp_path
+):
+    """The lead moved the priority first and gave it an instruction the model could not build, and saved: the file
+    had the fields moved, the session went back to the queue first, and its names became ['priority', 'priority'].
+    A ticket then taught 'billing' in the first column was written into the priority in the file. The Save's order
+    stays now (the priority labelled with its part in use, and the lead told), and each field's tickets go to it."""
+    from test_window_fields import open_two_fields
+
+    window = encoded_window
+    path = open_two_fields(qtbot, window, tmp_path)
+    session, said = window.session, []
+    session.prompt_changed.connect(lambda status: said.append(status.message) if status.state == "failed" else None)
+    failing = replace(PRIORITY, instruction="FAIL: far too long")
+    window.editor.set_profile(PromptProfile.of_fields([failing, QUEUE], "Queue and priority"))
+    assert window.prompt.save()
+    moved = lambda: session.prompt_status.state == "ready" and session.field_names[0] == "priority"  # noqa: E731
+    qtbot.waitUntil(moved, timeout=10_000)
+    assert said and "priority labels with its prompt in use" in said[0]
+    assert session.field_names == ["priority", "queue"] == [f.name for f in PromptProfile.load(path).fields]
+    text, label = session.table.texts[4].strip(), QUEUE.label_names[0]
+    session.teach_field(1, [4], label)  # the queue, second now
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=10_000)
+    window.document.flush()
+    taught = {f.name: {e.text: e.label for e in f.taught} for f in PromptProfile.load(path).fields}
+    assert taught["queue"].get(text) == label and text not in taught["priority"]
 
 
 def test_a_field_removed_and_another_added_in_one_save_starts_empty_and_an_undo_brings_the_first_back(tmp_path):

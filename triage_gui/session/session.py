@@ -28,6 +28,7 @@ from ..engine.table import NewRow, ScoredBatch, TicketScore, TicketTable, apply_
 from .checks import RandomChecks
 from .engine import Engine, field_of
 from .events import Event
+from .field_order import part_in_use
 from .fields import FieldLabels
 from .intents import Intents
 from .labelling import Throughput, WorkQueue, label_stream, run_status
@@ -276,6 +277,7 @@ class Session(Intents):
 
     async def _rebuild(self, profile: PromptProfile) -> None:
         self._labelling.cancel()  # the old version's labels stay shown, marked stale, until replaced
+        index = 0  # the field being built
         try:
             scorer = await self.engine_thread.run(self.engine.build, self.model, profile, self.calibrate)
             more = []  # a prompt with several fields: each further field's own prefix, built and stored now too
@@ -286,10 +288,16 @@ class Session(Intents):
             raise
         except Exception as exc:
             log.info("prompt rebuild failed: %s", exc)
+            taught = [self.fields.taught_of(i) for i in range(1, len(profile.fields))]
+            kept = None if self.profile is None else part_in_use(profile, self.profile, index, taught)
             self.requested = self.profile  # the prompt in use stays in use, every field of it (W13: a further
-            if self.profile is not None:  # field had switched)
+            if self.profile is not None and kept is None:  # field had switched), unless the Save moved the fields
                 self.fields.back_to(self.profile, self.more)
-            self._set_prompt(PromptStatus("failed", self.table.version, message=str(exc), field=field_of(exc)))
+            why = f" The {profile.fields[index].name} labels with its prompt in use meanwhile." if kept else ""
+            self._set_prompt(PromptStatus("failed", self.table.version, message=f"{exc}{why}", field=field_of(exc)))
+            if kept is not None:  # the new order, that field's part as in use (field_order.part_in_use)
+                self.set_prompt(kept)
+                return
             self._ensure_running()
             return
         memories = await read_memories([self.scores, *self.field_scores], [scorer, *more], self.engine.score_key,
