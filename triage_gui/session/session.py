@@ -293,8 +293,9 @@ class Session(Intents):
             self.requested = self.profile  # the prompt in use stays in use, every field of it (W13: a further
             if self.profile is not None and kept is None:  # field had switched), unless the Save moved the fields
                 self.fields.back_to(self.profile, self.more)
-            why = f" The {profile.fields[index].name} labels with its prompt in use meanwhile." if kept else ""
-            self._set_prompt(PromptStatus("failed", self.table.version, message=f"{exc}{why}", field=field_of(exc)))
+            why = f"{str(exc).rstrip('.')}. The {profile.fields[index].name} labels with its prompt in use meanwhile."
+            message = why if kept else str(exc)
+            self._set_prompt(PromptStatus("failed", self.table.version, message=message, field=field_of(exc)))
             if kept is not None:  # the new order, that field's part as in use (field_order.part_in_use)
                 self.set_prompt(kept)
                 return
