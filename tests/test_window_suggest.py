@@ -42,8 +42,8 @@ def test_suggested_groups_become_labels_with_descriptions_and_undo_takes_them_ba
     name_before = window.prompt.editor.name.text()
     assert name_before == auto_name(before)  # the bundled prompt's name is made up from its labels
     window.menu_actions["suggest"].trigger()
-    qtbot.waitUntil(lambda: window.prompt.suggest_dialog is not None, timeout=20_000)
-    dialog = window.prompt.suggest_dialog
+    qtbot.waitUntil(lambda: window.suggest.suggest_dialog is not None, timeout=20_000)
+    dialog = window.suggest.suggest_dialog
     assert dialog.table.rowCount() == len(TOPICS)
     assert "fit no group well" in dialog.summary.text()
     select_row(dialog, 0)
@@ -103,8 +103,8 @@ def test_new_labels_for_poorly_fitted_tickets_say_what_they_take_over_and_are_ad
     assert len(poor) >= 20  # the fake prompt's three labels fit these tickets badly
     before = window.prompt.editor.profile().label_names
     window.menu_actions["suggest_missing"].trigger()
-    qtbot.waitUntil(lambda: window.prompt.suggest_dialog is not None, timeout=20_000)
-    dialog = window.prompt.suggest_dialog
+    qtbot.waitUntil(lambda: window.suggest.suggest_dialog is not None, timeout=20_000)
+    dialog = window.suggest.suggest_dialog
     assert len(dialog.grouping.rows) == len(poor)  # only the poorly fitted tickets
     group = dialog.grouping.groups[0]
     assert sum(group.takes_from.values()) == group.size
@@ -180,8 +180,8 @@ def test_suggest_on_20000_tickets_groups_every_one_and_the_window_keeps_running(
     beat = Heartbeat()
     try:
         window.menu_actions["suggest"].trigger()
-        qtbot.waitUntil(lambda: window.prompt.suggest_dialog is not None, timeout=120_000)
-        dialog = window.prompt.suggest_dialog
+        qtbot.waitUntil(lambda: window.suggest.suggest_dialog is not None, timeout=120_000)
+        dialog = window.suggest.suggest_dialog
         before = len(dialog.grouping.groups)
         dialog.buttons["fewer"].click()
         qtbot.waitUntil(lambda: len(dialog.grouping.groups) < before, timeout=120_000)

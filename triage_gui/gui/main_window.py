@@ -24,6 +24,7 @@ from .actions.app_actions import AppActions
 from .actions.field_gold_actions import FieldGoldActions
 from .actions.menus import Actions
 from .actions.prompt_actions import PromptActions
+from .actions.suggest_actions import SuggestActions
 from .actions.teach_actions import TeachActions
 from .actions.ticket_actions import TicketActions
 from .actions.undo_actions import UndoRouter
@@ -75,6 +76,7 @@ class MainWindow(QMainWindow):
             self.session, self.evaluation, self.tickets, self.settings, self, notify, warn, self.prompt.open,
             lambda: self.document.path,  # an export never writes over the prompt file in use
         )  # fmt: skip
+        self.suggest = SuggestActions(self.session, self.editor, self, notify)
         self.teaching = TeachActions(self.session, self.tickets, self.editor, self.check_status, notify)
         self.model.teach_field = self.teaching.teach_field  # the picker in a further field's column
         self.app_actions = AppActions(self.session, self.settings, self, self._repaint, notify)
@@ -132,7 +134,7 @@ class MainWindow(QMainWindow):
         handlers = Handlers(
             self.ticket_actions, self.prompt, self.app_actions, self.teaching.next_suggestion,
             self.teaching.check_sample, self.undo.undo, self.undo.redo, self.close,
-            lambda: self.app_actions.show_guide(self.menu_actions.guide()), self.teaching,
+            lambda: self.app_actions.show_guide(self.menu_actions.guide()), self.teaching, self.suggest,
         )  # fmt: skip
         scheme = self.settings.get_str("appearance", "system")
         calibrate = self.settings.get_bool("calibrate", True)

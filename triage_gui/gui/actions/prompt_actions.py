@@ -8,11 +8,9 @@ for dialogs and two ways to tell the user (a status-bar note, a warning).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QWidget
 
 from ...engine.prompt import Field, Label, Measure, Problem, ProfileError, PromptProfile, VersionRecord, default_profile
@@ -51,7 +49,6 @@ class PromptActions:
         self.editor, self.results, self.parent = editor, results, parent
         self.notify, self.warn = notify, warn
         self.diff_dialog: QDialog | None = None
-        self.suggest_dialog: QDialog | None = None
         self._left: dict[str, str] = {}  # after New prompt: the taught set the labels in use learned from
         document.changed.connect(self._show_state)
         document.failed.connect(lambda why: notify(why, 10000))
@@ -68,38 +65,6 @@ class PromptActions:
         session.field_checks_changed.connect(
             lambda *_: document.keep_field_checks(session.field_check_records(), session.field_names)
         )
-
-    def suggest_labels(self, poorly_fitted: bool = False) -> None:
-        """Group the loaded tickets (or those the labels in use fit badly) on the engine thread, then let
-        the lead shape the groups into labels (:class:`SuggestDialog`)."""
-        self.suggest_task = asyncio.ensure_future(self._suggest(poorly_fitted))
-
-    async def _suggest(self, poorly_fitted: bool) -> None:
-        from ...engine.grouping import NotEmbedded
-        from ..prompt.suggest_dialog import SuggestDialog
-
-        self.notify("Grouping the tickets by meaning…", 5000)
-        try:
-            grouping = await self.session.suggest_groups(None, poorly_fitted)
-        except NotEmbedded as exc:
-            self.notify(str(exc), 10000)
-            return
-        dialog = SuggestDialog(
-            grouping,
-            self.session.table.texts,
-            self.session.edit_groups,
-            self.editor.profile(),
-            poorly_fitted,
-            self.parent,
-        )
-        dialog.accepted_profile.connect(self._use_suggested)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        self.suggest_dialog = dialog
-        dialog.show()
-
-    def _use_suggested(self, profile: PromptProfile) -> None:
-        self.editor.replace_undoably(profile)
-        self.notify(f"{len(profile.labels)} labels in the prompt editor; Save to label the tickets with them.", 10000)
 
     def start(self) -> None:
         """The saved prompt (with its taught tickets), else the default; an unsaved draft comes back on top."""

@@ -18,6 +18,7 @@ from .. import theme
 from .app_actions import AppActions
 from .menus import ActionSpec
 from .prompt_actions import PromptActions
+from .suggest_actions import SuggestActions
 from .teach_actions import TeachActions
 from .ticket_actions import TicketActions
 
@@ -38,6 +39,7 @@ class Handlers:
     quit: Callable[[], object]
     guide: Callable[[], None]
     teach: TeachActions
+    suggest: SuggestActions
 
 
 def action_table(
@@ -88,10 +90,11 @@ def action_table(
         ActionSpec("field_right", "Move the field r&ight", "&Edit", lambda: p.move_field(1),
                    enabled_when=lambda: p.can_move_field(1),
                    tooltip="The field shown in the prompt editor, one place right"),
-        ActionSpec("suggest", "Su&ggest labels…", "&Edit", p.suggest_labels, enabled_when=loaded, separator=True,
+        ActionSpec("suggest", "Su&ggest labels…", "&Edit", h.suggest.suggest_labels, enabled_when=loaded,
+                   separator=True,
                    guide="Suggest labels: group the loaded tickets by meaning, name and shape the groups"),
         ActionSpec("suggest_missing", "Suggest labels for poorly &fitted tickets…", "&Edit",
-                   lambda: p.suggest_labels(True), enabled_when=loaded,
+                   lambda: h.suggest.suggest_labels(True), enabled_when=loaded,
                    tooltip="Group the tickets the labels in use fit badly (low confidence) into new labels"),
         ActionSpec("next", "Go to the &next ticket to teach", "&Teach", h.next_ticket, enabled_when=loaded,
                    guide_key="N", guide="Go to the next ticket to teach (the Teach next filter lists them)",
