@@ -144,3 +144,37 @@ def test_a_field_removed_and_another_added_in_one_save_starts_empty_and_an_undo_
         doc.close()
 
     asyncio.run(body())
+
+
+def test_a_field_added_before_the_others_that_the_model_cannot_build_is_left_out_and_each_field_keeps_its_tickets(
+    qtbot, encoded_window, tmp_path
+):
+    """The lead added a 'sentiment' field, moved it first and saved; the model could not build it. The file had
+    [sentiment, queue, priority] while the session went back to [queue, priority] named ['sentiment', 'priority'],
+    and a queue ticket then taught was written into the sentiment. The sentiment is left out of the saved prompt now
+    (the editor keeps it, unsaved), and each field's tickets go to it."""
+    from test_window_fields import open_two_fields
+
+    from triage_gui.engine.prompt import Field, Label
+
+    window = encoded_window
+    path = open_two_fields(qtbot, window, tmp_path)
+    session = window.session
+    priority_before = dict(session.fields.taught_of(1))
+    sentiment = Field("sentiment", "FAIL: far too long", [Label("calm", "no hurry"), Label("angry", "upset")])
+    window.editor.set_profile(PromptProfile.of_fields([sentiment, QUEUE, PRIORITY], "Queue and priority"))
+    assert window.prompt.save()
+    back = lambda: session.prompt_status.state == "ready" and session.field_names == ["queue", "priority"]  # noqa: E731
+    qtbot.waitUntil(back, timeout=10_000)
+    assert [f.name for f in PromptProfile.load(path).fields] == ["queue", "priority"]
+    assert [f.name for f in window.editor.profile().fields] == ["sentiment", "queue", "priority"]
+    assert window.document.dirty  # the editor keeps the sentiment for the next Save
+    assert session.fields.taught_of(1) == priority_before
+    text, label = session.table.texts[4].strip(), QUEUE.label_names[0]
+    session.teach_field(0, [4], label)
+    session.teach_field(1, [5], "low")
+    qtbot.waitUntil(lambda: not session.busy and not window.document.busy, timeout=10_000)
+    window.document.flush()
+    taught = {f.name: {e.text: e.label for e in f.taught} for f in PromptProfile.load(path).fields}
+    assert taught["queue"].get(text) == label and text not in taught["priority"]
+    assert taught["priority"].get(session.table.texts[5].strip()) == "low"

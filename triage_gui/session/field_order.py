@@ -10,8 +10,7 @@ name the other had. A field a Save removed is kept by the document, by name, unt
 in the editor that puts it back, and a Save, give it its taught tickets, versions and checks again; and a
 one-field prompt's unnamed field (the one a Save left) is also known by its labels, as the field of that name
 it was. What the session holds per further field (taught tickets, checks) is put to the file's fields by name
-too (:func:`by_name`). A Save that moved the fields and changed one the model cannot build keeps the new order,
-that field's part as in use (:func:`part_in_use`), as the file and the taught sets already have it.
+too (:func:`by_name`).
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from ..engine.prompt import Example, Field, PromptProfile
+from ..engine.prompt import Field, PromptProfile
 
 FIRST_FIELD = "field 1"  # the name a one-field prompt's (unnamed) field gets when a second is added
 
@@ -115,26 +114,3 @@ def by_name(doc: PromptProfile, sets: Sequence[Sequence], names: Sequence[str], 
         return label is None or {label(x) for x in sets[i]} <= set(f.label_names)
 
     return [found[f.name] if f.name in found else sets[i] if renamed(i, f) else own(f) for i, f in enumerate(fields)]
-
-
-def part_in_use(
-    failed: PromptProfile, in_use: PromptProfile, index: int, taught: Sequence[Mapping[str, str]]
-) -> PromptProfile | None:
-    """A Save that moved the fields, whose field ``index`` the model could not build: the saved prompt in its new
-    order with that field's part (instruction, labels, examples) as in use, each further field with its taught set
-    now (``taught``), to build instead; None where nothing moved, the field is new or its part is the one in use.
-    Going back to the prompt in use, as any other failed build does, put the session on the old order while the
-    file and the taught sets had the new one: a queue ticket then taught was written into the priority."""
-    order = field_order(failed.fields, in_use.fields)
-    if not moved(order) or len(taught) != len(order) - 1 or index >= len(order) or (at := order[index]) is None:
-        return None
-    fields, old = list(failed.fields), in_use.fields[at]
-    part = {k: getattr(old, k) for k in ("instruction", "labels", "examples", "ordered")}
-    fields[index] = replace(fields[index], **part)
-    if fields[index] == failed.fields[index]:
-        return None
-    fields[1:] = [
-        replace(f, taught=[Example(text, label) for text, label in t.items()])
-        for f, t in zip(fields[1:], taught, strict=True)
-    ]
-    return PromptProfile.of_fields(fields, failed.name, failed.extra)

@@ -28,7 +28,7 @@ from ..engine.table import NewRow, ScoredBatch, TicketScore, TicketTable, apply_
 from .checks import RandomChecks
 from .engine import Engine, field_of
 from .events import Event
-from .field_order import part_in_use
+from .failed_build import failed_build
 from .fields import FieldLabels
 from .intents import Intents
 from .labelling import Throughput, WorkQueue, label_stream, run_status
@@ -289,17 +289,17 @@ class Session(Intents):
         except Exception as exc:
             log.info("prompt rebuild failed: %s", exc)
             taught = [self.fields.taught_of(i) for i in range(1, len(profile.fields))]
-            kept = None if self.profile is None else part_in_use(profile, self.profile, index, taught)
-            self.requested = self.profile  # the prompt in use stays in use, every field of it (W13: a further
-            if self.profile is not None and kept is None:  # field had switched), unless the Save moved the fields
+            then = failed_build(profile, self.profile, index, taught, str(exc))
+            if not then.left_out:  # (a field the Save added: the window saves the prompt without it, then uses it)
+                self.requested = self.profile  # the prompt in use stays in use, every field of it (W13: a further
+            if self.profile is not None and then.retry is None and not then.left_out:  # field had switched)
                 self.fields.back_to(self.profile, self.more)
-            why = f"{str(exc).rstrip('.')}. The {profile.fields[index].name} labels with its prompt in use meanwhile."
-            message = why if kept else str(exc)
-            self._set_prompt(PromptStatus("failed", self.table.version, message=message, field=field_of(exc)))
-            if kept is not None:  # the new order, that field's part as in use (field_order.part_in_use)
-                self.set_prompt(kept)
-                return
-            self._ensure_running()
+            status = PromptStatus("failed", self.table.version, message=then.message, field=field_of(exc))
+            self._set_prompt(dataclasses.replace(status, left_out=then.left_out))
+            if then.retry is not None:  # the Save moved the fields: in their new order (:mod:`failed_build`)
+                self.set_prompt(then.retry)
+            elif not then.left_out:
+                self._ensure_running()
             return
         memories = await read_memories([self.scores, *self.field_scores], [scorer, *more], self.engine.score_key,
                                         self.engine_thread, self.file_thread)  # fmt: skip

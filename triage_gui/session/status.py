@@ -42,6 +42,7 @@ class PromptStatus:
     message: str = ""  # why the last update failed
     field: str = ""  # the prompt field it points at
     notice: str = ""  # something repaired on the way (a damaged stored prefix discarded and recomputed)
+    left_out: str = ""  # failed: the field a Save added, left out of the saved prompt (:mod:`failed_build`)
 
 
 @dataclass(frozen=True)

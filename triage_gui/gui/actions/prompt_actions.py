@@ -300,6 +300,22 @@ class PromptActions:
     def failed(self, status: PromptStatus) -> None:
         self.editor.show_problems([Problem(status.field or "instruction", status.message)])
         self.notify(f"Prompt not updated: {status.message}", 15000)
+        if status.left_out:
+            self._leave_out(status.left_out)
+
+    def _leave_out(self, name: str) -> None:
+        """A field the Save added before others, which the model cannot build (:mod:`session.failed_build`): the
+        prompt saved again without it, through the Save's own path (each field back to its place, the session's
+        taught sets, checks and undo steps with it); the editor keeps it, unsaved, for the next Save."""
+        saved = self.document.saved
+        profile = PromptProfile.of_fields([f for f in saved.fields if f.name != name], saved.name, saved.extra)
+        try:
+            self.document.save(profile, self.session.taught_items())
+        except (OSError, PromptConflict) as exc:
+            self.warn("Prompt not saved", f"Cannot write {self.document.path}: {getattr(exc, 'strerror', None) or exc}")
+            return
+        self.document.edit(self.editor.profile())  # unsaved now: autosaved as a draft
+        self.session.set_prompt(self.document.saved)
 
     def _scored(self, score: Score) -> None:
         self.document.scored(score.version, score.measure)
