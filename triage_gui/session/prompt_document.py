@@ -49,7 +49,7 @@ from ..engine.prompt import (
     read_current,
 )
 from .events import Event
-from .field_order import by_name, carried, field_order, moved, put_back, renamed, reordered
+from .field_order import by_name, carried, field_order, put_back, regrouped, renamed, reordered
 from .field_versions import kept_with, with_version
 from .prompt_start import UNEDITED, read_start, read_valid, same_prompt, taught_pairs
 from .prompt_write import AS_SAVED, PromptWrite
@@ -204,7 +204,7 @@ class PromptDocument:
         order = field_order(profile.fields, kept) if len(profile.fields) > 1 or len(kept) > 1 else []
         removed = {f.name: f for i, f in enumerate(kept) if order and i not in order and f.name}
         base = self.saved
-        if moved(order):  # a field saved at another place: each keeps its own taught tickets, versions, checks
+        if regrouped(order):  # a field saved at another place, or a new first one: each keeps its own
             fields = carried(profile, kept, order, self._removed)
             fields[0].history = self._with_version(profile, fields[0].history)  # (checks: each field numbers its own)
             ours = PromptProfile.of_fields(fields, profile.name, self.saved.extra)
@@ -253,7 +253,7 @@ class PromptDocument:
         self._switch(target, saved, merged.profile.history)
         if order:
             self.fields_moved.emit(list(order))
-        elif merged.prompt_from_them and moved(there := field_order(merged.profile.fields, ours.fields)):
+        elif merged.prompt_from_them and regrouped(there := field_order(merged.profile.fields, ours.fields)):
             self._moved_there(merged.profile, there)  # an unedited Save over another window's move (W18)
             return note
         if merged.from_them or merged.prompt_from_them:
@@ -458,7 +458,7 @@ class PromptDocument:
         self.unreadable = ""
         written = merged.profile
         take = merged.prompt_from_them and not self.dirty
-        if take and moved(order := field_order(written.fields, self.saved.fields)):
+        if take and regrouped(order := field_order(written.fields, self.saved.fields)):
             self._moved_there(written, order)  # the other window moved the fields: each field's set as written
             return
         self._renumber(merged)

@@ -1,0 +1,62 @@
+"""Two windows on one prompt file with several fields, a seeded random walk of structural Saves and teaching in
+each field (:mod:`two_windows_walk`), and the short tests its failing seeds were cut down to (W19)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+
+from test_prompt_sharing_fields import PRIORITY, QUEUE
+
+from triage_gui.engine.prompt import Example, Field, Label, PromptProfile
+from triage_gui.session.prompt_document import PromptDocument
+
+SENTIMENT = Field("sentiment", "How does the customer feel?", [Label("calm", "fine"), Label("angry", "upset")])
+
+
+def taught_by_field(path) -> dict[str, dict[str, str]]:
+    return {f.name: {e.text: e.label for e in f.taught} for f in PromptProfile.load(path).fields}
+
+
+def test_fields_renamed_and_moved_in_one_save_keep_their_own_taught_tickets(tmp_path):
+    """Walk seed 285, cut down: the lead renamed the priority 'urgency', moved the queue after it and renamed it
+    'team', and saved: no name matched and the first field was taken for renamed in place, so the queue's ticket
+    ('billing') was written into the urgency and the priority's ticket was lost. Each is known by its labels now."""
+    path = tmp_path / "prompt.json"
+    PromptProfile.of_fields([QUEUE, replace(PRIORITY, taught=[Example("my card was stolen", "high")])], "t").save(path)
+
+    async def body():
+        doc = PromptDocument(path, tmp_path / "draft.json")
+        doc.start()
+        moved = []
+        doc.fields_moved.connect(moved.append)
+        edited = [replace(PRIORITY, name="urgency"), replace(QUEUE, name="team")]
+        doc.save(PromptProfile.of_fields(edited, "t"), [("refund me", "billing")])
+        doc.close()
+        assert taught_by_field(path) == {"urgency": {"my card was stolen": "high"}, "team": {"refund me": "billing"}}
+        assert moved == [[1, 0]]  # the window's first field's set follows: the urgency's now
+
+    asyncio.run(body())
+
+
+def test_a_new_first_field_where_the_queue_was_removed_takes_none_of_the_queue_tickets(tmp_path):
+    """Walk seeds 121 and 144, cut down: the lead removed the queue and put a sentiment first in one Save (the
+    priority where it was), and the sentiment took the queue's taught tickets ('billing', none of its labels), in
+    the file and in the window's first column. It starts empty now, the queue's kept for an undo that puts it back."""
+    path = tmp_path / "prompt.json"
+    PromptProfile.of_fields([QUEUE, PRIORITY], "t").save(path)
+
+    async def body():
+        doc = PromptDocument(path, tmp_path / "draft.json")
+        doc.start()
+        moved = []
+        doc.fields_moved.connect(moved.append)
+        doc.save(PromptProfile.of_fields([QUEUE, PRIORITY], "t"), [("refund me", "billing")])
+        doc.save(PromptProfile.of_fields([SENTIMENT, PRIORITY], "t"), [("refund me", "billing")])
+        assert taught_by_field(path) == {"sentiment": {}, "priority": {}}
+        assert moved == [[None, 1]] and doc.saved.taught == []  # the window's first field's set: the sentiment's
+        doc.save(PromptProfile.of_fields([QUEUE, PRIORITY], "t"), [])  # Ctrl+Z in the editor, and Save
+        doc.close()
+        assert taught_by_field(path) == {"queue": {"refund me": "billing"}, "priority": {}}
+
+    asyncio.run(body())
