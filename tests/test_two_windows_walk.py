@@ -6,10 +6,11 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
+import pytest
 from test_prompt_sharing_fields import PRIORITY, QUEUE
 
 from triage_gui.engine.prompt import Example, Field, Label, PromptProfile
-from triage_gui.session.prompt_document import PromptDocument
+from triage_gui.session.prompt_document import PromptConflict, PromptDocument
 
 SENTIMENT = Field("sentiment", "How does the customer feel?", [Label("calm", "fine"), Label("angry", "upset")])
 
@@ -58,5 +59,27 @@ def test_a_new_first_field_where_the_queue_was_removed_takes_none_of_the_queue_t
         doc.save(PromptProfile.of_fields([QUEUE, PRIORITY], "t"), [])  # Ctrl+Z in the editor, and Save
         doc.close()
         assert taught_by_field(path) == {"queue": {"refund me": "billing"}, "priority": {}}
+
+    asyncio.run(body())
+
+
+def test_a_move_saved_over_another_windows_removed_field_asks_and_never_writes_a_field_without_labels(tmp_path):
+    """Walk seed 1, cut down: window B removed the queue and added a sentiment (saved); window A, its prompt read
+    before, moved the priority first and saved. The file held the priority and a field with no name and no labels
+    where A's queue stood ("Field 2 has no name"): neither window could read it again, the sentiment gone too. Both
+    changed the fields, so A's Save asks first now (Keep mine writes A's fields, each with its own)."""
+    path = tmp_path / "prompt.json"
+    PromptProfile.of_fields([QUEUE, PRIORITY], "t").save(path)
+
+    async def body():
+        a, b = (PromptDocument(path, tmp_path / f"draft-{n}.json") for n in "ab")
+        a.start(), b.start()
+        b.save(PromptProfile.of_fields([PRIORITY, SENTIMENT], "t"), [])
+        with pytest.raises(PromptConflict):
+            a.save(PromptProfile.of_fields([PRIORITY, QUEUE], "t"), [])
+        assert [f.name for f in PromptDocument.read(path).fields] == ["priority", "sentiment"]  # as B wrote it
+        a.save(PromptProfile.of_fields([PRIORITY, QUEUE], "t"), [("refund me", "billing")], force=True)
+        a.close(), b.close()
+        assert taught_by_field(path) == {"priority": {}, "queue": {"refund me": "billing"}}
 
     asyncio.run(body())

@@ -93,6 +93,20 @@ def reordered(profile: PromptProfile, order: Sequence[int | None]) -> PromptProf
     return PromptProfile.of_fields(out, profile.name, profile.extra)
 
 
+def in_order_of(new: Sequence[Field], base: PromptProfile, theirs: PromptProfile) -> PromptProfile | None:
+    """The file as it is now (``theirs``) in the order being saved (``new``), as the merge's base (``base``) is taken
+    (:func:`reordered`); None where the other window added or removed a field since (or renamed one out of reach):
+    reordered, the file had a field with no name nor labels where ours stood, and the file could not be read again
+    by either window (W19). Then both changed the fields, and the Save asks first."""
+    mine, there = field_order(new, base.fields), field_order(new, theirs.fields)
+    if any((a is None) != (b is None) for a, b in zip(mine, there, strict=True)):
+        return None
+    left = {base.fields[i].name for i in range(len(base.fields)) if i not in mine}  # the ones this Save removed
+    if any(f.name not in left for i, f in enumerate(theirs.fields) if i not in there):
+        return None
+    return reordered(theirs, there)
+
+
 def carried(
     profile: PromptProfile, kept: Sequence[Field], order: Sequence[int | None], removed: Mapping[str, Field]
 ) -> list[Field]:

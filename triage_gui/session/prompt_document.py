@@ -49,7 +49,7 @@ from ..engine.prompt import (
     read_current,
 )
 from .events import Event
-from .field_order import by_name, carried, field_order, put_back, regrouped, renamed, reordered
+from .field_order import by_name, carried, field_order, in_order_of, put_back, regrouped, renamed, reordered
 from .field_versions import kept_with, with_version
 from .prompt_start import UNEDITED, read_start, read_valid, same_prompt, taught_pairs
 from .prompt_write import AS_SAVED, PromptWrite
@@ -232,7 +232,8 @@ class PromptDocument:
                     backup = move_aside(target)
                     note = f"The unreadable {target.name} was kept as {backup.name}."
             if order and theirs is not None:  # the file in the order being saved, as the base is
-                theirs = reordered(theirs, field_order(profile.fields, theirs.fields))
+                there = in_order_of(profile.fields, self.saved, theirs)
+                base, theirs = (self.saved, theirs) if there is None else (base, there)
             merged = merge(base, ours, theirs, target, force)
             try:
                 atomic_write_text(target, merged.profile.to_json())
