@@ -83,3 +83,27 @@ def test_a_move_saved_over_another_windows_removed_field_asks_and_never_writes_a
         assert taught_by_field(path) == {"priority": {}, "queue": {"refund me": "billing"}}
 
     asyncio.run(body())
+
+
+def test_keep_mine_keeps_the_priority_tickets_taught_since_the_last_write(tmp_path):
+    """Walk seed 12, cut down: window A taught a priority ticket (its write not landed yet) and saved an edit over
+    window B's edit; the Save asked first, and Keep mine wrote the priority without the ticket: the Save that asked
+    had taken the waiting further-field sets with it, and the window then took the file's priority as its own, the
+    ticket gone from its column too."""
+    path = tmp_path / "prompt.json"
+    PromptProfile.of_fields([QUEUE, PRIORITY], "t").save(path)
+
+    async def body():
+        a, b = (PromptDocument(path, tmp_path / f"draft-{n}.json", delay=100) for n in "ab")
+        a.start(), b.start()
+        b.save(PromptProfile.of_fields([QUEUE, replace(PRIORITY, instruction="How soon?")], "t"), [])
+        a.keep_field_taught([[("my card was stolen", "high")]], ["queue", "priority"])
+        mine = PromptProfile.of_fields([replace(QUEUE, instruction="Route it."), PRIORITY], "t")
+        with pytest.raises(PromptConflict):
+            a.save(mine, [])
+        a.save(mine, [], force=True)  # Keep mine
+        assert {e.text for e in a.saved.more_fields[0].taught} == {"my card was stolen"}  # the window's set next
+        a.close(), b.close()
+        assert taught_by_field(path)["priority"] == {"my card was stolen": "high"}
+
+    asyncio.run(body())

@@ -209,7 +209,6 @@ class PromptDocument:
             fields[0].history = self._with_version(profile, fields[0].history)  # (checks: each field numbers its own)
             ours = PromptProfile.of_fields(fields, profile.name, self.saved.extra)
             base = reordered(self.saved, field_order(profile.fields, self.saved.fields))
-            self._fields = None  # the further fields' waiting taught sets go now, in their new places
         else:
             order = []
             history = self._with_version(profile, list(self.history))
@@ -243,6 +242,7 @@ class PromptDocument:
                 raise
         self.writes += 1
         self._taught, self.stranded, self.unreadable = None, None, ""  # this write carried the newest set
+        self._fields = None  # and the further fields' (a Save that asked first, or failed, had dropped them: W19)
         self._renumber(merged)
         saved = replace(merged.profile, taught=known_taught(ours, merged), checks=ours.checks)
         self._removed = {
@@ -313,7 +313,7 @@ class PromptDocument:
         when the number of fields is unchanged, as after a rename, :func:`renamed`); nothing for a one-field prompt."""
         if len(profile.fields) < 2 and len(self.saved.fields) < 2:
             return {}  # the editor keeps no field's name of a one-field prompt: the file's stays
-        kept, self._fields = self._fields or self.saved.more_fields, None  # the waiting taught sets go now
+        kept = self._fields or self.saved.more_fields  # the waiting taught sets go with it (kept till written)
         by_name = {f.name: f for f in kept}
         more = []
         for i, f in enumerate(profile.more_fields):
