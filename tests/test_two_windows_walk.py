@@ -107,3 +107,27 @@ def test_keep_mine_keeps_the_priority_tickets_taught_since_the_last_write(tmp_pa
         assert taught_by_field(path)["priority"] == {"my card was stolen": "high"}
 
     asyncio.run(body())
+
+
+def test_keep_mine_over_a_field_renamed_there_keeps_its_tickets_taught_there(tmp_path):
+    """Walk seeds 290 and 380, cut down: window B renamed the priority 'urgency' and taught 'my card was stolen' in
+    it; window A, its prompt read before, renamed the priority's label 'low' to 'later' and saved over it (Keep
+    mine): A's priority matched no field of the file (another name, other labels), and B's ticket was gone. A field
+    renamed on one side and relabelled on the other is the one field there sharing a label with it."""
+    path = tmp_path / "prompt.json"
+    PromptProfile.of_fields([QUEUE, PRIORITY], "t").save(path)
+
+    async def body():
+        a, b = (PromptDocument(path, tmp_path / f"draft-{n}.json") for n in "ab")
+        a.start(), b.start()
+        b.save(PromptProfile.of_fields([QUEUE, replace(PRIORITY, name="urgency")], "t"), [])
+        b.keep_field_taught([[("my card was stolen", "high")]], ["queue", "urgency"])
+        b.flush()
+        later = replace(PRIORITY, labels=[Label("later", "can wait"), Label("high", "now")])
+        with pytest.raises(PromptConflict):
+            a.save(PromptProfile.of_fields([QUEUE, later], "t"), [])
+        a.save(PromptProfile.of_fields([QUEUE, later], "t"), [], force=True)  # Keep mine
+        a.close(), b.close()
+        assert taught_by_field(path) == {"queue": {}, "priority": {"my card was stolen": "high"}}
+
+    asyncio.run(body())
