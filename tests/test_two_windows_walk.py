@@ -131,3 +131,36 @@ def test_keep_mine_over_a_field_renamed_there_keeps_its_tickets_taught_there(tmp
         assert taught_by_field(path) == {"queue": {}, "priority": {"my card was stolen": "high"}}
 
     asyncio.run(body())
+
+
+def test_a_save_that_takes_in_the_other_windows_queue_ticket_keeps_its_priority_tickets(tmp_path):
+    """Walk seed 124, cut down: window A taught a queue ticket and a priority ticket (written); window B saved (a
+    field added), and its Save took A's queue ticket in; the window writes its taught sets at once, the priority's
+    as its session held it before the Save (without A's ticket, which the Save's prompt brings in just after), and
+    that write forgot A's priority ticket in the file. The further fields' sets wait for the Save's prompt now."""
+    path = tmp_path / "prompt.json"
+    PromptProfile.of_fields([QUEUE, PRIORITY], "t").save(path)
+
+    async def body():
+        a, b = (PromptDocument(path, tmp_path / f"draft-{n}.json", delay=100) for n in "ab")
+        a.start(), b.start()
+        a.keep_taught([("refund me", "billing")])
+        a.keep_field_taught([[("my card was stolen", "high")]], ["queue", "priority"])
+        a.flush()
+
+        def took_in(theirs, prompt_changed):  # as the window does (add_taught, then its taught sets written)
+            b.keep_taught(theirs)
+            b.keep_field_taught([[]], ["queue", "priority"])  # the session's priority: before the Save's prompt
+
+        b.merged.connect(took_in)
+        b.save(PromptProfile.of_fields([QUEUE, PRIORITY, SENTIMENT], "t"), [])
+        # the window then puts the Save's prompt in use, its priority set the file's (no write: nothing changed)
+        b.flush()
+        a.close(), b.close()
+        assert taught_by_field(path) == {
+            "queue": {"refund me": "billing"},
+            "priority": {"my card was stolen": "high"},
+            "sentiment": {},
+        }
+
+    asyncio.run(body())

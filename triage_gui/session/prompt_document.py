@@ -115,6 +115,7 @@ class PromptDocument:
         self.writes = 0  # prompt-file writes made (tests count the coalescing)
         self._job: PromptWrite | None = None  # the background write handed to the writer thread, not settled
         self._blank: PromptProfile | None = None  # File › New prompt's blank, until the first Save or Open
+        self._saving = False  # a Save telling the window what it took in: its further fields' sets are stale
 
     # ------------------------------------------------------------ reading
 
@@ -257,10 +258,14 @@ class PromptDocument:
         elif merged.prompt_from_them and regrouped(there := field_order(merged.profile.fields, ours.fields)):
             self._moved_there(merged.profile, there)  # an unedited Save over another window's move (W18)
             return note
-        if merged.from_them or merged.prompt_from_them:
-            self.merged.emit(merged.from_them, merged.prompt_from_them)
-        if merged.forgotten:
-            self.forgotten.emit(merged.forgotten)
+        self._saving = True  # the window takes the other's tickets in before it puts this prompt in use (below)
+        try:
+            if merged.from_them or merged.prompt_from_them:
+                self.merged.emit(merged.from_them, merged.prompt_from_them)
+            if merged.forgotten:
+                self.forgotten.emit(merged.forgotten)
+        finally:
+            self._saving = False
         return note
 
     def adopt(self, path: str | Path, profile: PromptProfile) -> None:
@@ -328,6 +333,8 @@ class PromptDocument:
         first field's, each saying its field; nothing when unchanged (or for a one-field prompt). ``names``: all the
         session's fields, matched by name (:func:`by_name`; a Save that added a field and whose build failed left
         the session on fewer fields than the file, and a priority ticket was never written)."""
+        if self._saving:  # the session's sets as before the Save: the file's other tickets were forgotten (W19)
+            return  # (the Save wrote its sets; the window then takes the file's, those of the prompt it puts in use)
         fields = self._fields or self.saved.more_fields
         doc = replace(self.saved, more_fields=fields)
         taught = by_name(doc, taught, names, lambda f: [(e.text, e.label) for e in f.taught], lambda x: x[1])
