@@ -164,3 +164,22 @@ def test_a_save_that_takes_in_the_other_windows_queue_ticket_keeps_its_priority_
         }
 
     asyncio.run(body())
+
+
+def test_a_field_renamed_as_another_is_removed_in_one_save_keeps_its_taught_tickets(tmp_path):
+    """Walk seed 242, cut down: the lead removed the sentiment and renamed the priority 'urgency' in one Save: the
+    priority was matched by name, else by place only where the number of further fields was unchanged, so the
+    urgency started with none of the priority's taught tickets, in the file and in its column. It is the field its
+    labels say now, as in the rest of the Save."""
+    path = tmp_path / "prompt.json"
+    priority = replace(PRIORITY, taught=[Example("my card was stolen", "high")])
+    PromptProfile.of_fields([QUEUE, priority, SENTIMENT], "t").save(path)
+
+    async def body():
+        doc = PromptDocument(path, tmp_path / "draft.json")
+        doc.start()
+        doc.save(PromptProfile.of_fields([QUEUE, replace(PRIORITY, name="urgency")], "t"), [])
+        doc.close()
+        assert taught_by_field(path) == {"queue": {}, "urgency": {"my card was stolen": "high"}}
+
+    asyncio.run(body())

@@ -49,7 +49,7 @@ from ..engine.prompt import (
     read_current,
 )
 from .events import Event
-from .field_order import by_name, carried, field_order, in_order_of, put_back, regrouped, renamed, reordered
+from .field_order import by_name, carried, field_order, in_order_of, put_back, regrouped, reordered
 from .field_versions import kept_with, with_version
 from .prompt_start import UNEDITED, read_start, read_valid, same_prompt, taught_pairs
 from .prompt_write import AS_SAVED, PromptWrite
@@ -314,17 +314,16 @@ class PromptDocument:
 
     def _fields_of(self, profile: PromptProfile) -> dict:
         """A prompt with several fields (the editor's or the file's): its fields as the editor has them, each
-        further one with what the file keeps for it (taught tickets, versions, checks: by name, else by position
-        when the number of fields is unchanged, as after a rename, :func:`renamed`); nothing for a one-field prompt."""
+        further one with what the file keeps for it (taught tickets, versions, checks: the field it is, by
+        :func:`field_order`: renamed as another was removed, the priority matched none and lost its tickets, W19);
+        nothing for a one-field prompt."""
         if len(profile.fields) < 2 and len(self.saved.fields) < 2:
             return {}  # the editor keeps no field's name of a one-field prompt: the file's stays
         kept = self._fields or self.saved.more_fields  # the waiting taught sets go with it (kept till written)
-        by_name = {f.name: f for f in kept}
+        order = field_order(profile.fields, [self.saved.fields[0], *kept])
         more = []
-        for i, f in enumerate(profile.more_fields):
-            old = by_name.get(f.name)  # else renamed in place (sharing a label: another field, W18)
-            old = old or (kept[i] if len(kept) == len(profile.more_fields) and renamed(kept[i], f) else None)
-            old = old or put_back(f, self._removed)  # a field a Save removed, put back by an undo
+        for f, o in zip(profile.more_fields, order[1:], strict=True):
+            old = kept[o - 1] if o else put_back(f, self._removed)  # else a field a Save removed, put back by an undo
             more.append(f if old is None else replace(f, taught=old.taught, history=old.history, checks=old.checks))
         return {"field_name": profile.field_name, "ordered": profile.ordered, "more_fields": more}
 
