@@ -183,3 +183,23 @@ def test_a_field_renamed_as_another_is_removed_in_one_save_keeps_its_taught_tick
         assert taught_by_field(path) == {"queue": {}, "urgency": {"my card was stolen": "high"}}
 
     asyncio.run(body())
+
+
+def test_the_first_field_renamed_and_relabelled_as_a_field_is_added_keeps_its_taught_tickets(tmp_path):
+    """Walk seed 862, cut down: the lead renamed the queue 'team', its label 'technical' 'tech', and added a
+    sentiment, in one Save: no name nor the same labels matched the queue, and with a field more none was paired
+    by place, so the team was read as a new first field and started with none of the queue's tickets. A field is
+    also known by the one field of the other side it shares a label with."""
+    path = tmp_path / "prompt.json"
+    PromptProfile.of_fields([QUEUE, PRIORITY], "t").save(path)
+
+    async def body():
+        doc = PromptDocument(path, tmp_path / "draft.json")
+        doc.start()
+        doc.save(PromptProfile.of_fields([QUEUE, PRIORITY], "t"), [("refund me", "billing")])
+        team = replace(QUEUE, name="team", labels=[Label("billing", "money"), Label("tech", "broken")])
+        doc.save(PromptProfile.of_fields([team, PRIORITY, SENTIMENT], "t"), [("refund me", "billing")])
+        doc.close()
+        assert taught_by_field(path) == {"team": {"refund me": "billing"}, "priority": {}, "sentiment": {}}
+
+    asyncio.run(body())

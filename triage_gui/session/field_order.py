@@ -40,10 +40,11 @@ def field_order(new: Sequence[Field], old: Sequence[Field]) -> list[int | None]:
     for f in new:
         found = index.get(f.name)
         order.append(found if found is not None and found not in order else None)
-    for k, f in enumerate(new):  # renamed and moved in one Save: known by its labels, where one field has them
-        same = [i for i, o in enumerate(old) if i not in order and f.label_names and o.label_names == f.label_names]
-        if order[k] is None and len(same) == 1 and sum(g.label_names == f.label_names for g in new) == 1:
-            order[k] = same[0]
+    for alike in (lambda o, f: o.label_names == f.label_names, shares):  # renamed (and moved): known by its labels
+        for k, f in enumerate(new):  # (the same, else one in common), where one field of each side has them
+            same = [i for i, o in enumerate(old) if i not in order and f.label_names and alike(o, f)]
+            if order[k] is None and len(same) == 1 and sum(alike(old[same[0]], g) for g in new) == 1:
+                order[k] = same[0]
     if len(new) == len(old):  # the fields no name matched, in order among themselves: renamed, where they may be
         free = [i for i in range(len(old)) if i not in order]
         for k, i in zip([k for k, o in enumerate(order) if o is None], free, strict=True):
@@ -56,6 +57,11 @@ def regrouped(order: Sequence[int | None]) -> bool:
     or the first one new (the queue removed and a sentiment put first). Given the first field's taught set by
     place, the sentiment took the queue's tickets (W19)."""
     return moved(order) or (len(order) > 1 and order[0] is None)
+
+
+def shares(old: Field, new: Field) -> bool:
+    """Whether ``new`` keeps a label of ``old`` (or every label ``old``'s taught tickets have, renamed before)."""
+    return bool(set(old.label_names) & set(new.label_names)) or (renamed(old, new) and bool(old.label_names))
 
 
 def renamed(old: Field, new: Field) -> bool:
