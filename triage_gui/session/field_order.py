@@ -42,9 +42,9 @@ def field_order(new: Sequence[Field], old: Sequence[Field]) -> list[int | None]:
         order.append(found if found is not None and found not in order else None)
     for alike in (lambda o, f: o.label_names == f.label_names, shares):  # renamed (and moved): known by its labels
         for k, f in enumerate(new):  # (the same, else one in common), where one field of each side has them
-            same = [i for i, o in enumerate(old) if i not in order and f.label_names and alike(o, f)]
-            if order[k] is None and len(same) == 1 and sum(alike(old[same[0]], g) for g in new) == 1:
-                order[k] = same[0]
+            at = [i for i, o in enumerate(old) if i not in order and f.label_names and alike(o, f)]
+            if order[k] is None and len(at) == 1 and sum(alike(old[at[0]], g) for g in new) == 1:
+                order[k] = at[0]
     if len(new) == len(old):  # the fields no name matched, in order among themselves: renamed, where they may be
         free = [i for i in range(len(old)) if i not in order]
         for k, i in zip([k for k, o in enumerate(order) if o is None], free, strict=True):

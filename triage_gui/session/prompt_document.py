@@ -232,8 +232,8 @@ class PromptDocument:
                     backup = move_aside(target)
                     note = f"The unreadable {target.name} was kept as {backup.name}."
             if order and theirs is not None:  # the file in the order being saved, as the base is
-                there = in_order_of(profile.fields, self.saved, theirs)
-                base, theirs = (self.saved, theirs) if there is None else (base, there)
+                in_order = in_order_of(profile.fields, self.saved, theirs)
+                base, theirs = (self.saved, theirs) if in_order is None else (base, in_order)
             merged = merge(base, ours, theirs, target, force)
             try:
                 atomic_write_text(target, merged.profile.to_json())
