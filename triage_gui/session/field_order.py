@@ -2,9 +2,10 @@
 or one before it removed) keeps its own taught tickets, versions and random checks when it is saved
 (:meth:`PromptDocument.save`).
 
-A field is matched by its name (a one-field prompt's unnamed field by the name *Add a field* gives it); the
-fields no name matches are matched in order among themselves when the number of fields is unchanged (a rename,
-where they share a label), and are new otherwise (as the document matched them before fields could move). One
+A field is matched by its name (a one-field prompt's unnamed field by the name *Add a field* gives it), else by
+its labels where no other field has the same (renamed and moved in one Save); the fields left are matched in order
+among themselves when the number of fields is unchanged (a rename, where they share a label), and are new otherwise
+(as the document matched them before fields could move). One
 case stays ambiguous and is read as renames in place: two fields renamed and moved in the one Save, each to a
 name the other had. A field a Save removed is kept by the document, by name, until the file changes: an undo
 in the editor that puts it back, and a Save, give it its taught tickets, versions and checks again; and a
@@ -38,6 +39,11 @@ def field_order(new: Sequence[Field], old: Sequence[Field]) -> list[int | None]:
     for f in new:
         found = index.get(f.name)
         order.append(found if found is not None and found not in order else None)
+    for alike in (lambda o, f: o.label_names == f.label_names, shares):  # renamed (and moved): known by its labels
+        for k, f in enumerate(new):  # (the same, else one in common), where one field of each side has them
+            at = [i for i, o in enumerate(old) if i not in order and f.label_names and alike(o, f)]
+            if order[k] is None and len(at) == 1 and sum(alike(old[at[0]], g) for g in new) == 1:
+                order[k] = at[0]
     if len(new) == len(old):  # the fields no name matched, in order among themselves: renamed, where they may be
         free = [i for i in range(len(old)) if i not in order]
         for k, i in zip([k for k, o in enumerate(order) if o is None], free, strict=True):
@@ -45,11 +51,26 @@ def field_order(new: Sequence[Field], old: Sequence[Field]) -> list[int | None]:
     return order
 
 
+def regrouped(order: Sequence[int | None]) -> bool:
+    """Whether a Save's fields are each to be given what they keep by :func:`carried`: one moved (:func:`moved`),
+    or the first one new (the queue removed and a sentiment put first). Given the first field's taught set by
+    place, the sentiment took the queue's tickets (W19)."""
+    return moved(order) or (len(order) > 1 and order[0] is None)
+
+
+def shares(old: Field, new: Field) -> bool:
+    """Whether ``new`` keeps a label of ``old`` (or every label ``old``'s taught tickets have, renamed before)."""
+    return bool(set(old.label_names) & set(new.label_names)) or (renamed(old, new) and bool(old.label_names))
+
+
 def renamed(old: Field, new: Field) -> bool:
     """Whether ``new`` can be ``old`` renamed: they share a label (or either has none yet). The priority removed
     and a sentiment added in one Save was read as the priority renamed, and the sentiment took its taught tickets,
     'high' and 'low', none of its labels (W18)."""
-    return not (old.label_names and new.label_names) or bool(set(old.label_names) & set(new.label_names))
+    if not (old.label_names and new.label_names) or set(old.label_names) & set(new.label_names):
+        return True
+    taught = {e.label for e in old.taught}  # (every label renamed: its taught tickets already have the new names)
+    return bool(taught) and taught <= set(new.label_names)
 
 
 def remaining(field: Field, old: Sequence[Field]) -> int:
@@ -75,6 +96,20 @@ def reordered(profile: PromptProfile, order: Sequence[int | None]) -> PromptProf
     fields = profile.fields
     out = [fields[o] if o is not None else Field("", "", []) for o in order]
     return PromptProfile.of_fields(out, profile.name, profile.extra)
+
+
+def in_order_of(new: Sequence[Field], base: PromptProfile, theirs: PromptProfile) -> PromptProfile | None:
+    """The file as it is now (``theirs``) in the order being saved (``new``), as the merge's base (``base``) is taken
+    (:func:`reordered`); None where the other window added or removed a field since (or renamed one out of reach):
+    reordered, the file had a field with no name nor labels where ours stood, and the file could not be read again
+    by either window (W19). Then both changed the fields, and the Save asks first."""
+    mine, there = field_order(new, base.fields), field_order(new, theirs.fields)
+    if any((a is None) != (b is None) for a, b in zip(mine, there, strict=True)):
+        return None
+    left = {base.fields[i].name for i in range(len(base.fields)) if i not in mine}  # the ones this Save removed
+    if any(f.name not in left for i, f in enumerate(theirs.fields) if i not in there):
+        return None
+    return reordered(theirs, there)
 
 
 def carried(

@@ -49,7 +49,7 @@ from ..engine.prompt import (
     read_current,
 )
 from .events import Event
-from .field_order import by_name, carried, field_order, moved, put_back, renamed, reordered
+from .field_order import by_name, carried, field_order, in_order_of, put_back, regrouped, reordered
 from .field_versions import kept_with, with_version
 from .prompt_start import UNEDITED, read_start, read_valid, same_prompt, taught_pairs
 from .prompt_write import AS_SAVED, PromptWrite
@@ -115,6 +115,7 @@ class PromptDocument:
         self.writes = 0  # prompt-file writes made (tests count the coalescing)
         self._job: PromptWrite | None = None  # the background write handed to the writer thread, not settled
         self._blank: PromptProfile | None = None  # File › New prompt's blank, until the first Save or Open
+        self._saving = False  # a Save telling the window what it took in: its further fields' sets are stale
 
     # ------------------------------------------------------------ reading
 
@@ -204,12 +205,11 @@ class PromptDocument:
         order = field_order(profile.fields, kept) if len(profile.fields) > 1 or len(kept) > 1 else []
         removed = {f.name: f for i, f in enumerate(kept) if order and i not in order and f.name}
         base = self.saved
-        if moved(order):  # a field saved at another place: each keeps its own taught tickets, versions, checks
+        if regrouped(order):  # a field saved at another place, or a new first one: each keeps its own
             fields = carried(profile, kept, order, self._removed)
             fields[0].history = self._with_version(profile, fields[0].history)  # (checks: each field numbers its own)
             ours = PromptProfile.of_fields(fields, profile.name, self.saved.extra)
             base = reordered(self.saved, field_order(profile.fields, self.saved.fields))
-            self._fields = None  # the further fields' waiting taught sets go now, in their new places
         else:
             order = []
             history = self._with_version(profile, list(self.history))
@@ -232,7 +232,8 @@ class PromptDocument:
                     backup = move_aside(target)
                     note = f"The unreadable {target.name} was kept as {backup.name}."
             if order and theirs is not None:  # the file in the order being saved, as the base is
-                theirs = reordered(theirs, field_order(profile.fields, theirs.fields))
+                in_order = in_order_of(profile.fields, self.saved, theirs)
+                base, theirs = (self.saved, theirs) if in_order is None else (base, in_order)
             merged = merge(base, ours, theirs, target, force)
             try:
                 atomic_write_text(target, merged.profile.to_json())
@@ -242,6 +243,7 @@ class PromptDocument:
                 raise
         self.writes += 1
         self._taught, self.stranded, self.unreadable = None, None, ""  # this write carried the newest set
+        self._fields = None  # and the further fields' (a Save that asked first, or failed, had dropped them: W19)
         self._renumber(merged)
         saved = replace(merged.profile, taught=known_taught(ours, merged), checks=ours.checks)
         self._removed = {
@@ -253,13 +255,17 @@ class PromptDocument:
         self._switch(target, saved, merged.profile.history)
         if order:
             self.fields_moved.emit(list(order))
-        elif merged.prompt_from_them and moved(there := field_order(merged.profile.fields, ours.fields)):
+        elif merged.prompt_from_them and regrouped(there := field_order(merged.profile.fields, ours.fields)):
             self._moved_there(merged.profile, there)  # an unedited Save over another window's move (W18)
             return note
-        if merged.from_them or merged.prompt_from_them:
-            self.merged.emit(merged.from_them, merged.prompt_from_them)
-        if merged.forgotten:
-            self.forgotten.emit(merged.forgotten)
+        self._saving = True  # the window takes the other's tickets in before it puts this prompt in use (below)
+        try:
+            if merged.from_them or merged.prompt_from_them:
+                self.merged.emit(merged.from_them, merged.prompt_from_them)
+            if merged.forgotten:
+                self.forgotten.emit(merged.forgotten)
+        finally:
+            self._saving = False
         return note
 
     def adopt(self, path: str | Path, profile: PromptProfile) -> None:
@@ -308,17 +314,16 @@ class PromptDocument:
 
     def _fields_of(self, profile: PromptProfile) -> dict:
         """A prompt with several fields (the editor's or the file's): its fields as the editor has them, each
-        further one with what the file keeps for it (taught tickets, versions, checks: by name, else by position
-        when the number of fields is unchanged, as after a rename, :func:`renamed`); nothing for a one-field prompt."""
+        further one with what the file keeps for it (taught tickets, versions, checks: the field it is, by
+        :func:`field_order`: renamed as another was removed, the priority matched none and lost its tickets, W19);
+        nothing for a one-field prompt."""
         if len(profile.fields) < 2 and len(self.saved.fields) < 2:
             return {}  # the editor keeps no field's name of a one-field prompt: the file's stays
-        kept, self._fields = self._fields or self.saved.more_fields, None  # the waiting taught sets go now
-        by_name = {f.name: f for f in kept}
+        kept = self._fields or self.saved.more_fields  # the waiting taught sets go with it (kept till written)
+        order = field_order(profile.fields, [self.saved.fields[0], *kept])
         more = []
-        for i, f in enumerate(profile.more_fields):
-            old = by_name.get(f.name)  # else renamed in place (sharing a label: another field, W18)
-            old = old or (kept[i] if len(kept) == len(profile.more_fields) and renamed(kept[i], f) else None)
-            old = old or put_back(f, self._removed)  # a field a Save removed, put back by an undo
+        for f, o in zip(profile.more_fields, order[1:], strict=True):
+            old = kept[o - 1] if o else put_back(f, self._removed)  # else a field a Save removed, put back by an undo
             more.append(f if old is None else replace(f, taught=old.taught, history=old.history, checks=old.checks))
         return {"field_name": profile.field_name, "ordered": profile.ordered, "more_fields": more}
 
@@ -327,6 +332,8 @@ class PromptDocument:
         first field's, each saying its field; nothing when unchanged (or for a one-field prompt). ``names``: all the
         session's fields, matched by name (:func:`by_name`; a Save that added a field and whose build failed left
         the session on fewer fields than the file, and a priority ticket was never written)."""
+        if self._saving:  # the session's sets as before the Save: the file's other tickets were forgotten (W19)
+            return  # (the Save wrote its sets; the window then takes the file's, those of the prompt it puts in use)
         fields = self._fields or self.saved.more_fields
         doc = replace(self.saved, more_fields=fields)
         taught = by_name(doc, taught, names, lambda f: [(e.text, e.label) for e in f.taught], lambda x: x[1])
@@ -458,7 +465,7 @@ class PromptDocument:
         self.unreadable = ""
         written = merged.profile
         take = merged.prompt_from_them and not self.dirty
-        if take and moved(order := field_order(written.fields, self.saved.fields)):
+        if take and regrouped(order := field_order(written.fields, self.saved.fields)):
             self._moved_there(written, order)  # the other window moved the fields: each field's set as written
             return
         self._renumber(merged)

@@ -136,6 +136,9 @@ def merge_fields(
         found = next((x for x in side if x.name == f.name), None)
         if found is None:
             found = next((x for x in side if x.name not in names and x.label_names == f.label_names), None)
+        if found is None:  # renamed there and a label renamed here (Keep mine over it: the other's tickets were lost)
+            near = [x for x in side if x.name not in names and set(x.label_names) & set(f.label_names)]
+            found = near[0] if len(near) == 1 else None
         if found is None and not i and side and side[0].name not in names:
             found = side[0] if set(side[0].label_names) & set(f.label_names) else None
         return found
