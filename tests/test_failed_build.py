@@ -37,3 +37,10 @@ def test_a_field_added_before_the_others_that_failed_is_left_out():
     then = failed_build(PromptProfile.of_fields([SENTIMENT, QUEUE, PRIORITY], "t"), IN_USE, 0, [{}, {}], "Bad.")
     assert then.retry is None and then.left_out == "sentiment"
     assert "left out of the saved prompt" in then.message
+
+
+def test_a_new_first_field_where_the_queue_was_removed_that_failed_is_left_out():
+    """The queue removed and a sentiment put first: the Save gave each field what it keeps, as a move does (W19),
+    so the session is on the new fields; going back to the queue first left it under the sentiment's name."""
+    then = failed_build(PromptProfile.of_fields([SENTIMENT, PRIORITY], "t"), IN_USE, 0, [{}], "Bad.")
+    assert then.left_out == "sentiment"

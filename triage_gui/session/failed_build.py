@@ -1,11 +1,11 @@
 """What a prompt with several fields does when the model cannot build one of its fields after a Save.
 
 A Save whose fields stand where they stood goes back to the prompt in use, every field of it, as a one-field
-prompt does (:meth:`FieldLabels.back_to`; W13: a further field had switched). A Save that moved the fields has
-already put them in their new order, in the file and in the session's taught sets, checks and undo steps
-(:meth:`Intents.fields_moved`); going back to the old order there left the session's fields named ['priority',
-'priority'] while the file had ['priority', 'queue'], and a queue ticket then taught was written into the
-priority. So there:
+prompt does (:meth:`FieldLabels.back_to`; W13: a further field had switched). A Save that moved the fields (or
+put a new field first, :func:`field_order.regrouped`) has already put them in their new order, in the file and in
+the session's taught sets, checks and undo steps (:meth:`Intents.fields_moved`); going back to the old order
+there left the session's fields named ['priority', 'priority'] while the file had ['priority', 'queue'], and a
+queue ticket then taught was written into the priority. So there:
 
 - a field the Save changed keeps the new order and labels with its part in use meanwhile (:attr:`retry`);
 - a field the Save added is left out of the saved prompt (:attr:`left_out`): the window saves the prompt
@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ..engine.prompt import Example, PromptProfile
-from .field_order import field_order, moved
+from .field_order import field_order, regrouped
 
 PART = ("instruction", "labels", "examples", "ordered")  # what the model reads of a field
 
@@ -38,7 +38,7 @@ def failed_build(
     """``failed``'s field ``index`` could not be built (``why``) while ``in_use`` labels (None: nothing yet);
     ``taught``: each further field's taught set now, in ``failed``'s order."""
     order = [] if in_use is None else field_order(failed.fields, in_use.fields)
-    if in_use is None or not moved(order) or index >= len(order) or len(taught) != len(order) - 1:
+    if in_use is None or not regrouped(order) or index >= len(order) or len(taught) != len(order) - 1:
         return FailedBuild(why)
     name, at = failed.fields[index].name, order[index]
     why = why.rstrip(".")
