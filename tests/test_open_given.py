@@ -104,3 +104,46 @@ def test_the_windows_options_work_without_naming_the_window(capsys):
     assert parse_args(["--version"]).version and parse_args(["--version"]).command is None
     with pytest.raises(SystemExit):  # a command's own option before the command is still refused
         parse_args(["--out", "x.csv", "classify", str(SAMPLE)])
+
+
+def test_a_question_asked_by_the_files_given_at_start_stops_no_task(qtbot, window, tmp_path, monkeypatch):
+    """W20: started with the prompt named and its unsaved draft restored, the window asked "Save them before
+    opening prompt.json?" from inside the task that showed it; the question's nested event loop made every other
+    task fail to step ("Cannot enter into task … while another task is being executed"): the model never loaded
+    and nothing was labelled. The files are opened from the Qt event loop instead."""
+    import asyncio
+
+    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtWidgets import QMessageBox
+
+    from triage_gui.gui.app import open_when_shown
+
+    prompt = tmp_path / "routing.json"
+    routing_prompt(window, prompt)
+    window.editor.instruction.setPlainText("An edit not saved yet.")
+    qtbot.waitUntil(lambda: window.document.dirty, timeout=5_000)
+    asked: list[str] = []
+
+    def question(*args, **kwargs):  # as the modal question does: a nested event loop until it is answered
+        asked.append(args[2])
+        loop = QEventLoop()
+        QTimer.singleShot(300, loop.quit)
+        loop.exec()
+        return QMessageBox.StandardButton.Cancel
+
+    monkeypatch.setattr(QMessageBox, "question", question)
+    stepped: list[str] = []
+    tasks: list[asyncio.Future] = []
+
+    async def other() -> None:  # another task (the model's loading, say), stepping while the question is asked
+        await asyncio.sleep(0.05)
+        stepped.append("other")
+
+    async def main() -> None:  # as run_app's: the window shown, then the files given opened
+        tasks.append(asyncio.ensure_future(other()))
+        open_when_shown(window.ticket_actions.open_given, [str(prompt)])
+        await asyncio.sleep(0)
+
+    tasks.append(asyncio.ensure_future(main()))
+    qtbot.waitUntil(lambda: bool(asked) and stepped == ["other"], timeout=5_000)
+    assert "unsaved changes" in asked[0]
