@@ -298,7 +298,10 @@ class PromptActions:
         )
 
     def failed(self, status: PromptStatus) -> None:
-        self.editor.show_problems([Problem(status.field or "instruction", status.message)])
+        """The model could not build the saved prompt: it is in the file (a field the Save added before others
+        aside, left out of it), only not in use; "Not saved:" over it sent the lead looking for a lost edit (W20)."""
+        heading = "Not saved:" if status.left_out else "Saved, not in use:"
+        self.editor.show_problems([Problem(status.field or "instruction", status.message)], heading)
         self.notify(f"Prompt not updated: {status.message}", 15000)
         if status.left_out:
             self._leave_out(status.left_out)
