@@ -11,7 +11,7 @@ from fake_engine import FakeEngine
 from test_session_fields import PRIORITY, QUEUE
 from test_window_fields import open_two_fields
 
-from triage_gui.engine.prompt import PromptProfile
+from triage_gui.engine.prompt import Example, Field, Label, PromptProfile
 from triage_gui.gui.main_window import MainWindow
 from triage_gui.session.session import Session
 
@@ -49,4 +49,36 @@ def test_a_start_on_a_prompt_the_model_cannot_build_says_no_prompt_is_in_use(
         assert window.prompt_status.text() == "No prompt in use: fix it and Save"
         assert window.editor.errors.text().startswith("Saved, not in use:")
     finally:
+        window.close_now()
+
+
+def test_a_restored_draft_with_a_field_added_first_counts_it_none_taught_before_the_model_is_ready(
+    qtbot, tmp_path, monkeypatch, event_loop_qt
+):
+    """Quit while a field added before the others was left out, started again: the draft came back with the
+    sentiment first, and until the model was ready (for good where it never loaded) the line under the editor
+    said "Taught tickets (sentiment): 2", the queue's two: the editor had no saved field names to match by."""
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(tmp_path / "config"))
+    (tmp_path / "config").mkdir()
+    saved = PromptProfile.of_fields([QUEUE, PRIORITY], "t")
+    saved = replace(saved, taught=[Example("refund me", "billing"), Example("it crashes", "technical")])
+    saved.save(tmp_path / "config" / "prompt.json")
+    sentiment = Field("sentiment", "How does the customer feel?", [Label("calm", "fine"), Label("angry", "upset")])
+    replace(PromptProfile.of_fields([sentiment, QUEUE, PRIORITY], "t"), taught=saved.taught).save(
+        tmp_path / "config" / "prompt-draft.json"
+    )
+    fake = FakeEngine()
+    fake.build_gate.clear()  # the model not ready yet
+    window = MainWindow(session=Session(fake.as_engine(), device="cpu", batch_size=8, encoder="none"))
+    qtbot.addWidget(window, before_close_func=MainWindow.close_now)
+    window.show()
+    try:
+        line = window.editor.taught_count
+        assert [f.name for f in window.editor.profile().fields] == ["sentiment", "queue", "priority"]
+        qtbot.waitUntil(lambda: line.taught == 2, timeout=10_000)  # the queue's, as the session says them
+        assert "Taught tickets (sentiment):</b> none yet" in line.text()
+        window.editor.show_field(1)
+        assert "Taught tickets (queue):</b> 2 " in line.text()
+    finally:
+        fake.build_gate.set()
         window.close_now()

@@ -304,6 +304,8 @@ class MainWindow(QMainWindow):
         self.detail.show_row(self.detail.row)
 
     def _show_field_taught(self) -> None:
+        if self.session.prompt_in_use is None:  # none built yet: the editor keeps the saved prompt's counts (W20)
+            return
         counts = [len(taught) for taught in self.session.field_taught()]
         self.editor.set_field_taught(counts, self.session.field_names, self.session.field_learned())
         self.detail.set_field_taught(counts)

@@ -72,6 +72,7 @@ class PromptActions:
         if note:
             self.notify(note, 15000)
         self.editor.set_profile(saved)
+        self._count_saved_fields(saved)
         if draft is not None:
             self.editor.set_profile(draft)
             self.document.draft = self.editor.profile()
@@ -83,6 +84,11 @@ class PromptActions:
             self.keep_taught()
         self.session.set_prompt(saved)
         self._show_state(self.document.status)
+
+    def _count_saved_fields(self, saved: PromptProfile) -> None:
+        """The editor counts each field's taught tickets by its saved name from the start: a restored draft with
+        a field added first said the first saved field's count under it until the model was ready (W20)."""
+        self.editor.set_field_taught([len(f.taught) for f in saved.more_fields], [f.name for f in saved.fields])
 
     def add_field(self) -> None:
         """Edit > Add a field…: the editor asks its name and shows it (Ctrl+Z takes it back)."""
@@ -269,6 +275,7 @@ class PromptActions:
         self.document.adopt(path, profile)
         self.editor.clear_problems()
         self.editor.set_profile(profile)
+        self._count_saved_fields(self.document.saved)
         self.session.restore_kept([*((e.text, e.label) for e in profile.taught), *stranded], profile.checks)
         if stranded:
             self.keep_taught()
