@@ -82,3 +82,20 @@ def test_a_restored_draft_with_a_field_added_first_counts_it_none_taught_before_
     finally:
         fake.build_gate.set()
         window.close_now()
+
+
+def test_a_save_back_to_the_prompt_in_use_after_a_failed_build_says_it_is_ready(qtbot, encoded_window, tmp_path):
+    """After a failed Save, the instruction put back as it was and saved: nothing to re-label, and the status bar
+    said "Prompt not updated: the previous prompt stays in use" on, of the prompt now saved and in use."""
+    window = encoded_window
+    open_two_fields(qtbot, window, tmp_path)
+    window.editor.show_field(1)
+    before = window.editor.instruction.toPlainText()
+    window.editor.instruction.setPlainText("FAIL: far too long")
+    window.trigger("save")
+    qtbot.waitUntil(lambda: window.session.prompt_status.state == "failed", timeout=20_000)
+    window.editor.instruction.setPlainText(before)
+    window.trigger("save")
+    assert window.session.prompt_status.state == "ready"
+    assert window.prompt_status.text().startswith("Prompt ready (queue v1, priority v")
+    assert not window.editor.errors.isVisible()
