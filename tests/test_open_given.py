@@ -147,3 +147,42 @@ def test_a_question_asked_by_the_files_given_at_start_stops_no_task(qtbot, windo
     tasks.append(asyncio.ensure_future(main()))
     qtbot.waitUntil(lambda: bool(asked) and stepped == ["other"], timeout=5_000)
     assert "unsaved changes" in asked[0]
+
+
+def test_started_on_the_prompt_whose_draft_came_back_it_asks_nothing_and_keeps_the_draft(
+    qtbot, tmp_path, monkeypatch, event_loop_qt
+):
+    """W20: quit with a field left unsaved (the draft), started again naming the same prompt: "The prompt
+    prompt.json has unsaved changes. Save them before opening prompt.json?" of the file it had open; Save wrote
+    what the model could not build, Discard lost the draft. Now it keeps the draft and says so."""
+    from dataclasses import replace
+
+    from fake_engine import FakeEngine
+    from PySide6.QtWidgets import QMessageBox
+    from test_session_fields import PRIORITY, QUEUE
+
+    from triage_gui.engine.prompt import PromptProfile
+    from triage_gui.gui.main_window import MainWindow
+    from triage_gui.session.session import Session
+
+    config = tmp_path / "config"
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(config))
+    config.mkdir()
+    PromptProfile.of_fields([QUEUE, PRIORITY], "t").save(config / "prompt.json")
+    draft = PromptProfile.of_fields([QUEUE, replace(PRIORITY, instruction="Edited, not saved.")], "t")
+    draft.save(config / "prompt-draft.json")
+    asked: list[str] = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.StandardButton.Save)
+    window = MainWindow(session=Session(FakeEngine().as_engine(), device="cpu", batch_size=8, encoder="none"))
+    qtbot.addWidget(window, before_close_func=MainWindow.close_now)
+    window.show()
+    try:
+        assert window.document.dirty
+        window.ticket_actions.open_given([str(config / "prompt.json"), str(SAMPLE)])
+        assert asked == [] and window.document.dirty
+        assert window.editor.profile().fields[1].instruction == "Edited, not saved."
+        assert "your unsaved draft of it restored" in window.statusBar().currentMessage()
+        assert "Edited" not in (config / "prompt.json").read_text()
+        qtbot.waitUntil(lambda: len(window.session.table) == 60, timeout=10_000)  # the tickets open as well
+    finally:
+        window.close_now()

@@ -50,6 +50,7 @@ class PromptActions:
         self.notify, self.warn = notify, warn
         self.diff_dialog: QDialog | None = None
         self._left: dict[str, str] = {}  # after New prompt: the taught set the labels in use learned from
+        self._restored = False  # the start put the prompt file's unsaved draft back in the editor
         document.changed.connect(self._show_state)
         document.failed.connect(lambda why: notify(why, 10000))
         document.merged.connect(self._merged)
@@ -76,6 +77,7 @@ class PromptActions:
         if draft is not None:
             self.editor.set_profile(draft)
             self.document.draft = self.editor.profile()
+            self._restored = True
             self.notify("Restored your unsaved prompt draft.", 10000)
         waiting = self.document.draft_taught  # taught where the file could not take them: offered back
         self.session.restore_kept([*((e.text, e.label) for e in saved.taught), *waiting], self.document.checks)
@@ -269,6 +271,10 @@ class PromptActions:
         except ValueError as exc:
             self.warn("Prompt not opened", str(exc))
             return False
+        restored, self._restored = self._restored, False
+        if restored and Path(path).resolve() == self.document.path.resolve():  # started on it: the draft stays
+            self.notify(f"{Path(path).name} is open, your unsaved draft of it restored in the editor.", 10000)
+            return True  # (it asked "Save them before opening prompt.json?" of the file it had open, W20)
         if ask and not self.confirm_quit("Open prompt", f"opening {Path(path).name}"):  # Save, as New prompt offers
             return False
         stranded = self.document.stranded or []  # taught where no file could take them yet: they come along
