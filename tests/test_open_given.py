@@ -104,3 +104,85 @@ def test_the_windows_options_work_without_naming_the_window(capsys):
     assert parse_args(["--version"]).version and parse_args(["--version"]).command is None
     with pytest.raises(SystemExit):  # a command's own option before the command is still refused
         parse_args(["--out", "x.csv", "classify", str(SAMPLE)])
+
+
+def test_a_question_asked_by_the_files_given_at_start_stops_no_task(qtbot, window, tmp_path, monkeypatch):
+    """W20: started with the prompt named and its unsaved draft restored, the window asked "Save them before
+    opening prompt.json?" from inside the task that showed it; the question's nested event loop made every other
+    task fail to step ("Cannot enter into task … while another task is being executed"): the model never loaded
+    and nothing was labelled. The files are opened from the Qt event loop instead."""
+    import asyncio
+
+    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtWidgets import QMessageBox
+
+    from triage_gui.gui.app import open_when_shown
+
+    prompt = tmp_path / "routing.json"
+    routing_prompt(window, prompt)
+    window.editor.instruction.setPlainText("An edit not saved yet.")
+    qtbot.waitUntil(lambda: window.document.dirty, timeout=5_000)
+    asked: list[str] = []
+
+    def question(*args, **kwargs):  # as the modal question does: a nested event loop until it is answered
+        asked.append(args[2])
+        loop = QEventLoop()
+        QTimer.singleShot(300, loop.quit)
+        loop.exec()
+        return QMessageBox.StandardButton.Cancel
+
+    monkeypatch.setattr(QMessageBox, "question", question)
+    stepped: list[str] = []
+    tasks: list[asyncio.Future] = []
+
+    async def other() -> None:  # another task (the model's loading, say), stepping while the question is asked
+        await asyncio.sleep(0.05)
+        stepped.append("other")
+
+    async def main() -> None:  # as run_app's: the window shown, then the files given opened
+        tasks.append(asyncio.ensure_future(other()))
+        open_when_shown(window.ticket_actions.open_given, [str(prompt)])
+        await asyncio.sleep(0)
+
+    tasks.append(asyncio.ensure_future(main()))
+    qtbot.waitUntil(lambda: bool(asked) and stepped == ["other"], timeout=5_000)
+    assert "unsaved changes" in asked[0]
+
+
+def test_started_on_the_prompt_whose_draft_came_back_it_asks_nothing_and_keeps_the_draft(
+    qtbot, tmp_path, monkeypatch, event_loop_qt
+):
+    """W20: quit with a field left unsaved (the draft), started again naming the same prompt: "The prompt
+    prompt.json has unsaved changes. Save them before opening prompt.json?" of the file it had open; Save wrote
+    what the model could not build, Discard lost the draft. Now it keeps the draft and says so."""
+    from dataclasses import replace
+
+    from fake_engine import FakeEngine
+    from PySide6.QtWidgets import QMessageBox
+    from test_session_fields import PRIORITY, QUEUE
+
+    from triage_gui.engine.prompt import PromptProfile
+    from triage_gui.gui.main_window import MainWindow
+    from triage_gui.session.session import Session
+
+    config = tmp_path / "config"
+    monkeypatch.setenv("TRIAGE_GUI_CONFIG_DIR", str(config))
+    config.mkdir()
+    PromptProfile.of_fields([QUEUE, PRIORITY], "t").save(config / "prompt.json")
+    draft = PromptProfile.of_fields([QUEUE, replace(PRIORITY, instruction="Edited, not saved.")], "t")
+    draft.save(config / "prompt-draft.json")
+    asked: list[str] = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.StandardButton.Save)
+    window = MainWindow(session=Session(FakeEngine().as_engine(), device="cpu", batch_size=8, encoder="none"))
+    qtbot.addWidget(window, before_close_func=MainWindow.close_now)
+    window.show()
+    try:
+        assert window.document.dirty
+        window.ticket_actions.open_given([str(config / "prompt.json"), str(SAMPLE)])
+        assert asked == [] and window.document.dirty
+        assert window.editor.profile().fields[1].instruction == "Edited, not saved."
+        assert "your unsaved draft of it restored" in window.statusBar().currentMessage()
+        assert "Edited" not in (config / "prompt.json").read_text()
+        qtbot.waitUntil(lambda: len(window.session.table) == 60, timeout=10_000)  # the tickets open as well
+    finally:
+        window.close_now()

@@ -11,6 +11,7 @@ import signal
 import sys
 from collections.abc import Callable
 
+from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
@@ -80,6 +81,16 @@ def close_on_terminate(close_now: Callable[[], object]) -> None:
             loop.add_signal_handler(number, close_now)
 
 
+def open_when_shown(open_given: Callable[[list[str]], object], files: list[str]) -> None:
+    """Open ``files`` (the command line's, the desktop's *Open with*; ``open_given``: the window's) from the Qt
+    event loop, not from the task that shows the window: a question they ask (a restored draft of the prompt
+    named: "Save them before opening prompt.json?") runs a nested event loop, and one run inside a task stopped
+    every other task from stepping ("Cannot enter into task … while another task is being executed"): the model
+    never loaded, the window said "Waiting for the model…" for good and no ticket was labelled (W20)."""
+    if files:
+        QTimer.singleShot(0, lambda: open_given(files))
+
+
 def run_app(
     model: str | None = None, device: str = "auto", encoder: str | None = None, files: list[str] | None = None
 ) -> int:
@@ -102,8 +113,7 @@ def run_app(
         window = MainWindow(model, device, freeze_gc=True, encoder=encoder)
         window.show()
         close_on_terminate(window.close_now)
-        if files:
-            window.ticket_actions.open_given(files)
+        open_when_shown(window.ticket_actions.open_given, files or [])
         await closed.wait()
 
     with contextlib.suppress(asyncio.CancelledError):

@@ -258,7 +258,10 @@ class MainWindow(QMainWindow):
             self.evaluation.detect(self.session.text_column, self.session.field_names)  # (golds follow a move)
         elif status.state == "failed":
             self.prompt.failed(status)
-            self.prompt_status.setText("Prompt not updated: the previous prompt stays in use")
+            kept = self.session.prompt_in_use is not None  # (none at a start on a prompt the model cannot build)
+            self.prompt_status.setText(
+                "Prompt not updated: the previous prompt stays in use" if kept else "No prompt in use: fix it and Save"
+            )
         self.mark_dirty()
 
     def show_document(self, status: DocumentStatus) -> None:
@@ -301,6 +304,8 @@ class MainWindow(QMainWindow):
         self.detail.show_row(self.detail.row)
 
     def _show_field_taught(self) -> None:
+        if self.session.prompt_in_use is None:  # none built yet: the editor keeps the saved prompt's counts (W20)
+            return
         counts = [len(taught) for taught in self.session.field_taught()]
         self.editor.set_field_taught(counts, self.session.field_names, self.session.field_learned())
         self.detail.set_field_taught(counts)

@@ -86,7 +86,7 @@ class Session(Intents):
         self.save_taught: Event[[]] = Event()  # the taught set changed: keep it with the prompt
 
         self.model_status = ModelStatus("none")
-        self.prompt_status = PromptStatus("waiting")
+        self.prompt_status = self._ready = PromptStatus("waiting")  # (_ready: the last "ready" status)
         self.run_status = RunStatus("idle")
         self._loading = LatestTask("load model")
         self._rebuilding = LatestTask("rebuild prompt")
@@ -246,6 +246,8 @@ class Session(Intents):
         if self.requested is not None and profile.content_hash() == self.requested.content_hash():
             if self.profile is not None and self.profile.content_hash() == profile.content_hash():
                 self.profile = profile  # what the model does not read is the new one's: a field's labels in order
+            if self.prompt_status.state == "failed" and self.profile is profile:  # a Save back to the one in use:
+                self._set_prompt(dataclasses.replace(self._ready, notice=""))  # it said "not updated" on (W20)
             self.requested = profile
             if not self.user_stopped or not self._remaining():
                 return False
@@ -331,7 +333,7 @@ class Session(Intents):
         self._ensure_running()
 
     def _set_prompt(self, status: PromptStatus) -> None:
-        self.prompt_status = status
+        self.prompt_status, self._ready = status, status if status.state == "ready" else self._ready
         self.prompt_changed.emit(status)
 
     # ============================================================== tickets

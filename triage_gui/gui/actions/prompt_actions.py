@@ -50,6 +50,7 @@ class PromptActions:
         self.notify, self.warn = notify, warn
         self.diff_dialog: QDialog | None = None
         self._left: dict[str, str] = {}  # after New prompt: the taught set the labels in use learned from
+        self._restored = False  # the start put the prompt file's unsaved draft back in the editor
         document.changed.connect(self._show_state)
         document.failed.connect(lambda why: notify(why, 10000))
         document.merged.connect(self._merged)
@@ -72,9 +73,11 @@ class PromptActions:
         if note:
             self.notify(note, 15000)
         self.editor.set_profile(saved)
+        self._count_saved_fields(saved)
         if draft is not None:
             self.editor.set_profile(draft)
             self.document.draft = self.editor.profile()
+            self._restored = True
             self.notify("Restored your unsaved prompt draft.", 10000)
         waiting = self.document.draft_taught  # taught where the file could not take them: offered back
         self.session.restore_kept([*((e.text, e.label) for e in saved.taught), *waiting], self.document.checks)
@@ -83,6 +86,11 @@ class PromptActions:
             self.keep_taught()
         self.session.set_prompt(saved)
         self._show_state(self.document.status)
+
+    def _count_saved_fields(self, saved: PromptProfile) -> None:
+        """The editor counts each field's taught tickets by its saved name from the start: a restored draft with
+        a field added first said the first saved field's count under it until the model was ready (W20)."""
+        self.editor.set_field_taught([len(f.taught) for f in saved.more_fields], [f.name for f in saved.fields])
 
     def add_field(self) -> None:
         """Edit > Add a field…: the editor asks its name and shows it (Ctrl+Z takes it back)."""
@@ -263,12 +271,17 @@ class PromptActions:
         except ValueError as exc:
             self.warn("Prompt not opened", str(exc))
             return False
+        restored, self._restored = self._restored, False
+        if restored and Path(path).resolve() == self.document.path.resolve():  # started on it: the draft stays
+            self.notify(f"{Path(path).name} is open, your unsaved draft of it restored in the editor.", 10000)
+            return True  # (it asked "Save them before opening prompt.json?" of the file it had open, W20)
         if ask and not self.confirm_quit("Open prompt", f"opening {Path(path).name}"):  # Save, as New prompt offers
             return False
         stranded = self.document.stranded or []  # taught where no file could take them yet: they come along
         self.document.adopt(path, profile)
         self.editor.clear_problems()
         self.editor.set_profile(profile)
+        self._count_saved_fields(self.document.saved)
         self.session.restore_kept([*((e.text, e.label) for e in profile.taught), *stranded], profile.checks)
         if stranded:
             self.keep_taught()
@@ -298,7 +311,10 @@ class PromptActions:
         )
 
     def failed(self, status: PromptStatus) -> None:
-        self.editor.show_problems([Problem(status.field or "instruction", status.message)])
+        """The model could not build the saved prompt: it is in the file (a field the Save added before others
+        aside, left out of it), only not in use; "Not saved:" over it sent the lead looking for a lost edit (W20)."""
+        heading = "Not saved:" if status.left_out else "Saved, not in use:"
+        self.editor.show_problems([Problem(status.field or "instruction", status.message)], heading)
         self.notify(f"Prompt not updated: {status.message}", 15000)
         if status.left_out:
             self._leave_out(status.left_out)

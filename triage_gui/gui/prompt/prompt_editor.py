@@ -551,11 +551,11 @@ class PromptEditor(QWidget):
         self.errors.clear()
         clear_marks(self.instruction, self.labels, self.examples)
 
-    def show_problems(self, problems: list[Problem]) -> None:
-        """Point at each offending field; nothing the user typed is changed."""
+    def show_problems(self, problems: list[Problem], heading: str = "Not saved:") -> None:
+        """Point at each offending field; nothing the user typed is changed (``heading``: what became of it)."""
         self.clear_problems()
         mark_problems(problems, self.instruction, self.labels, self.examples)
-        self.errors.setText("Not saved:\n" + "\n".join(f"• {p.message}" for p in problems))
+        self.errors.setText(heading + "\n" + "\n".join(f"• {p.message}" for p in problems))
         self.errors.show()
 
 
