@@ -15,9 +15,11 @@ SENTIMENT = Field("sentiment", "How does the customer feel?", [Label("calm", "fi
 
 
 def test_a_save_that_moved_nothing_goes_back_to_the_prompt_in_use():
+    one = PromptProfile.of_fields([QUEUE], "t")
+    assert failed_build(one, one, 0, [], "Too long.").message == "Too long."  # a one-field prompt's, as it was
     failing = replace(PRIORITY, instruction="too long")
     then = failed_build(PromptProfile.of_fields([QUEUE, failing], "t"), IN_USE, 1, [{}], "Too long.")
-    assert (then.message, then.retry, then.left_out) == ("Too long.", None, "")
+    assert (then.message, then.retry, then.left_out) == ("The priority field cannot be built. Too long.", None, "")
     added = PromptProfile.of_fields([QUEUE, PRIORITY, SENTIMENT], "t")  # after the others: nothing moved
     assert failed_build(added, IN_USE, 2, [{}, {}], "Too long.").left_out == ""
 
@@ -30,7 +32,7 @@ def test_a_moved_field_that_failed_keeps_the_new_order_with_its_part_in_use_and_
     assert then.retry.fields[0].instruction == PRIORITY.instruction
     assert then.retry.fields[0].label_names == ["low", "high"]
     assert [(e.text, e.label) for e in then.retry.fields[1].taught] == [("my card", "billing")]
-    assert then.message == "No. The priority labels with its prompt in use meanwhile."
+    assert then.message == "The priority labels with its prompt in use meanwhile. No."
 
 
 def test_a_field_added_before_the_others_that_failed_is_left_out():

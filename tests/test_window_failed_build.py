@@ -25,7 +25,8 @@ def test_a_failed_save_says_the_prompt_is_saved_but_not_in_use(qtbot, encoded_wi
     window.editor.instruction.setPlainText("FAIL: far too long")
     window.trigger("save")
     qtbot.waitUntil(lambda: window.session.prompt_status.state == "failed", timeout=20_000)
-    assert window.editor.errors.text().startswith("Saved, not in use:\n• The prompt uses 9000")
+    said = "Saved, not in use:\n• The priority field cannot be built. The prompt uses 9000"  # which field, first
+    assert window.editor.errors.text().startswith(said)
     assert json.loads(path.read_text())["fields"][1]["instruction"] == "FAIL: far too long"
     assert window.prompt_status.text() == "Prompt not updated: the previous prompt stays in use"
 

@@ -37,20 +37,21 @@ def failed_build(
 ) -> FailedBuild:
     """``failed``'s field ``index`` could not be built (``why``) while ``in_use`` labels (None: nothing yet);
     ``taught``: each further field's taught set now, in ``failed``'s order."""
+    name, several = failed.fields[index].name, len(failed.fields) > 1
+    plain = FailedBuild(f"The {name} field cannot be built. {why}" if several and name else why)
     order = [] if in_use is None else field_order(failed.fields, in_use.fields)
     if in_use is None or not regrouped(order) or index >= len(order) or len(taught) != len(order) - 1:
-        return FailedBuild(why)
-    name, at = failed.fields[index].name, order[index]
-    why = why.rstrip(".")
+        return plain
+    at = order[index]  # (the consequence first: the status bar cut the second sentence, which field it was, W20)
     if at is None:
-        return FailedBuild(f"{why}. The {name} field is left out of the saved prompt; the editor keeps it.", None, name)
+        return FailedBuild(f"The {name} field is left out of the saved prompt; the editor keeps it. {why}", None, name)
     fields = list(failed.fields)
     fields[index] = replace(fields[index], **{k: getattr(in_use.fields[at], k) for k in PART})
     if fields[index] == failed.fields[index]:
-        return FailedBuild(why)
+        return plain
     fields[1:] = [
         replace(f, taught=[Example(text, label) for text, label in t.items()])
         for f, t in zip(fields[1:], taught, strict=True)
     ]
     retry = PromptProfile.of_fields(fields, failed.name, failed.extra)
-    return FailedBuild(f"{why}. The {name} labels with its prompt in use meanwhile.", retry)
+    return FailedBuild(f"The {name} labels with its prompt in use meanwhile. {why}", retry)
