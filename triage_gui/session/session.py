@@ -296,8 +296,8 @@ class Session(Intents):
                 self.requested = self.profile  # the prompt in use stays in use, every field of it (W13: a further
             if self.profile is not None and then.retry is None and not then.left_out:  # field had switched)
                 self.fields.back_to(self.profile, self.more)
-            status = PromptStatus("failed", self.table.version, message=then.message, field=field_of(exc))
-            self._set_prompt(dataclasses.replace(status, left_out=then.left_out))
+            self._set_prompt(PromptStatus("failed", self.table.version, message=then.message, field=field_of(exc),
+                                          left_out=then.left_out))  # fmt: skip
             if then.retry is not None:  # the Save moved the fields: in their new order (:mod:`failed_build`)
                 self.set_prompt(then.retry)
             elif not then.left_out:

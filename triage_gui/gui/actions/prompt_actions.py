@@ -147,7 +147,7 @@ class PromptActions:
             return self._conflict(exc, profile, path)
         except OSError as exc:
             self.session.take_back_renames(renamed)  # the names of the prompt in use, as before the Save (W18)
-            self.warn("Prompt not saved", f"Cannot write {path or self.document.path}: {exc.strerror or exc}")
+            self._not_saved(path or self.document.path, exc)
             return False
         self.editor.clear_problems()
         self.editor.label_renames(saved=True)  # (a Save that wrote nothing keeps them for the next)
@@ -160,6 +160,10 @@ class PromptActions:
         elif note:
             self.notify(note, 15000)
         return True
+
+    def _not_saved(self, path: Path, exc: Exception) -> None:
+        """A Save that wrote nothing (a read-only file, a full disk, another window's conflict): one sentence."""
+        self.warn("Prompt not saved", f"Cannot write {path}: {getattr(exc, 'strerror', None) or exc}")
 
     def confirm_quit(self, title: str = "Quit", doing: str = "quitting") -> bool:
         """Unsaved prompt edits: Save (and go on only if it saved), Discard (the draft goes too, so it does
@@ -196,7 +200,7 @@ class PromptActions:
             note = self.document.save(profile, self.session.taught_items(), path, force=True)
         except (OSError, PromptConflict) as err:
             self.session.take_back_renames(renamed)
-            self.warn("Prompt not saved", f"Cannot write {exc.path}: {getattr(err, 'strerror', None) or err}")
+            self._not_saved(exc.path, err)
             return False
         if note:
             self.notify(note, 15000)
@@ -328,7 +332,7 @@ class PromptActions:
         try:
             self.document.save(profile, self.session.taught_items())
         except (OSError, PromptConflict) as exc:
-            self.warn("Prompt not saved", f"Cannot write {self.document.path}: {getattr(exc, 'strerror', None) or exc}")
+            self._not_saved(self.document.path, exc)
             return
         self.document.edit(self.editor.profile())  # unsaved now: autosaved as a draft
         self.session.set_prompt(self.document.saved)
