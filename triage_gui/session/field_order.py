@@ -143,9 +143,9 @@ def by_name(doc: PromptProfile, sets: Sequence[Sequence], names: Sequence[str], 
         return sets if len(sets) == len(fields) else [own(f) for f in fields]
     theirs, found = {doc.field_name, *(f.name for f in fields)}, dict(zip(names[1:], sets, strict=True))
 
-    def renamed(i: int, f: Field) -> bool:
+    def in_place(i: int, f: Field) -> bool:  # (not the module's renamed: this one reads the session's sets)
         if i >= len(sets) or names[i + 1] in theirs or f.name in names:
             return False
         return label is None or {label(x) for x in sets[i]} <= set(f.label_names)
 
-    return [found[f.name] if f.name in found else sets[i] if renamed(i, f) else own(f) for i, f in enumerate(fields)]
+    return [found[f.name] if f.name in found else sets[i] if in_place(i, f) else own(f) for i, f in enumerate(fields)]
