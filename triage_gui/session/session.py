@@ -7,8 +7,8 @@ the cancellation is what supersedes it (no generation counters):
   a prompt rebuild (the prefix forward on the engine thread; a failed one keeps the scorer in use);
 - the labelling run: the first pass's embedding blocks, then language-model micro-batches; Stop ends the
   language model's part (the first pass goes on) and Resume takes only the rows still missing;
-- file reads, one task per file, batch by batch on the file thread (awaiting each batch is the
-  backpressure: a 200,000-row file never floods the loop); the taught head's refit (:mod:`teaching`).
+- file reads, one task per file, batch by batch on the file thread (:mod:`ticket_reading`); the taught
+  head's refit (:mod:`teaching`).
 """
 
 from __future__ import annotations
@@ -34,10 +34,11 @@ from .intents import Intents
 from .labelling import Throughput, WorkQueue, label_stream, run_status
 from .labelling_store import ScoreMemory, ScoreStore, bias_of, kept_batches, kept_scores, read_memories
 from .languages import LanguageDetection
-from .status import FileStatus, ModelStatus, PromptStatus, RunStatus, model_ready
+from .status import ModelStatus, PromptStatus, RunStatus, model_ready
 from .suggestions import prepare_grouping
 from .tasks import LatestTask
 from .teaching import InUse, Teaching
+from .ticket_reading import TicketReading
 from .workers import WorkerThread
 
 log = logging.getLogger(__name__)
@@ -77,7 +78,6 @@ class Session(Intents):
         self.model_changed: Event[[ModelStatus]] = Event()
         self.prompt_changed: Event[[PromptStatus]] = Event()
         self.run_changed: Event[[RunStatus]] = Event()
-        self.file_changed: Event[[FileStatus]] = Event()
         self.rows_added: Event[[range]] = Event()
         self.rows_changed: Event[[int, int]] = Event()  # first, last row whose label or scores changed
         self.table_reset: Event[[]] = Event()
@@ -91,8 +91,8 @@ class Session(Intents):
         self._loading = LatestTask("load model")
         self._rebuilding = LatestTask("rebuild prompt")
         self._labelling = LatestTask("label")
-        self._file_tasks: set[asyncio.Task] = set()
-        self._ticket_files: list[Path] = []  # where the loaded tickets were read from (no export replaces one)
+        files = TicketReading(self.file_thread, self.add_rows, self._first_column, self.refresh_checks, self.message)
+        self._files, self.file_changed = files, files.changed
         self._queue, self._stop = WorkQueue(self.table), threading.Event()
         self._reading = 0  # tickets the language model reads in the batch on the engine thread (label_stream)
         self._fields_read: tuple[int, ...] = ()  # the fields it reads in this run (RunStatus.fields_read)
@@ -358,53 +358,27 @@ class Session(Intents):
         if replace:
             self.clear()
         self.user_stopped = False
-        self._ticket_files.append(Path(path))
-        task = asyncio.get_running_loop().create_task(self._read(Path(path), sheet), name=f"read {Path(path).name}")
-        self._file_tasks.add(task)
-        task.add_done_callback(self._file_tasks.discard)
-        return task
+        return self._files.open(Path(path), sheet)
 
-    async def _read(self, path: Path, sheet: str | None = None) -> None:
-        from ..engine.tickets import open_tickets, rows_of
-
-        name = path.name
-        self.file_changed.emit(FileStatus("reading", name))
-        rows = 0
-        try:
-            source = await self.file_thread.run(open_tickets, path, sheet)
-            if not len(self.table):
-                self.text_column = source.text_column_name
-            batches = source.batches(512)
-            while (batch := await self.file_thread.run(next, batches, None)) is not None:
-                new = rows_of(source.columns, batch, name)
-                self.add_rows(new)
-                rows += len(new)
-        except asyncio.CancelledError:
-            self.file_changed.emit(FileStatus("stopped", name, rows, "stopped before the end of the file"))
-            raise
-        except (ValueError, OSError) as exc:
-            self.file_changed.emit(FileStatus("failed", name, rows, message=str(exc)))
-            self.message.emit("File not loaded", str(exc))
-            return
-        self.refresh_checks()  # an estimate from checks of other tickets says so (another file read with Replace)
-        self.file_changed.emit(FileStatus("done", name, rows, source.summary()))
+    def _first_column(self, column: str) -> None:
+        if not len(self.table):  # the first file's reader chose it
+            self.text_column = column
 
     @property
     def ticket_files(self) -> list[Path]:
         """The files the loaded tickets were read from, in the order opened (an export may not replace one)."""
-        return list(self._ticket_files)
+        return list(self._files.files)
 
     @property
     def reading(self) -> bool:
-        return bool(self._file_tasks)
+        return bool(self._files.tasks)
 
     def clear(self) -> None:
         """Drop every loaded ticket (and stop reading and labelling them)."""
-        for task in list(self._file_tasks):
-            task.cancel()  # a finished one ignores it
+        self._files.cancel()
         self._labelling.cancel()
         self.table.clear()
-        self._ticket_files = []
+        self._files.files = []
         self.text_column = ""
         self.teaching.cleared()
         self.fields.cleared()
@@ -434,8 +408,7 @@ class Session(Intents):
         holds (:attr:`RunStatus.finishing`, "Stopping" on the run line), so the count of tickets not read that
         follows "Stopped" is the one that stays (it said "71 not read", then the batch landed: walkthrough)."""
         self.user_stopped = True
-        for task in list(self._file_tasks):
-            task.cancel()  # a finished one ignores it
+        self._files.cancel()
         self._stop.set()
         self._set_run(self._status("stopped" if self._remaining() else "done"))
 
@@ -589,7 +562,8 @@ class Session(Intents):
 
     def _tasks(self) -> list[asyncio.Task]:
         kinds = (self._loading, self._encoder_loading, self._rebuilding, self._labelling)
-        tasks = [k.task for k in kinds if k.pending] + [*self._file_tasks, *self.teaching.tasks(), *self.fields.tasks()]
+        parts = [*self._files.tasks, *self.teaching.tasks(), *self.fields.tasks()]
+        tasks = [k.task for k in kinds if k.pending] + parts
         return [t for t in tasks if t is not None and not t.done()]
 
     def _threads(self) -> list[WorkerThread]:
