@@ -33,6 +33,7 @@ from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
 from . import _head_table as table
+from . import _joint as joint_head
 from ._combination import MIN_TAUGHT, choose_weights, combine, first_pass, toward
 from ._examples import CHUNK, Examples, RowSource, Scaler, _empty, _nan_rows, _read
 from ._head_table import NGrams
@@ -129,6 +130,7 @@ class Head:
     weights: dict[str, float]
     n_labels: int
     first_weights: dict[str, float] | None = None  # rows the LLM has not read (None: ``weights``' own part)
+    joint: joint_head.Joint | None = None  # mixed into the first pass (:mod:`joint`; None: not fitted)
 
     def combine(self, parts: Mapping[str, np.ndarray]) -> np.ndarray:
         return combine(parts, self.weights, self.first_weights)
@@ -179,11 +181,34 @@ class Head:
                 if present is not None and x.shape[1]:  # an older version's state, or embedded after the capture
                     x[~present[where]] = np.nan
                 values[name] = x
-            out[a : a + len(chunk_rows)] = self.combine(self.parts(values, lexical, len(chunk_rows)))
+            parts = self.parts(values, lexical, len(chunk_rows))
+            counts = {} if self.joint is None else {k: store.counts(k, where) for k in KINDS}
+            out[a : a + len(chunk_rows)] = self.mixed(parts, self.combine(parts), values, counts)
         return out
 
+    def mixed(
+        self, parts: Mapping[str, np.ndarray], combined: np.ndarray, values: Mapping[str, np.ndarray],
+        counts: Mapping[str, sp.csr_matrix],
+    ) -> np.ndarray:  # fmt: skip
+        """The combined probabilities with the joint head mixed in (:mod:`joint`) on the rows labelled by the
+        first pass's weights (no language model head with weight available there)."""
+        if self.joint is None:
+            return combined
+        read = np.zeros(len(combined), bool)
+        for h in table.llm_heads():
+            if h in parts and self.weights.get(h, 0.0) > 0:
+                read |= ~np.isnan(parts[h][:, 0])
+        name = table.EMBEDDINGS.name
+        embedded = values.get(name, _empty(len(combined)))
+        if embedded.ndim != 2 or not embedded.shape[1]:
+            return combined
+        found = self.joint.proba(self.scaler.apply(name, embedded), dict(counts))
+        return joint_head.mix(combined, found, self.joint.share, ~read)
+
     def predict_texts(self, values: Mapping[str, np.ndarray], texts: list[str], store: LexicalStore) -> np.ndarray:
-        return self.combine(self.text_parts(values, texts, store))
+        parts = self.text_parts(values, texts, store)
+        counts = {} if self.joint is None else {k: store.text_counts(k, texts) for k in KINDS}
+        return self.mixed(parts, self.combine(parts), values, counts)
 
     def text_parts(
         self, values: Mapping[str, np.ndarray], texts: list[str], store: LexicalStore
@@ -258,6 +283,30 @@ def fit_head(
     return Head(scaler, linear, idf, dict(weights), n_labels, first_pass(weights) if first is None else dict(first))
 
 
+def fit_joint(
+    train: Examples, scaler: Scaler, store: LexicalStore, n_labels: int, part: float
+) -> joint_head.Joint | None:
+    """The joint head (:mod:`joint`) on these examples: loaded rows' n-grams from the store, others' from their
+    text. A taught ticket weighs as much as a prompt's ticket: weighed 1/:data:`PSEUDO_WEIGHT` as in the other
+    heads (bank-fields at 1, 2 and 5 taught a queue label), queue +0.3, +0.2, -0.1 points, priority -1.4, -0.4,
+    -0.5."""
+    rows = train.rows or [None] * len(train)
+    stored = [i for i, r in enumerate(rows) if r is not None and r < len(store)]
+    other = [i for i, r in enumerate(rows) if r is None or r >= len(store)]
+    order = np.array(stored + other, dtype=np.int64)
+    counts = {}
+    for kind in KINDS:
+        found = []
+        if stored:
+            found.append(store.counts(kind, np.array([rows[i] for i in stored])))
+        if other:
+            found.append(store.text_counts(kind, [train.texts[i] for i in other]))
+        counts[kind] = sp.vstack(found, format="csr")
+    name = table.EMBEDDINGS.name
+    embedded = scaler.apply(name, train.values(name)[order])
+    return joint_head.fit(embedded, counts, train.labels[order], joint_head.vocabulary_idf(store), n_labels, part)
+
+
 @dataclass
 class Fit:
     head: Head
@@ -287,6 +336,9 @@ def fit_all(
         base = Examples.concat([taught, pseudo])
         scaler = (scaler or Scaler.fit(source)).fill(base)  # nothing scored yet: the examples' spread
         head = fit_head(base, scaler, store, n_labels, weights or default_weights(base), first, pseudo)
+        part = joint_head.share(n_labels, len(taught))
+        if part and has_encoder(base):
+            head.joint = fit_joint(base, scaler, store, n_labels, part)
         probs = head.predict_rows(source, store)
         return Fit(head, store, probs, len(taught), len(pseudo), time.perf_counter() - started)
 

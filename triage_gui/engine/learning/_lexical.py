@@ -104,30 +104,35 @@ class LexicalStore:
 
     def tfidf(self, kind: str, rows: np.ndarray | slice, idf: np.ndarray) -> sp.csr_matrix:
         """L2-normalised TF-IDF (sublinear tf) of these rows, float32 CSR."""
+        return weigh(self.counts(kind, rows), idf)
+
+    def counts(self, kind: str, rows: np.ndarray | slice) -> sp.csr_matrix:
+        """These rows' n-gram counts, float32 CSR."""
         indptr, indices, counts = self._rows[kind].flat()
         if isinstance(rows, slice):
             start, stop, _ = rows.indices(len(indptr) - 1)
             lo, hi = indptr[start], indptr[stop]
-            matrix = sp.csr_matrix(
+            return sp.csr_matrix(
                 (counts[lo:hi].astype(np.float32), indices[lo:hi].astype(np.int32), indptr[start : stop + 1] - lo),
                 shape=(stop - start, N_FEATURES),
             )
-        else:
-            picked = np.asarray(rows, dtype=np.int64)
-            starts, ends = indptr[picked], indptr[picked + 1]
-            spans = [np.arange(a, b) for a, b in zip(starts, ends)]
-            take = np.concatenate(spans) if spans else np.zeros(0, dtype=np.int64)
-            new_indptr = np.concatenate([[0], np.cumsum(ends - starts)])
-            matrix = sp.csr_matrix(
-                (counts[take].astype(np.float32), indices[take].astype(np.int32), new_indptr),
-                shape=(len(picked), N_FEATURES),
-            )
-        return weigh(matrix, idf)
+        picked = np.asarray(rows, dtype=np.int64)
+        starts, ends = indptr[picked], indptr[picked + 1]
+        spans = [np.arange(a, b) for a, b in zip(starts, ends)]
+        take = np.concatenate(spans) if spans else np.zeros(0, dtype=np.int64)
+        new_indptr = np.concatenate([[0], np.cumsum(ends - starts)])
+        return sp.csr_matrix(
+            (counts[take].astype(np.float32), indices[take].astype(np.int32), new_indptr),
+            shape=(len(picked), N_FEATURES),
+        )
 
     def transform(self, kind: str, texts: Sequence[str], idf: np.ndarray) -> sp.csr_matrix:
         """TF-IDF of texts that are not rows (the prompt's examples, taught tickets not loaded)."""
-        counts = self._vectorizers[kind].transform(list(texts)).astype(np.float32)
-        return weigh(counts, idf)
+        return weigh(self.text_counts(kind, texts), idf)
+
+    def text_counts(self, kind: str, texts: Sequence[str]) -> sp.csr_matrix:
+        """The n-gram counts of texts that are not rows, float32 CSR."""
+        return self._vectorizers[kind].transform(list(texts)).astype(np.float32)
 
     @property
     def nbytes(self) -> int:

@@ -201,7 +201,13 @@ def reweigh(source: RowSource, fit: Fit, found: OutOfFold) -> Fit:
     if (found.weights, found.first_weights) == (fit.head.weights, fit.head.first_weights):
         return fit
     head = type(fit.head)(
-        fit.head.scaler, fit.head.linear, fit.head.idf, found.weights, fit.head.n_labels, found.first_weights
+        fit.head.scaler,
+        fit.head.linear,
+        fit.head.idf,
+        found.weights,
+        fit.head.n_labels,
+        found.first_weights,
+        fit.head.joint,
     )
     probs = head.predict_rows(source, fit.store)
     return Fit(head, fit.store, probs, fit.taught, fit.pseudo, fit.seconds)
