@@ -44,6 +44,7 @@ def test_untaught_a_field_with_few_labels_gets_the_joint_fits_labels_mixed_in(mo
     texts, emb, _, centres = tickets(300, 3)
     fit, store = first_pass(texts, emb, 3, centres)
     assert fit.head.joint is not None and fit.head.joint.share == pytest.approx(joint.SHARE)
+    assert fit.head.joint_words() == "; the joint head mixed in at 0.9"  # classify's line and the status bar say so
     monkeypatch.setattr(joint, "SHARE", 0.0)
     today, _ = first_pass(texts, emb, 3, centres)
     assert today.head.joint is None
@@ -62,7 +63,7 @@ def test_untaught_a_field_with_few_labels_gets_the_joint_fits_labels_mixed_in(mo
 def test_a_field_with_many_labels_is_as_before(monkeypatch):
     texts, emb, _, centres = tickets(300, 20, seed=1)
     fit, _ = first_pass(texts, emb, 20, centres)
-    assert fit.head.joint is None
+    assert fit.head.joint is None and fit.head.joint_words() == ""
     monkeypatch.setattr(joint, "SHARE", 0.0)
     today, _ = first_pass(texts, emb, 20, centres)
     assert np.array_equal(fit.probs, today.probs)

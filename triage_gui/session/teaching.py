@@ -84,7 +84,7 @@ def _fit(job: _Job) -> Fit:
 def _described(fit: Fit) -> str:
     from ..engine.learning import describe
 
-    return describe(fit.head.weights)
+    return describe(fit.head.weights) + fit.head.joint_words()
 
 
 def _new_store() -> LexicalStore:

@@ -135,6 +135,10 @@ class Head:
     def combine(self, parts: Mapping[str, np.ndarray]) -> np.ndarray:
         return combine(parts, self.weights, self.first_weights)
 
+    def joint_words(self) -> str:
+        """ "; the joint head mixed in at 0.9", after the weights in words, where it has one."""
+        return joint_head.described(self.joint)
+
     def parts(
         self, values: Mapping[str, np.ndarray], lexical: Mapping[str, sp.csr_matrix], n: int
     ) -> dict[str, np.ndarray]:

@@ -54,6 +54,11 @@ def share(n_labels: int, taught: int) -> float:
     return found if found >= MIN_SHARE else 0.0
 
 
+def described(joint: Joint | None) -> str:
+    """ "; the joint head mixed in at 0.9": how a fit's weights are told, where it has one."""
+    return "" if joint is None else f"; the joint head mixed in at {joint.share:.2g}"
+
+
 def vocabulary_idf(store: LexicalStore) -> dict[str, np.ndarray]:
     """The store's IDF, 0 for the n-grams no loaded ticket has (outside the joint head's vocabulary)."""
     return {kind: store.idf(kind) * (store.df(kind) > 0) for kind in KINDS}

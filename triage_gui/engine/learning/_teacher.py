@@ -252,6 +252,7 @@ class Teacher:
         fit = reweigh(source, fit, chosen)
         apply_fit(table, fit, len(table), table.version, chosen.labels)
         weights = describe(fit.head.weights) if self.scorer is not None else describe(fit.head.first_weights or {})
+        weights += fit.head.joint_words()
         said = f"; the language model's heads: {chosen.verdict.reason}" if self.scorer and chosen.verdict else ""
         return (
             f"{counted(len(examples), 'taught ticket')} and {len(pseudo)} from the prompt; heads weighted "
