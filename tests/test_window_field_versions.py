@@ -136,7 +136,9 @@ def test_each_fields_versions_are_scored_against_its_own_gold_and_kept_after_reo
     assert priority.accuracy == pytest.approx(right / total) and priority.gold_rows == N
     assert priority.prompt["labels"] == [{"name": x.name, "description": x.description} for x in PRIORITY.labels]
     queue_right, _, _ = hand_count(session.table, [r["queue"] for r in rows])
-    assert document.field_history(0)[-1].accuracy == pytest.approx(queue_right / N) != priority.accuracy
+    queue = document.field_history(0)[-1]
+    assert queue.accuracy == pytest.approx(queue_right / N)
+    assert queue.scores[-1].gold != priority.scores[-1].gold  # each against its own gold column (both may be 26 of 36)
 
     choose(window, VERSIONS, 1)
     assert versions_shown(window) == [("1", f"{100 * right / N:.1f}%", "0")]
