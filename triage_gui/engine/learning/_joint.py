@@ -66,7 +66,8 @@ def vocabulary_idf(store: LexicalStore) -> dict[str, np.ndarray]:
 
 def weigh(counts: sp.csr_matrix, idf: np.ndarray) -> sp.csr_matrix:
     """scikit-learn's sublinear TF-IDF: (1 + log tf) x IDF, each row L2-normalised (n-grams with IDF 0 count
-    for nothing, in the norm too)."""
+    for nothing, in the norm too). Not the store's :func:`_lexical.weigh` (log(1 + tf), float32), which its own
+    word and character heads were measured with: this one is the anchor's, which the joint fit was measured with."""
     matrix = sp.csr_matrix(counts, dtype=np.float64, copy=True)
     data = matrix.data
     np.log(data, out=data)
