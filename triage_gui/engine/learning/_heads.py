@@ -37,7 +37,7 @@ from . import _joint as joint_head
 from ._combination import MIN_TAUGHT, choose_weights, combine, first_pass, toward
 from ._examples import CHUNK, Examples, RowSource, Scaler, _empty, _nan_rows, _read
 from ._head_table import NGrams
-from ._lexical import KINDS, LexicalStore
+from ._lexical import KINDS, LexicalStore, weigh
 from ._refinement import NO_ENCODER, RefinementVerdict, labels_of, refinement_verdict, without_llm
 
 CLASS_WEIGHT = "balanced"  # one lead teaches unevenly: a label taught often must not pull every ticket to it
@@ -238,6 +238,23 @@ def default_weights(train: Examples) -> dict[str, float]:
     return without_llm(first_pass(measured)) if has_encoder(train) else measured
 
 
+def example_counts(train: Examples, store: LexicalStore) -> tuple[np.ndarray, dict[str, sp.csr_matrix]]:
+    """The examples in the order their n-gram heads read them (loaded rows first, whose n-grams come from the
+    store, not from their text again; then the others, from their text) and each kind's raw counts in it."""
+    rows = train.rows or [None] * len(train)
+    stored = [i for i, r in enumerate(rows) if r is not None and r < len(store)]
+    other = [i for i, r in enumerate(rows) if r is None or r >= len(store)]
+    counts = {}
+    for kind in KINDS:
+        found = []
+        if stored:
+            found.append(store.counts(kind, np.array([rows[i] for i in stored])))
+        if other:
+            found.append(store.text_counts(kind, [train.texts[i] for i in other]))
+        counts[kind] = sp.vstack(found, format="csr") if len(found) > 1 else found[0]
+    return np.array(stored + other, dtype=np.int64), counts
+
+
 def fit_head(
     train: Examples,
     scaler: Scaler,
@@ -263,20 +280,13 @@ def fit_head(
         if ok.any():
             x = scaler.apply(head.source.name, values[ok]) if head.scaled else values[ok]
             linear[head.name] = fit_linear(x, train.labels[ok], head.c, n_labels, weight=weight[ok])
-    rows = train.rows or [None] * len(train)
-    stored = [i for i, r in enumerate(rows) if r is not None and r < len(store)]
-    other = [i for i, r in enumerate(rows) if r is None or r >= len(store)]
-    labels = train.labels[stored + other]
-    order_weight = weight[stored + other]
+    order, counts = example_counts(train, store) if len(train) else (np.zeros(0, np.int64), {})
+    labels, order_weight = train.labels[order], weight[order]
     for head in table.HEADS if len(train) else ():
         if head.c is None or not isinstance(head.source, NGrams):
             continue
-        kind, parts = head.source.name, []
-        if stored:
-            parts.append(store.tfidf(kind, np.array([rows[i] for i in stored]), idf[kind]))
-        if other:
-            parts.append(store.transform(kind, [train.texts[i] for i in other], idf[kind]))
-        x = sp.vstack(parts, format="csr") if len(parts) > 1 else parts[0]
+        kind = head.source.name
+        x = weigh(counts[kind], idf[kind])
         allowed = store.df(kind) >= head.source.min_df
         linear[head.name] = fit_linear(x, labels, head.c, n_labels, allowed, order_weight)
     if prompt is not None and 0 < len(prompt) < len(train):
@@ -294,18 +304,7 @@ def fit_joint(
     text. A taught ticket weighs as much as a prompt's ticket: weighed 1/:data:`PSEUDO_WEIGHT` as in the other
     heads (bank-fields at 1, 2 and 5 taught a queue label), queue +0.3, +0.2, -0.1 points, priority -1.4, -0.4,
     -0.5."""
-    rows = train.rows or [None] * len(train)
-    stored = [i for i, r in enumerate(rows) if r is not None and r < len(store)]
-    other = [i for i, r in enumerate(rows) if r is None or r >= len(store)]
-    order = np.array(stored + other, dtype=np.int64)
-    counts = {}
-    for kind in KINDS:
-        found = []
-        if stored:
-            found.append(store.counts(kind, np.array([rows[i] for i in stored])))
-        if other:
-            found.append(store.text_counts(kind, [train.texts[i] for i in other]))
-        counts[kind] = sp.vstack(found, format="csr")
+    order, counts = example_counts(train, store)
     name = table.EMBEDDINGS.name
     embedded = scaler.apply(name, train.values(name)[order])
     return joint_head.fit(embedded, counts, train.labels[order], joint_head.vocabulary_idf(store), n_labels, part)
