@@ -375,10 +375,9 @@ class Session(Intents):
 
     def clear(self) -> None:
         """Drop every loaded ticket (and stop reading and labelling them)."""
-        self._files.cancel()
+        self._files.clear()
         self._labelling.cancel()
         self.table.clear()
-        self._files.files = []
         self.text_column = ""
         self.teaching.cleared()
         self.fields.cleared()

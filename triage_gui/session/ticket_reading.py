@@ -49,6 +49,11 @@ class TicketReading:
         for task in list(self.tasks):
             task.cancel()  # a finished one ignores it
 
+    def clear(self) -> None:
+        """Stop reading, and forget the files read: the table they filled was cleared."""
+        self.cancel()
+        self.files = []
+
     async def _read(self, path: Path, sheet: str | None) -> None:
         from ..engine.tickets import open_tickets, rows_of
 
